@@ -1,0 +1,64 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Request, Response } from 'express';
+import { AppConfig } from '@app/config';
+import { DomainError } from '@app/common';
+import { McpUnauthorizedException, sendMcpUnauthorized } from '@app/credentials';
+
+/**
+ * The one global exception filter. REST errors keep NestJS's shape `{statusCode, message,
+ * error}`; domain errors add their stable `code`. Anything unexpected is logged with an id and
+ * answered with a generic 500 that leaks no stack, SQL or secret.
+ */
+@Injectable()
+@Catch()
+export class AppExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Exceptions');
+
+  constructor(private readonly config: AppConfig) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const res = ctx.getResponse<Response>();
+    const req = ctx.getRequest<Request>();
+    if (res.headersSent) {
+      this.logger.warn(`error after the response started on ${req.method} ${req.path}: ${describe(exception)}`);
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    if (exception instanceof McpUnauthorizedException) {
+      sendMcpUnauthorized(res, exception.reason, this.config.protectedResourceMetadataUrl);
+      return;
+    }
+    if (exception instanceof DomainError) {
+      res.status(exception.status).json({
+        statusCode: exception.status,
+        message: exception.message,
+        error: STATUS_CODES[exception.status],
+        code: exception.code,
+      });
+      return;
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const body = exception.getResponse();
+      res
+        .status(status)
+        .json(typeof body === 'string' ? { statusCode: status, message: body, error: STATUS_CODES[status] } : body);
+      return;
+    }
+    const errorId = randomUUID();
+    this.logger.error(`unhandled error ${errorId} on ${req.method} ${req.path}: ${describe(exception)}`,
+      exception instanceof Error ? exception.stack : undefined);
+    res.status(500).json({
+      statusCode: 500,
+      message: `Internal server error (reference ${errorId})`,
+      error: 'Internal Server Error',
+    });
+  }
+}
+
+function describe(exception: unknown): string {
+  return exception instanceof Error ? `${exception.name}: ${exception.message}` : String(exception);
+}

@@ -1,0 +1,35 @@
+import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AppConfig, AppConfigModule } from '@app/config';
+import { CredentialsModule } from '@app/credentials';
+import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
+import { DiscoveryModule } from '@app/discovery';
+import { HealthModule } from '@app/health';
+import { AppExceptionFilter } from './app-exception.filter';
+
+export interface AppModuleOptions {
+  database?: DatabaseModuleOptions;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, options: AppModuleOptions = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        AppConfigModule.forRoot(config),
+        DatabaseModule.forRoot(options.database),
+        CredentialsModule,
+        DiscoveryModule,
+        HealthModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: AppExceptionFilter },
+        {
+          provide: APP_PIPE,
+          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+        },
+      ],
+    };
+  }
+}

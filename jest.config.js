@@ -1,0 +1,39 @@
+/** Jest: unit specs beside the code, e2e specs under test/. NestJS 12 and jose ship ES modules only,
+ * so the swc transform also runs on those packages. */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      keepClassNames: true,
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j|mj|cj)s$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@electric-sql|jose)/)'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  moduleNameMapper: { '^@app/([^/]+)$': '<rootDir>/libs/$1/src', '^@app/([^/]+)/(.*)$': '<rootDir>/libs/$1/src/$2' },
+};
+
+module.exports = {
+  testTimeout: 60000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      slowTestThreshold: 30,
+    },
+  ],
+};

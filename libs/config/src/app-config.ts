@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { EnvironmentVariables, LogLevel, splitList, validateEnvironment } from './env.schema';
+
+/**
+ * The typed, validated configuration the service runs with. Built once at start-up from the
+ * environment (plus overrides in tests); every URL in the discovery documents derives from
+ * `baseUrl`, which never ends with a slash.
+ */
+export class AppConfig {
+  readonly nodeEnv: EnvironmentVariables['NODE_ENV'];
+  readonly port: number;
+  readonly host: string;
+  /** `BASE_URL` without a trailing slash. It is also the OAuth issuer. */
+  readonly baseUrl: string;
+  readonly issuer: string;
+  readonly mcpResourceUrl: string;
+  readonly protectedResourceMetadataUrl: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly databasePoolSize: number;
+  readonly sessionSecret: string;
+  readonly accessTokenTtlSeconds: number;
+  readonly refreshTokenTtlSeconds: number;
+  readonly authCodeTtlSeconds: number;
+  readonly sessionTtlSeconds: number;
+  readonly refreshReuseGraceSeconds: number;
+  readonly signupEnabled: boolean;
+  /** Exact origins allowed to call `/api/mcp` from a browser; `*` allows any. */
+  readonly mcpAllowedOrigins: readonly string[];
+  readonly trustProxy: boolean;
+  readonly logLevel: LogLevel;
+  readonly registrationRateLimitPerMinute: number;
+
+  constructor(env: EnvironmentVariables) {
+    this.nodeEnv = env.NODE_ENV;
+    this.port = env.PORT;
+    this.host = env.HOST;
+    this.baseUrl = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+    this.issuer = this.baseUrl;
+    this.mcpResourceUrl = `${this.baseUrl}/api/mcp`;
+    this.protectedResourceMetadataUrl = `${this.baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
+    this.databaseUrl = env.DATABASE_URL;
+    this.dataDir = resolve(env.DATA_DIR);
+    this.databasePoolSize = env.DATABASE_POOL_SIZE;
+    this.sessionSecret = env.SESSION_SECRET ?? developmentSessionSecret(this.dataDir);
+    this.accessTokenTtlSeconds = env.ACCESS_TOKEN_TTL_SECONDS;
+    this.refreshTokenTtlSeconds = env.REFRESH_TOKEN_TTL_SECONDS;
+    this.authCodeTtlSeconds = env.AUTH_CODE_TTL_SECONDS;
+    this.sessionTtlSeconds = env.SESSION_TTL_SECONDS;
+    this.refreshReuseGraceSeconds = env.REFRESH_REUSE_GRACE_SECONDS;
+    this.signupEnabled = env.SIGNUP_ENABLED;
+    this.mcpAllowedOrigins = env.MCP_ALLOWED_ORIGINS
+      ? splitList(env.MCP_ALLOWED_ORIGINS)
+      : [new URL(this.baseUrl).origin];
+    this.trustProxy = env.TRUST_PROXY;
+    this.logLevel = env.LOG_LEVEL;
+    this.registrationRateLimitPerMinute = env.REGISTRATION_RATE_LIMIT_PER_MINUTE;
+  }
+
+  /** Reads and validates the environment; throws a `ConfigValidationError` naming every bad variable. */
+  static fromEnvironment(raw: Record<string, string | undefined> = process.env): AppConfig {
+    return new AppConfig(validateEnvironment(raw));
+  }
+
+  isOriginAllowed(origin: string): boolean {
+    return this.mcpAllowedOrigins.includes('*') || this.mcpAllowedOrigins.includes(origin);
+  }
+}
+
+/**
+ * Outside production a missing SESSION_SECRET is generated once and kept in DATA_DIR, so
+ * sessions survive a restart without any setup.
+ */
+function developmentSessionSecret(dataDir: string): string {
+  const file = join(dataDir, 'session-secret');
+  if (existsSync(file)) {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= 32) return existing;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}

@@ -1,0 +1,38 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { MembershipRole } from '@app/organizations';
+import type { ApiKeyPermission } from './permissions';
+import type { Principal } from './principal';
+
+export const ACCESS_METADATA = 'agent-gateway:access';
+
+export interface RestAccessOptions {
+  /**
+   * For routes under `/api/organizations/:orgId`: the permission an `rk_` key must hold. A
+   * session needs the role `minRole` in the organisation instead.
+   */
+  permission?: ApiKeyPermission;
+  /** The least role a session needs in the route's organisation; default `admin`. */
+  minRole?: MembershipRole;
+  /** Only a session may call the route (an `rk_` key gets 403). */
+  sessionOnly?: boolean;
+}
+
+export type RouteAccess =
+  | { type: 'public' }
+  | { type: 'agent' }
+  | ({ type: 'rest' } & RestAccessOptions);
+
+/** No credential needed. */
+export const Public = () => SetMetadata(ACCESS_METADATA, { type: 'public' } satisfies RouteAccess);
+
+/** Only an agent token (`dga_`) opens the route; anything else gets the MCP 401. */
+export const AgentCapability = () => SetMetadata(ACCESS_METADATA, { type: 'agent' } satisfies RouteAccess);
+
+/** A session JWT or an `rk_` key, with the organisation rules of `RestAccessOptions`. */
+export const RestAuth = (options: RestAccessOptions = {}) =>
+  SetMetadata(ACCESS_METADATA, { type: 'rest', ...options } satisfies RouteAccess);
+
+/** The authenticated principal the guard attached to the request. */
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal | undefined => {
+  return ctx.switchToHttp().getRequest().principal;
+});

@@ -1,0 +1,138 @@
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  Logger,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import passport from 'passport';
+import { ACCESS_METADATA, RouteAccess } from './access.decorators';
+import { McpUnauthorizedException } from './mcp-unauthorized';
+import { OrganizationAccessPolicy } from './organization-access.policy';
+import type { AgentPrincipal, Principal, RestPrincipal } from './principal';
+import { STRATEGY_FOR_FORM } from './strategies/bearer.strategies';
+import { credentialForm } from './token-format';
+
+export type AuthenticatedRequest = Request & {
+  principal?: Principal;
+  /** For the MCP SDK: the agent token as an `AuthInfo`. */
+  auth?: { token: string; clientId: string; scopes: string[]; expiresAt?: number; extra: { principal: AgentPrincipal } };
+};
+
+const BEARER_RE = /^Bearer[ ]+([^\s]+)[ ]*$/i;
+
+type Extracted = { kind: 'none' } | { kind: 'conflict' } | { kind: 'malformed' } | { kind: 'token'; token: string };
+
+/**
+ * The one global guard, deny by default: a route without an access declaration is closed.
+ * It reads the credential, picks the passport strategy by the credential's form and puts one
+ * typed principal on the request.
+ */
+@Injectable()
+export class CredentialGuard implements CanActivate {
+  private readonly logger = new Logger(CredentialGuard.name);
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly organizations: OrganizationAccessPolicy,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return false;
+    const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_METADATA, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    if (!access) {
+      this.logger.error(`route ${req.method} ${req.route?.path ?? req.path} declares no access; refused`);
+      throw new ForbiddenException('This route is closed');
+    }
+    switch (access.type) {
+      case 'public':
+        return true;
+      case 'agent':
+        return this.authenticateAgent(req);
+      case 'rest':
+        return this.authenticateRest(req, access);
+    }
+  }
+
+  private async authenticateAgent(req: AuthenticatedRequest): Promise<boolean> {
+    const extracted = extractCredential(req, true);
+    if (extracted.kind === 'none') throw new McpUnauthorizedException('missing');
+    if (extracted.kind !== 'token' || credentialForm(extracted.token) !== 'agent_token') {
+      throw new McpUnauthorizedException('invalid');
+    }
+    const principal = await runStrategy<AgentPrincipal>('agent-token', extracted.token, req);
+    if (!principal) throw new McpUnauthorizedException('invalid');
+    req.principal = principal;
+    req.auth = {
+      token: extracted.token,
+      clientId: principal.clientId ?? principal.serviceKeyId ?? principal.tokenId,
+      scopes: [...principal.permissions],
+      ...(principal.expiresAt ? { expiresAt: Math.floor(principal.expiresAt.getTime() / 1000) } : {}),
+      extra: { principal },
+    };
+    return true;
+  }
+
+  private async authenticateRest(req: AuthenticatedRequest, access: Extract<RouteAccess, { type: 'rest' }>) {
+    const extracted = extractCredential(req, false);
+    if (extracted.kind === 'none') throw new UnauthorizedException('Missing credential: send Authorization: Bearer <session JWT or rk_ API key>');
+    if (extracted.kind !== 'token') throw new UnauthorizedException('Unrecognised credential');
+    const form = credentialForm(extracted.token);
+    if (form === 'unrecognised') throw new UnauthorizedException('Unrecognised credential');
+    const principal = await runStrategy<Principal>(STRATEGY_FOR_FORM[form], extracted.token, req);
+    if (!principal) throw new UnauthorizedException('Invalid, expired or revoked credential');
+    if (principal.kind === 'agent') {
+      throw new ForbiddenException('An agent token opens capabilities at /api/mcp only; the REST surface needs a session or an rk_ API key');
+    }
+    if (access.sessionOnly && principal.kind !== 'session') {
+      throw new ForbiddenException('This route needs a session; API keys cannot call it');
+    }
+    const orgId = req.params?.orgId;
+    if (typeof orgId === 'string') await this.organizations.check(principal as RestPrincipal, orgId, access);
+    req.principal = principal;
+    return true;
+  }
+}
+
+/**
+ * `Authorization: Bearer X`, or on the MCP endpoint `x-agent-token: X`. Two different
+ * credentials in one request are refused; the same one in both headers is accepted.
+ */
+function extractCredential(req: Request, allowAgentHeader: boolean): Extracted {
+  const authorization = req.headers.authorization;
+  const agentHeader = allowAgentHeader ? req.headers['x-agent-token'] : undefined;
+  let fromAuthorization: string | undefined;
+  if (authorization !== undefined && authorization !== '') {
+    const match = BEARER_RE.exec(authorization);
+    if (!match) return { kind: 'malformed' };
+    fromAuthorization = match[1];
+  }
+  let fromAgentHeader: string | undefined;
+  if (agentHeader !== undefined) {
+    if (Array.isArray(agentHeader)) return { kind: 'conflict' };
+    const trimmed = agentHeader.trim();
+    if (trimmed === '' || /\s/.test(trimmed)) return { kind: 'malformed' };
+    fromAgentHeader = trimmed;
+  }
+  if (fromAuthorization && fromAgentHeader && fromAuthorization !== fromAgentHeader) return { kind: 'conflict' };
+  const token = fromAuthorization ?? fromAgentHeader;
+  return token ? { kind: 'token', token } : { kind: 'none' };
+}
+
+/** Runs one registered passport-http-bearer strategy on the credential alone. */
+function runStrategy<T extends Principal>(name: string, token: string, req: Request): Promise<T | null> {
+  const shim = { headers: { authorization: `Bearer ${token}` }, query: {}, body: {}, ip: req.ip };
+  return new Promise((resolve, reject) => {
+    passport.authenticate(name, { session: false }, (err: unknown, user: T | false) => {
+      if (err) reject(err);
+      else resolve(user || null);
+    })(shim, {}, reject);
+  });
+}

@@ -1,0 +1,29 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentTokenService } from './agent-token.service';
+import { ApiKeyResolver } from './api-key-resolver.service';
+import { CredentialGuard } from './credential.guard';
+import { AgentToken } from './entities/agent-token.entity';
+import { ApiKey } from './entities/api-key.entity';
+import { OrganizationAccessPolicy } from './organization-access.policy';
+import { SessionTokenService } from './session-token.service';
+import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strategies/bearer.strategies';
+
+@Global()
+@Module({
+  imports: [PassportModule, TypeOrmModule.forFeature([AgentToken, ApiKey])],
+  providers: [
+    AgentTokenService,
+    ApiKeyResolver,
+    SessionTokenService,
+    OrganizationAccessPolicy,
+    AgentTokenStrategy,
+    ApiKeyStrategy,
+    SessionJwtStrategy,
+    { provide: APP_GUARD, useClass: CredentialGuard },
+  ],
+  exports: [AgentTokenService, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
+})
+export class CredentialsModule {}

@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { Strategy as BearerStrategy } from 'passport-http-bearer';
+import { AgentTokenService } from '../agent-token.service';
+import { ApiKeyResolver } from '../api-key-resolver.service';
+import type { AgentPrincipal, ApiKeyPrincipal, SessionPrincipal } from '../principal';
+import { SessionTokenService } from '../session-token.service';
+import type { CredentialForm } from '../token-format';
+
+/** The passport strategy that serves each credential form. */
+export const STRATEGY_FOR_FORM: Record<Exclude<CredentialForm, 'unrecognised'>, string> = {
+  agent_token: 'agent-token',
+  api_key: 'api-key',
+  session_jwt: 'session-jwt',
+};
+
+@Injectable()
+export class AgentTokenStrategy extends PassportStrategy(BearerStrategy, 'agent-token') {
+  constructor(private readonly tokens: AgentTokenService) {
+    super();
+  }
+
+  async validate(token: string): Promise<AgentPrincipal | false> {
+    return (await this.tokens.resolve(token)) ?? false;
+  }
+}
+
+@Injectable()
+export class ApiKeyStrategy extends PassportStrategy(BearerStrategy, 'api-key') {
+  constructor(private readonly keys: ApiKeyResolver) {
+    super();
+  }
+
+  async validate(token: string): Promise<ApiKeyPrincipal | false> {
+    return (await this.keys.resolve(token)) ?? false;
+  }
+}
+
+@Injectable()
+export class SessionJwtStrategy extends PassportStrategy(BearerStrategy, 'session-jwt') {
+  constructor(private readonly sessions: SessionTokenService) {
+    super();
+  }
+
+  async validate(token: string): Promise<SessionPrincipal | false> {
+    return (await this.sessions.resolve(token)) ?? false;
+  }
+}

@@ -1,0 +1,73 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '@app/config';
+import { DatabaseConnection } from './database-connection';
+import { EmbeddedPostgres } from './embedded-postgres';
+import { MIGRATIONS } from './migrations';
+import { SnakeNamingStrategy } from './snake-naming.strategy';
+
+export interface DatabaseModuleOptions {
+  /** Tests: start the embedded database in memory from a migrated snapshot instead of DATA_DIR. */
+  embeddedSnapshot?: Blob;
+}
+
+@Global()
+@Module({})
+class DatabaseConnectionModule {
+  static forRoot(options: DatabaseModuleOptions): DynamicModule {
+    return {
+      module: DatabaseConnectionModule,
+      providers: [
+        {
+          provide: DatabaseConnection,
+          inject: [AppConfig, ModuleRef],
+          useFactory: async (config: AppConfig, moduleRef: ModuleRef) => {
+            if (config.databaseUrl) return new DatabaseConnection(config.databaseUrl, undefined, moduleRef);
+            const embedded = await EmbeddedPostgres.start({
+              dataDir: options.embeddedSnapshot ? undefined : `${config.dataDir}/pg`,
+              snapshot: options.embeddedSnapshot,
+              maxConnections: config.databasePoolSize + 2,
+            });
+            return new DatabaseConnection(embedded.url, embedded, moduleRef);
+          },
+        },
+      ],
+      exports: [DatabaseConnection],
+    };
+  }
+}
+
+/**
+ * TypeORM over `pg`, the same code path for the embedded database and a real PostgreSQL.
+ * Checked-in migrations run at start; `synchronize` is never on.
+ */
+@Module({})
+export class DatabaseModule {
+  static forRoot(options: DatabaseModuleOptions = {}): DynamicModule {
+    const connection = DatabaseConnectionModule.forRoot(options);
+    return {
+      module: DatabaseModule,
+      imports: [
+        connection,
+        TypeOrmModule.forRootAsync({
+          imports: [connection],
+          inject: [AppConfig, DatabaseConnection],
+          useFactory: (config: AppConfig, db: DatabaseConnection) => ({
+            type: 'postgres' as const,
+            url: db.url,
+            autoLoadEntities: true,
+            synchronize: false,
+            migrations: MIGRATIONS,
+            migrationsRun: true,
+            migrationsTransactionMode: 'each' as const,
+            namingStrategy: new SnakeNamingStrategy(),
+            logging: ['error', 'migration'] as const,
+            extra: { max: config.databasePoolSize, idleTimeoutMillis: 30_000 },
+          }),
+        }),
+      ],
+      exports: [connection],
+    };
+  }
+}

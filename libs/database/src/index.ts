@@ -1,0 +1,5 @@
+export * from './database.module';
+export * from './database-connection';
+export * from './embedded-postgres';
+export * from './migrations';
+export * from './pg-errors';

@@ -1,0 +1,17 @@
+/** PostgreSQL error codes the services react to. */
+export const PG_UNIQUE_VIOLATION = '23505';
+export const PG_FOREIGN_KEY_VIOLATION = '23503';
+export const PG_INVALID_TEXT_REPRESENTATION = '22P02';
+
+/** True when `error` is a driver error with the given SQLSTATE (optionally on one constraint). */
+export function isPgError(error: unknown, code: string, constraint?: string): boolean {
+  const e = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const actual = e?.driverError ?? e;
+  return actual?.code === code && (constraint === undefined || actual?.constraint === constraint);
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Ids are UUIDs; anything else can never match a row, so callers answer 404 without a query. */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_RE.test(value);
+}

@@ -1,0 +1,62 @@
+import { All, Controller, Get, Header, NotFoundException } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { AppConfig } from '@app/config';
+import { AGENT_PERMISSION_NAMES, Public } from '@app/credentials';
+
+/**
+ * OAuth discovery (RFC 9728 protected-resource metadata, RFC 8414 authorization-server
+ * metadata). Public, cacheable, CORS `*`, never 401: clients that meet a 401 or 5xx here stop.
+ * The documents are built once: every URL comes from BASE_URL, and the issuer is
+ * byte-identical in both.
+ */
+@Public()
+@ApiExcludeController()
+@Controller('.well-known')
+export class DiscoveryController {
+  private readonly protectedResource: Record<string, unknown>;
+  private readonly authorizationServer: Record<string, unknown>;
+
+  constructor(config: AppConfig) {
+    this.protectedResource = {
+      resource: config.mcpResourceUrl,
+      authorization_servers: [config.issuer],
+      scopes_supported: AGENT_PERMISSION_NAMES,
+      bearer_methods_supported: ['header'],
+      resource_name: 'Agent Gateway',
+    };
+    const oauth = `${config.baseUrl}/api/agent/oauth`;
+    this.authorizationServer = {
+      issuer: config.issuer,
+      authorization_endpoint: `${oauth}/authorize`,
+      token_endpoint: `${oauth}/token`,
+      registration_endpoint: `${oauth}/register`,
+      revocation_endpoint: `${oauth}/revoke`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
+      scopes_supported: AGENT_PERMISSION_NAMES,
+      authorization_response_iss_parameter_supported: true,
+    };
+  }
+
+  @Get(['oauth-protected-resource/api/mcp', 'oauth-protected-resource'])
+  @Header('Cache-Control', 'public, max-age=300')
+  protectedResourceMetadata() {
+    return this.protectedResource;
+  }
+
+  @Get('oauth-authorization-server')
+  @Header('Cache-Control', 'public, max-age=300')
+  authorizationServerMetadata() {
+    return this.authorizationServer;
+  }
+
+  /** Anything else under /.well-known is a plain 404, so clients fall back to the next location. */
+  @All('*path')
+  notFound(): never {
+    throw new NotFoundException('No such discovery document');
+  }
+}

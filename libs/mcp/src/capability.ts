@@ -1,0 +1,39 @@
+import { SetMetadata } from '@nestjs/common';
+import type { z } from 'zod';
+import type { AgentPermission, AgentPrincipal } from '@app/credentials';
+
+/**
+ * What a capability handler gets instead of a project id from its input: the one project the
+ * credential is bound to. Handlers scope every query by `projectId` from here.
+ */
+export interface ProjectContext {
+  readonly projectId: string;
+  readonly organizationId: string;
+  readonly permissions: readonly AgentPermission[];
+  readonly principal: AgentPrincipal;
+}
+
+/** The structured result of a capability; the MCP layer renders it as tool content. */
+export type CapabilityResult = Record<string, unknown>;
+
+/**
+ * One capability (an MCP tool). Adding a capability is one file: an `@Capability()` provider
+ * implementing this interface, listed in its feature module's providers.
+ * `inputSchema` must be a strict `z.object({...}).strict()`: unknown arguments (a `projectId`,
+ * say) are refused as invalid params.
+ */
+export interface CapabilityDefinition<Schema extends z.ZodObject = z.ZodObject> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly permission: AgentPermission;
+  readonly inputSchema: Schema;
+  /** MCP tool annotations (readOnlyHint, destructiveHint, idempotentHint). */
+  readonly annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  handle(args: z.infer<Schema>, context: ProjectContext): Promise<CapabilityResult>;
+}
+
+export const CAPABILITY_METADATA = 'agent-gateway:capability';
+
+/** Marks a provider as a capability; the registry discovers it at start-up. */
+export const Capability = () => SetMetadata(CAPABILITY_METADATA, true);

@@ -1,0 +1,3 @@
+export * from './entities/organization.entity';
+export * from './entities/project.entity';
+export * from './entities/membership.entity';

@@ -1,0 +1,2 @@
+export * from './entities/user.entity';
+export * from './password-hasher';

@@ -1,0 +1,49 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { EmbeddedPostgres } from '../../libs/database/src/embedded-postgres';
+import { MIGRATIONS } from '../../libs/database/src/migrations';
+import { findPostgresBin, startPostgres } from './postgres-server';
+import { TestState, testDatabaseKind } from './test-state';
+
+async function migrate(url: string): Promise<void> {
+  const ds = new DataSource({ type: 'postgres', url, migrations: MIGRATIONS, migrationsTransactionMode: 'each' });
+  await ds.initialize();
+  await ds.runMigrations();
+  await ds.destroy();
+}
+
+/**
+ * Prepares one migrated database state per run, so each test file starts its own database from
+ * it in well under a second: a PGlite snapshot (embedded), or a template database on a
+ * throwaway PostgreSQL cluster (postgres).
+ */
+export default async function globalSetup(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'ag-test-'));
+  const kind = testDatabaseKind();
+  let state: TestState;
+  if (kind === 'postgres') {
+    const bin = findPostgresBin();
+    if (!bin) throw new Error('TEST_DATABASE=postgres needs the PostgreSQL server binaries (Debian package postgresql-15)');
+    const server = await startPostgres(bin);
+    const admin = new Client({ connectionString: server.url('postgres') });
+    await admin.connect();
+    await admin.query('CREATE DATABASE ag_template');
+    await admin.end();
+    await migrate(server.url('ag_template'));
+    state = { kind, dir, postgres: { port: server.port, dir: server.dir, bin: server.bin } };
+  } else {
+    const embedded = await EmbeddedPostgres.start({ maxConnections: 2 });
+    await migrate(embedded.url);
+    const snapshot = await embedded.dump();
+    await embedded.stop();
+    const snapshotFile = join(dir, 'migrated.tar');
+    writeFileSync(snapshotFile, Buffer.from(await snapshot.arrayBuffer()));
+    state = { kind, dir, snapshotFile };
+  }
+  const stateFile = join(dir, 'state.json');
+  writeFileSync(stateFile, JSON.stringify(state));
+  process.env.AG_TEST_STATE = stateFile;
+}

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { createGatewayApp } from '../../apps/gateway/src/configure-app';
+import { freePort } from './postgres-server';
+import { readTestState } from './test-state';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  /** `http://127.0.0.1:<port>`: the service really listens there (the MCP client needs a real port). */
+  baseUrl: string;
+  dataSource: DataSource;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the whole service on 127.0.0.1 with its own fresh, migrated database: an in-memory
+ * PGlite loaded from the run's snapshot, or a new database cloned from the template on the
+ * run's PostgreSQL. `env` overrides configuration (short TTLs and the like).
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const state = readTestState();
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'ag-app-'));
+  let databaseUrl: string | undefined;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  if (state.kind === 'postgres' && state.postgres) {
+    const name = `t_${randomUUID().replace(/-/g, '')}`;
+    const adminUrl = `postgres://postgres@127.0.0.1:${state.postgres.port}/postgres`;
+    await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ag_template`));
+    databaseUrl = `postgres://postgres@127.0.0.1:${state.postgres.port}/${name}`;
+    dropDatabase = async () => {
+      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    };
+  }
+  const config = AppConfig.fromEnvironment({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...env,
+  });
+  const snapshot =
+    state.kind === 'embedded' && state.snapshotFile ? new Blob([readFileSync(state.snapshotFile)]) : undefined;
+  const app = await createGatewayApp(config, { database: { embeddedSnapshot: snapshot } });
+  await app.listen(port, '127.0.0.1');
+  const dataSource = app.get(DataSource);
+  return {
+    app,
+    config,
+    baseUrl: `http://127.0.0.1:${port}`,
+    dataSource,
+    async close() {
+      await app.close();
+      await dropDatabase?.();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
