@@ -1,5 +1,6 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AuditModule } from '@app/audit';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
@@ -20,6 +21,7 @@ export class AppModule {
         AppConfigModule.forRoot(config),
         DatabaseModule.forRoot(options.database),
         CredentialsModule,
+        AuditModule,
         DiscoveryModule,
         HealthModule,
       ],

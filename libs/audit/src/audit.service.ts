@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+/** The actions the audit trail records (SPEC §6). */
+export type AuditAction =
+  | 'service_key.created'
+  | 'service_key.revoked'
+  | 'project_token.derived'
+  | 'project_token.revoked'
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'oauth_client.registered'
+  | 'consent.approved'
+  | 'consent.denied'
+  | 'grant.revoked'
+  | 'refresh_token.reuse_detected'
+  | 'member.added'
+  | 'member.role_changed'
+  | 'member.removed'
+  | 'project.created'
+  | 'project.deleted'
+  | 'organization.created';
+
+/** Where a request came from, for the event. */
+export interface RequestOrigin {
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+export interface AuditEventInput {
+  organizationId: string | null;
+  projectId?: string | null;
+  actorType: string;
+  actorId?: string | null;
+  action: AuditAction;
+  targetType?: string | null;
+  targetId?: string | null;
+  /** Never a secret: ids, names, counts, permissions. */
+  metadata?: Record<string, unknown>;
+  origin?: RequestOrigin;
+}
+
+/**
+ * Writes audit events. Always called with the EntityManager of the transaction that makes the
+ * change, so the event and the change commit or roll back together.
+ */
+@Injectable()
+export class AuditService {
+  async record(em: EntityManager, event: AuditEventInput): Promise<void> {
+    await em.query(
+      `INSERT INTO audit_events (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        event.organizationId,
+        event.projectId ?? null,
+        event.actorType,
+        event.actorId ?? null,
+        event.action,
+        event.targetType ?? null,
+        event.targetId ?? null,
+        JSON.stringify(event.metadata ?? {}),
+        event.origin?.ip ?? null,
+        event.origin?.userAgent?.slice(0, 512) ?? null,
+      ],
+    );
+  }
+}

@@ -1,0 +1,3 @@
+export * from './audit.module';
+export * from './audit.service';
+export * from './entities/audit-event.entity';
