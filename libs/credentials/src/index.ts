@@ -11,3 +11,4 @@ export * from './permissions';
 export * from './principal';
 export * from './session-token.service';
 export * from './token-format';
+export * from './session-cookie';
