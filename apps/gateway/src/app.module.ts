@@ -6,6 +6,7 @@ import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
+import { OAuthModule } from '@app/oauth';
 import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
@@ -24,6 +25,7 @@ export class AppModule {
         AuditModule,
         DiscoveryModule,
         HealthModule,
+        OAuthModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },
