@@ -47,11 +47,6 @@ export function isOwnResource(resource: string, mcpResourceUrl: string): boolean
   return resource === mcpResourceUrl || resource === `${mcpResourceUrl}/`;
 }
 
-/** The stored, canonical form of an accepted resource indicator. */
-export function canonicalResource(resource: string | undefined, mcpResourceUrl: string): string | null {
-  return resource === undefined ? null : mcpResourceUrl;
-}
-
 /**
  * HTTP Basic client credentials (RFC 6749 §2.3.1): `client_id` and `client_secret` are each
  * form-url-encoded before being joined with `:` and base64-encoded, so each half is decoded
