@@ -61,7 +61,7 @@ ${AGENT_PERMISSION_NAMES.map(
 )}
 </fieldset>
 <div class="actions">
-<button type="submit" name="decision" value="deny">Deny</button>
+<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
 <button type="submit" name="decision" value="approve" class="primary">Approve</button>
 </div>`
   : html`<p>You are not a member of any organisation with a project, so there is nothing to connect yet.</p>
