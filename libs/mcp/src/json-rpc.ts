@@ -6,8 +6,8 @@ export const JSON_RPC_INVALID_PARAMS = -32602;
 export const MCP_UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Server-defined (JSON-RPC reserves -32000…-32099): the token lacks the tool's permission. */
 export const MCP_INSUFFICIENT_SCOPE = -32003;
-/** Server-defined: the HTTP method is not served (GET/DELETE on the stateless endpoint). */
-export const MCP_METHOD_NOT_ALLOWED = -32000;
+/** Server-defined, the SDK's code for transport-level refusals (405, 415). */
+export const MCP_SERVER_ERROR = -32000;
 
 export type JsonRpcId = string | number | null;
 

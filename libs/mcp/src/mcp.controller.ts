@@ -2,7 +2,7 @@ import { All, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AgentCapability, type AuthenticatedRequest, Public } from '@app/credentials';
-import { jsonRpcError, MCP_METHOD_NOT_ALLOWED } from './json-rpc';
+import { jsonRpcError, MCP_SERVER_ERROR } from './json-rpc';
 import { McpService } from './mcp.service';
 
 /**
@@ -28,6 +28,6 @@ export class McpController {
     res
       .status(405)
       .set({ Allow: 'POST', 'Cache-Control': 'no-store' })
-      .json(jsonRpcError(null, MCP_METHOD_NOT_ALLOWED, 'Method not allowed: this endpoint is stateless; send every JSON-RPC message with POST'));
+      .json(jsonRpcError(null, MCP_SERVER_ERROR, 'Method not allowed: this endpoint is stateless; send every JSON-RPC message with POST'));
   }
 }

@@ -3,6 +3,7 @@ import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol
 import {
   CallToolResult,
   createMcpHandler,
+  isJsonContentType,
   type McpHttpHandler,
   type McpRequestContext,
   ProtocolError,
@@ -19,9 +20,9 @@ import { capabilityFailure } from './capability-errors';
 import { CapabilityRegistry, Toolset } from './capability-registry';
 import {
   echoableId,
-  JSON_RPC_INVALID_REQUEST,
   jsonRpcError,
   MCP_INSUFFICIENT_SCOPE,
+  MCP_SERVER_ERROR,
   MCP_UNSUPPORTED_PROTOCOL_VERSION,
 } from './json-rpc';
 import { isSupportedProtocolVersion, LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
@@ -83,10 +84,10 @@ export class McpService implements OnApplicationShutdown {
   /** Checks that need the HTTP layer, in order: media type, protocol version, permissions. */
   private refuse(req: AuthenticatedRequest): Refusal | undefined {
     const body: unknown = req.body;
-    if (body === undefined) {
+    if (!isJsonContentType(req.headers['content-type'])) {
       return {
         status: 415,
-        body: jsonRpcError(null, JSON_RPC_INVALID_REQUEST, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json'),
+        body: jsonRpcError(null, MCP_SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json'),
       };
     }
     const version = req.headers['mcp-protocol-version'];
