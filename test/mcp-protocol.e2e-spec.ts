@@ -100,7 +100,7 @@ describe('MCP endpoint through the official client (SPEC §3)', () => {
           .catch((e: unknown) => e);
         expect(refusal).toBeInstanceOf(ProtocolError);
         expect((refusal as ProtocolError).code).toBe(-32602);
-        expect((refusal as ProtocolError).message).toContain('projectId');
+        expect((refusal as ProtocolError).message).toContain('Invalid arguments for tool get_project: Unrecognized key: "projectId"');
       } finally {
         await close();
       }

@@ -160,7 +160,7 @@ async function callTool(
   if (!parsed.success) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `Invalid arguments for tool ${name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`,
+      `Invalid arguments for tool ${name}: ${parsed.error.issues.map(describeIssue).join('; ')}`,
       { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
     );
   }
@@ -174,6 +174,10 @@ async function callTool(
     { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result },
     capability.outputSchemaJson,
   );
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  return issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message;
 }
 
 /** The tool name of a `tools/call` request message, else undefined. */
