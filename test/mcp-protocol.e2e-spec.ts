@@ -122,6 +122,31 @@ describe('MCP endpoint through the official client (SPEC §3)', () => {
     });
   });
 
+  it('keeps parallel calls of different tokens apart: each gets its own project', async () => {
+    const callers = await Promise.all([1, 2, 3, 4].map(() => createProjectWithToken(t.dataSource)));
+    const calls = Array.from({ length: 32 }, (_, i) => callers[i % callers.length]).map(async (caller, i) => {
+      const modern = i % 2 === 0;
+      const req = request(t.baseUrl)
+        .post('/api/mcp')
+        .set(i % 3 === 0 ? 'x-agent-token' : 'Authorization', i % 3 === 0 ? caller.token : `Bearer ${caller.token}`)
+        .set('Accept', 'application/json, text/event-stream')
+        .set('MCP-Protocol-Version', modern ? MODERN_VERSION : '2025-11-25');
+      if (modern) req.set('Mcp-Method', 'tools/call').set('Mcp-Name', 'get_project');
+      const res = await req.send({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'tools/call',
+        params: { name: 'get_project', arguments: {}, ...(modern ? { _meta: MODERN_META } : {}) },
+      });
+      expect(res.status).toBe(200);
+      const payload = modern ? res.body : JSON.parse(/^data: (.*)$/m.exec(res.text)![1]);
+      expect(payload.id).toBe(i);
+      expect(payload.result.structuredContent.id).toBe(caller.project.id);
+      expect(payload.result.structuredContent.organization.id).toBe(caller.organization.id);
+    });
+    await Promise.all(calls);
+  });
+
   describe('over raw HTTP', () => {
     let token: string;
     beforeAll(async () => {
