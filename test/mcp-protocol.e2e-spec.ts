@@ -226,6 +226,18 @@ describe('MCP endpoint through the official client (SPEC §3)', () => {
       expect(res.body.error.code).toBe(-32022);
     });
 
+    it('counter-offers 2025-11-25 to an initialize asking for a revision it does not serve', async () => {
+      const res = await request(t.baseUrl)
+        .post('/api/mcp')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+      expect(res.status).toBe(200);
+      const payload = JSON.parse(/^data: (.*)$/m.exec(res.text)![1]);
+      expect(payload.result.protocolVersion).toBe('2025-11-25');
+      expect(payload.result.instructions).toContain('get_project');
+    });
+
     it.each(['get', 'delete', 'put'] as const)('answers %s with 405 and Allow: POST, with or without a credential', async (method) => {
       for (const auth of [undefined, `Bearer ${token}`]) {
         const req = request(t.baseUrl)[method]('/api/mcp').set('Accept', 'text/event-stream');

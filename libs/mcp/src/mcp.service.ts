@@ -28,6 +28,8 @@ import {
 import { isSupportedProtocolVersion, LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
 
 const SERVER_INFO = { name: 'agent-gateway', title: 'Agent Gateway', version: '0.1.0' };
+/** What an `initialize` may negotiate (the stateless 2026-07-28 revision is the SDK's own). */
+const INITIALIZE_VERSIONS: string[] = [...LEGACY_PROTOCOL_VERSIONS];
 const INSTRUCTIONS =
   'Every tool acts on exactly one project: the one bound to the token you connected with. ' +
   'Tools never take a project id; call get_project to see which project and permissions you have.';
@@ -137,7 +139,7 @@ export class McpService implements OnApplicationShutdown {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
-      supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS],
+      supportedProtocolVersions: INITIALIZE_VERSIONS,
     });
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     server.setRequestHandler('tools/call', (request) =>
