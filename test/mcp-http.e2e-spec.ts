@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import request from 'supertest';
 import { createProjectWithToken } from './factories';
 import { MCP_401_BODY, missingTokenChallenge } from './fixtures/mcp-401';
@@ -107,6 +108,46 @@ describe('MCP endpoint HTTP edges: bodies, sizes, origins (SPEC §3)', () => {
         .set('Accept', 'text/html')
         .send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
       expect(res.status).toBe(406);
+    });
+  });
+
+  describe('never a 500', () => {
+    const methods = fc.constantFrom('initialize', 'tools/list', 'tools/call', 'server/discover', 'ping', 'resources/list', 'nope', '');
+    const message = fc.record(
+      {
+        jsonrpc: fc.constantFrom('2.0', '1.0', 2),
+        id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.object()),
+        method: methods,
+        params: fc.oneof(
+          fc.object(),
+          fc.record({ name: fc.oneof(fc.constantFrom('get_project', 'list_tasks'), fc.string()), arguments: fc.oneof(fc.object(), fc.jsonValue()) }),
+          fc.jsonValue(),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    const versions = fc.constantFrom(undefined, '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', 'bogus');
+
+    it('answers any JSON-RPC-shaped body, batch or stray JSON value with a status below 500', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(message, fc.array(message, { maxLength: 3 }), fc.jsonValue()), versions, async (body, version) => {
+          const req = post();
+          if (version) req.set('MCP-Protocol-Version', version);
+          const res = await req.send(JSON.stringify(body));
+          expect(res.status).toBeLessThan(500);
+        }),
+        { numRuns: 100 },
+      );
+    });
+
+    it('answers any byte string with a status below 500', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.string({ maxLength: 200 }), async (text) => {
+          const res = await post().send(text);
+          expect(res.status).toBeLessThan(500);
+        }),
+        { numRuns: 100 },
+      );
     });
   });
 
