@@ -6,7 +6,9 @@ import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
+import { McpModule } from '@app/mcp';
 import { OAuthModule } from '@app/oauth';
+import { ProjectCapabilitiesModule } from '@app/organizations';
 import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
@@ -25,6 +27,8 @@ export class AppModule {
         AuditModule,
         DiscoveryModule,
         HealthModule,
+        McpModule,
+        ProjectCapabilitiesModule,
         OAuthModule,
       ],
       providers: [
