@@ -84,7 +84,7 @@ describeBrowser('consent in a real browser (Debian Chromium)', () => {
       const { tools } = await mcp.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(['create_task', 'get_project', 'get_task', 'list_tasks', 'update_task']);
       const project = await mcp.callTool({ name: 'get_project', arguments: {} });
-      expect(JSON.stringify(project.content)).toContain(second.id);
+      expect(project.structuredContent).toMatchObject({ id: second.id, permissions: ['project:read', 'tasks:read', 'tasks:write'] });
     } finally {
       await mcp.close();
     }

@@ -129,10 +129,14 @@ describe('the official MCP client runs the whole OAuth flow (SDK auth() + OAuthC
     // 4. The MCP client with the provider: tools/call on the chosen project.
     const mcp = new Client({ name: 'sdk-oauth-e2e', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider }));
-    const created = await mcp.callTool({ name: 'create_task', arguments: { title: 'Written through OAuth' } });
-    expect(created.isError).toBeFalsy();
-    const [task] = await t.dataSource.query('SELECT project_id, title FROM tasks WHERE title = $1', ['Written through OAuth']);
-    expect(task).toEqual({ project_id: person.project.id, title: 'Written through OAuth' });
+    const project = await mcp.callTool({ name: 'get_project', arguments: {} });
+    expect(project.isError).toBeFalsy();
+    expect(project.structuredContent).toEqual({
+      id: person.project.id,
+      name: person.project.name,
+      organization: { id: person.organization.id, name: person.organization.name },
+      permissions: ['project:read', 'tasks:read', 'tasks:write'],
+    });
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['create_task', 'get_project', 'get_task', 'list_tasks', 'update_task']);
     await mcp.close();
