@@ -93,13 +93,8 @@ export class OAuthClientsService {
   }
 
   async find(clientId: string): Promise<RegisteredClient | null> {
-    if (clientId.length > 200) return null;
-    const rows: ClientRow[] = await this.dataSource.query(
-      `SELECT client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash
-         FROM oauth_clients WHERE client_id = $1`,
-      [clientId],
-    );
-    return rows[0] ? toClient(rows[0]) : null;
+    const row = await this.findRow(clientId);
+    return row ? toClient(row) : null;
   }
 
   /**
