@@ -199,6 +199,17 @@ describe('OAuth authorize, login and consent (SPEC §5)', () => {
     expect(consent.html).toContain("List and read the project&#39;s tasks.");
   });
 
+  it('tells a person without any project that there is nothing to connect, and still lets them deny', async () => {
+    const user = await createUser(t.dataSource);
+    const browser = await signedIn(user.id);
+    const consent = await openConsent(browser, valid());
+    expect(consent.html).toContain('You are not a member of any organisation with a project');
+    expect(formChoices(consent.html, 'project_id')).toEqual([]);
+    expect(consent.html).not.toContain('value="approve"');
+    const res = await browser.post(CONSENT, { request_id: consent.requestId, csrf_token: consent.csrfToken, decision: 'deny' });
+    expect(redirectParams(res).get('error')).toBe('access_denied');
+  });
+
   it('approves: redirects with code, state and iss and records the consent', async () => {
     const person = await createPersonWithProject(t);
     const browser = await signedIn(person.user.id);
