@@ -1,11 +1,14 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ApiKeysModule } from '@app/api-keys';
 import { AuditModule } from '@app/audit';
+import { AuthModule } from '@app/auth';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
+import { OrganizationsModule } from '@app/organizations';
 import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
@@ -24,6 +27,9 @@ export class AppModule {
         AuditModule,
         DiscoveryModule,
         HealthModule,
+        AuthModule,
+        OrganizationsModule,
+        ApiKeysModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },

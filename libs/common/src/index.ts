@@ -1,1 +1,3 @@
 export * from './domain-error';
+export * from './openapi';
+export * from './validation';
