@@ -50,15 +50,15 @@ export async function createApiKey(
 
 /**
  * An organisation with an admin, a member and an outsider (admin of another organisation), each
- * with a session JWT.
+ * with a session JWT. Only the admin has a password (`admin.password`).
  */
 export async function createTeam(t: TestApp) {
   const ds = t.dataSource;
   const organization = await createOrganization(ds);
   const other = await createOrganization(ds);
   const admin = await createUser(ds, { name: 'Ada Admin' });
-  const member = await createUser(ds, { name: 'Max Member' });
-  const outsider = await createUser(ds, { name: 'Olga Outsider' });
+  const member = await createPersonWithoutPassword(ds, 'Max Member');
+  const outsider = await createPersonWithoutPassword(ds, 'Olga Outsider');
   await addMember(ds, organization.id, admin.id, 'admin');
   await addMember(ds, organization.id, member.id, 'member');
   await addMember(ds, other.id, outsider.id, 'admin');
@@ -69,4 +69,14 @@ export async function createTeam(t: TestApp) {
     member: { ...member, jwt: await sessionFor(t, member.id) },
     outsider: { ...outsider, jwt: await sessionFor(t, outsider.id) },
   };
+}
+
+/** A person who never logs in during the test (no scrypt work): for membership preconditions. */
+export async function createPersonWithoutPassword(ds: DataSource, name = 'Pat Person') {
+  const email = `person-${randomUUID().slice(0, 8)}@example.test`;
+  const [row] = await ds.query(
+    `INSERT INTO users (email, name, password_hash) VALUES ($1, $2, 'disabled') RETURNING id, email, name`,
+    [email, name],
+  );
+  return row as { id: string; email: string; name: string };
 }

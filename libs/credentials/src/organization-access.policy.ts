@@ -12,7 +12,8 @@ import type { RestPrincipal } from './principal';
  *   only with the route's permission; a session needs a membership with at least the route's
  *   role (default admin). Another organisation, or one that does not exist, is "not found", for
  *   every kind of credential, before any other check, so a 403 never confirms that it exists;
- * - `sessionOnly` routes refuse `rk_` keys with 403 (after the organisation check).
+ * - `sessionOnly` routes refuse `rk_` keys with 403 (after the organisation check);
+ * - elsewhere, an `rk_` key must hold the route's `permission` if it declares one.
  */
 @Injectable()
 export class OrganizationAccessPolicy {
@@ -23,7 +24,11 @@ export class OrganizationAccessPolicy {
       await this.check(principal, orgId, access);
       return;
     }
-    if (access.sessionOnly && principal.kind !== 'session') throw sessionOnlyError();
+    if (principal.kind !== 'api_key') return;
+    if (access.sessionOnly) throw sessionOnlyError();
+    if (access.permission && !principal.permissions.includes(access.permission)) {
+      throw new ForbiddenException(`This API key lacks the permission ${access.permission}`);
+    }
   }
 
   async check(principal: RestPrincipal, orgId: string, access: RestAccessOptions): Promise<void> {
