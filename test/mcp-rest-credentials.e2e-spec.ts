@@ -1,19 +1,9 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import request from 'supertest';
-import { MCP_UNAUTHORIZED_MESSAGE } from '@app/credentials';
 import { createAgentToken, createProject } from './factories';
 import { createApiKey, createTeam } from './factories/rest';
+import { invalidTokenChallenge, MCP_401_BODY } from './fixtures/mcp-401';
 import { mountedRoutes } from './helpers/routes';
 import { startTestApp, TestApp } from './helpers/test-app';
-
-/**
- * REST credentials at the MCP endpoint, and project deletion as the MCP endpoint sees it. The
- * endpoint comes from the MCP feature; until it is part of the build this file has nothing to
- * call and is skipped (the same rules are checked below the endpoint by the REST e2e tests:
- * `AgentTokenService.resolve` returns null for a deleted project's tokens).
- */
-const MCP_BUILT = existsSync(join(__dirname, '../libs/mcp/src/mcp.controller.ts'));
 
 const initialize = {
   jsonrpc: '2.0',
@@ -22,7 +12,8 @@ const initialize = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rest-e2e', version: '1.0.0' } },
 };
 
-(MCP_BUILT ? describe : describe.skip)('REST credentials and deleted projects at /api/mcp', () => {
+/** REST credentials at the MCP endpoint, and a project deleted over REST as the MCP endpoint sees it. */
+describe('REST credentials and deleted projects at /api/mcp', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
@@ -39,10 +30,8 @@ const initialize = {
 
   function expectSeed401(res: request.Response) {
     expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toBe(
-      `Bearer error="invalid_token", resource_metadata="${t.baseUrl}/.well-known/oauth-protected-resource/api/mcp"`,
-    );
-    expect(res.body).toEqual({ message: MCP_UNAUTHORIZED_MESSAGE, error: 'Unauthorized', statusCode: 401 });
+    expect(res.headers['www-authenticate']).toBe(invalidTokenChallenge(t.baseUrl));
+    expect(res.body).toEqual(MCP_401_BODY);
   }
 
   it('is mounted', () => {

@@ -8,7 +8,8 @@ import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
-import { OrganizationsModule } from '@app/organizations';
+import { McpModule } from '@app/mcp';
+import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
 import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
@@ -27,6 +28,8 @@ export class AppModule {
         AuditModule,
         DiscoveryModule,
         HealthModule,
+        McpModule,
+        ProjectCapabilitiesModule,
         AuthModule,
         OrganizationsModule,
         ApiKeysModule,
