@@ -1,6 +1,8 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ApiKeysModule } from '@app/api-keys';
 import { AuditModule } from '@app/audit';
+import { AuthModule } from '@app/auth';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
@@ -8,7 +10,7 @@ import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
 import { McpModule } from '@app/mcp';
 import { OAuthModule } from '@app/oauth';
-import { ProjectCapabilitiesModule } from '@app/organizations';
+import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
 import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
@@ -29,6 +31,9 @@ export class AppModule {
         HealthModule,
         McpModule,
         ProjectCapabilitiesModule,
+        AuthModule,
+        OrganizationsModule,
+        ApiKeysModule,
         OAuthModule,
       ],
       providers: [
