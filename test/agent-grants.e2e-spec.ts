@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { generateToken, hashToken, SessionTokenService } from '@app/credentials';
-import { OAuthGrantsService } from '@app/oauth';
 import { startTestApp, TestApp } from './helpers/test-app';
+import { addMember, createUser } from './factories';
 import { authorizeCode, connectClient, registerClient, tokenRequest } from './factories/oauth';
 
 describe('a person\'s connected AI clients: GET /api/me/agent-grants and revoke', () => {
@@ -90,20 +90,44 @@ describe('a person\'s connected AI clients: GET /api/me/agent-grants and revoke'
     await request(t.baseUrl).get('/api/me/agent-grants').auth(key, { type: 'bearer' }).expect(403);
   });
 
-  it('ends the grants of a removed member and of a deleted project, in the caller\'s transaction', async () => {
+  it('removing the member over REST ends their grants in that organisation: no refresh, no capability', async () => {
     const member = await connectClient(t);
-    const service = t.app.get(OAuthGrantsService);
-    const ended = await t.dataSource.transaction((em) => service.revokeGrantsForMember(em, member.user.id, member.organization.id, { actorType: 'user', actorId: null }));
-    expect(ended).toBe(1);
+    const admin = await createUser(t.dataSource);
+    await addMember(t.dataSource, member.organization.id, admin.id, 'admin');
+    const otherOrg = await connectClient(t);
+    await addMember(t.dataSource, otherOrg.organization.id, member.user.id, 'member');
+
+    await request(t.baseUrl)
+      .delete(`/api/organizations/${member.organization.id}/members/${member.user.id}`)
+      .auth(await sessionOf(admin.id), { type: 'bearer' })
+      .expect(200);
     expect(await accessRevoked(member.accessToken)).toBe(true);
-    const [event] = await t.dataSource.query(
-      "SELECT metadata->>'reason' AS reason FROM audit_events WHERE action = 'grant.revoked' AND project_id = $1",
+    const refresh = await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: member.refreshToken, client_id: member.client.client_id });
+    expect(refresh.body).toEqual({ error: 'invalid_grant', error_description: 'The refresh token has been revoked' });
+    const [grant] = await t.dataSource.query('SELECT revoked_at IS NOT NULL AS revoked FROM oauth_grants WHERE user_id = $1 AND organization_id = $2', [member.user.id, member.organization.id]);
+    expect(grant).toEqual({ revoked: true });
+    const events = await t.dataSource.query(
+      "SELECT actor_type, actor_id, metadata->>'reason' AS reason FROM audit_events WHERE action = 'grant.revoked' AND project_id = $1",
       [member.project.id],
     );
-    expect(event).toEqual({ reason: 'member_removed' });
+    expect(events).toEqual([{ actor_type: 'user', actor_id: admin.id, reason: 'member_removed' }]);
+    expect(await accessRevoked(otherOrg.accessToken)).toBe(false);
+  });
 
-    const project = await connectClient(t);
-    expect(await t.dataSource.transaction((em) => service.revokeGrantsForProject(em, project.project.id))).toBe(1);
-    expect(await accessRevoked(project.accessToken)).toBe(true);
+  it('deleting the project over REST ends the grants on it', async () => {
+    const c = await connectClient(t);
+    await t.dataSource.query("UPDATE memberships SET role = 'admin' WHERE user_id = $1", [c.user.id]);
+    await request(t.baseUrl)
+      .delete(`/api/organizations/${c.organization.id}/projects/${c.project.id}`)
+      .auth(await sessionOf(c.user.id), { type: 'bearer' })
+      .expect(200);
+    expect(await accessRevoked(c.accessToken)).toBe(true);
+    const refresh = await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: c.refreshToken, client_id: c.client.client_id });
+    expect(refresh.body).toEqual({ error: 'invalid_grant', error_description: 'The refresh token has been revoked' });
+    const events = await t.dataSource.query(
+      "SELECT metadata->>'reason' AS reason FROM audit_events WHERE action = 'grant.revoked' AND project_id = $1",
+      [c.project.id],
+    );
+    expect(events).toEqual([{ reason: 'project_deleted' }]);
   });
 });

@@ -4,12 +4,11 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { AGENT_PERMISSION_NAMES, AgentPermission, generateToken, hashToken, isAgentPermission, TOKEN_PREFIXES } from '@app/credentials';
-import { isUuid } from '@app/database';
+import { isUuid, queryReturning } from '@app/database';
 import { OAuthClientsService, RegisteredClient } from './oauth-clients.service';
 import { AuthorizeRedirectErrorCode, OAuthPageError } from './oauth.errors';
 import { digestsEqual, isOwnResource, isValidCodeChallenge, permissionsFromScope, singleParam } from './oauth-params';
 import { matchRedirectUri, redirectHost, withResponseParams } from './redirect-uri';
-import { modifyReturning } from './sql';
 import type { ConsentProjectGroup, ConsentView } from './views/consent.view';
 
 /** How long the consent page stays valid after the authorize request. */
@@ -234,7 +233,7 @@ export class AuthorizationService {
     const outcome = await this.dataSource.transaction(async (em) => {
       const reachable = (await this.reachableProjects(em, userId)).find((p) => p.project_id === projectParam.value);
       if (!reachable) return { kind: 'unreachable' as const };
-      const decided = await modifyReturning(
+      const decided = await queryReturning(
         em,
         `UPDATE oauth_authorization_requests SET decided_at = now()
           WHERE id = $1 AND decided_at IS NULL AND expires_at > now() RETURNING id`,
@@ -277,7 +276,7 @@ export class AuthorizationService {
 
   private async deny(pending: PendingRow, userId: string, origin: RequestOrigin): Promise<ConsentOutcome> {
     const denied = await this.dataSource.transaction(async (em) => {
-      const rows = await modifyReturning(
+      const rows = await queryReturning(
         em,
         `UPDATE oauth_authorization_requests SET decided_at = now()
           WHERE id = $1 AND decided_at IS NULL AND expires_at > now() RETURNING id`,

@@ -3,8 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '@app/config';
-import { Public, safeNextPath, SessionTokenService, setSessionCookie } from '@app/credentials';
-import { LoginService } from './login.service';
+import { AuthService, InvalidLoginError } from '@app/auth';
+import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
 import { singleParam } from './oauth-params';
 import { sendPage, sendRedirect } from './views/html';
@@ -24,8 +24,7 @@ const LOGIN_CSRF_COOKIE = 'ag_login_csrf';
 export class LoginController {
   constructor(
     private readonly config: AppConfig,
-    private readonly logins: LoginService,
-    private readonly sessions: SessionTokenService,
+    private readonly auth: AuthService,
   ) {}
 
   @Get()
@@ -47,12 +46,15 @@ export class LoginController {
       sendPage(res, 403, loginPage({ next, csrfToken, email, error: 'The sign-in form expired. Please sign in again.', signupHref: this.signupHref(next) }));
       return;
     }
-    const userId = email && password ? await this.logins.verify(email, password) : null;
-    if (!userId) {
+    let accessToken: string;
+    try {
+      if (!email || !password || email.length > 320 || password.length > 1024) throw new InvalidLoginError();
+      ({ accessToken } = await this.auth.login(email, password));
+    } catch (error) {
+      if (!(error instanceof InvalidLoginError)) throw error;
       sendPage(res, 401, loginPage({ next, csrfToken: cookieToken, email, error: 'Wrong email or password.', signupHref: this.signupHref(next) }));
       return;
     }
-    const { accessToken } = await this.sessions.issue(userId);
     setSessionCookie(res, accessToken, this.config);
     res.clearCookie(LOGIN_CSRF_COOKIE, { path: '/login' });
     sendRedirect(res, 303, next);

@@ -3,8 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { NotFoundError } from '@app/common';
 import type { AgentPermission } from '@app/credentials';
-import { isUuid } from '@app/database';
-import { modifyReturning } from './sql';
+import { isUuid, queryReturning } from '@app/database';
 
 /** Who ended a grant, for the audit trail. */
 export interface GrantRevocationContext {
@@ -117,7 +116,7 @@ export class OAuthGrantsService {
    * tokens, plus a `grant.revoked` audit event. Null when it was already revoked.
    */
   async revoke(em: EntityManager, grantId: string, context: GrantRevocationContext): Promise<GrantRevocationResult | null> {
-    const [grant] = await modifyReturning<RevokedGrantRow>(
+    const [grant] = await queryReturning<RevokedGrantRow>(
       em,
       `UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
        RETURNING id, organization_id, project_id, client_id, user_id, revoked_at`,
@@ -137,7 +136,7 @@ export class OAuthGrantsService {
     organizationId: string,
     context: Omit<GrantRevocationContext, 'reason'> = { actorType: 'system' },
   ): Promise<number> {
-    const grants = await modifyReturning<RevokedGrantRow>(
+    const grants = await queryReturning<RevokedGrantRow>(
       em,
       `UPDATE oauth_grants SET revoked_at = now()
         WHERE user_id = $1 AND organization_id = $2 AND revoked_at IS NULL
@@ -154,7 +153,7 @@ export class OAuthGrantsService {
     projectId: string,
     context: Omit<GrantRevocationContext, 'reason'> = { actorType: 'system' },
   ): Promise<number> {
-    const grants = await modifyReturning<RevokedGrantRow>(
+    const grants = await queryReturning<RevokedGrantRow>(
       em,
       `UPDATE oauth_grants SET revoked_at = now()
         WHERE project_id = $1 AND revoked_at IS NULL
@@ -167,7 +166,7 @@ export class OAuthGrantsService {
 
   private async endTokensAndRecord(em: EntityManager, grant: RevokedGrantRow, context: GrantRevocationContext): Promise<GrantRevocationResult> {
     await em.query('UPDATE oauth_refresh_tokens SET revoked_at = now() WHERE grant_id = $1 AND revoked_at IS NULL', [grant.id]);
-    const tokens = await modifyReturning(
+    const tokens = await queryReturning(
       em,
       'UPDATE agent_tokens SET revoked_at = now() WHERE grant_id = $1 AND revoked_at IS NULL RETURNING id',
       [grant.id],

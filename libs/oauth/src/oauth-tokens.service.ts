@@ -4,11 +4,11 @@ import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { AgentPermission, generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import type { RefreshTokenOrigin } from './entities/refresh-token.entity';
+import { queryReturning } from '@app/database';
 import { OAuthClientsService, PresentedClientCredentials, RegisteredClient } from './oauth-clients.service';
 import { OAuthGrantsService } from './oauth-grants.service';
 import { OAuthError } from './oauth.errors';
 import { isOwnResource, scopeString, scopeTokens, singleParam, verifyPkce } from './oauth-params';
-import { modifyReturning } from './sql';
 
 /** RFC 6749 §5.1 successful token response. */
 export interface TokenResponse {
@@ -83,7 +83,7 @@ export class OAuthTokensService {
     }
 
     const outcome = await this.dataSource.transaction(async (em): Promise<Failure | Issued> => {
-      const [row] = await modifyReturning<{
+      const [row] = await queryReturning<{
         grant_id: string;
         client_id: string;
         redirect_uri: string;
@@ -169,7 +169,7 @@ export class OAuthTokensService {
       let issuedBy: RefreshTokenOrigin = 'rotation';
       const won = token.rotated
         ? []
-        : await modifyReturning(
+        : await queryReturning(
             em,
             `UPDATE oauth_refresh_tokens SET rotated_at = now()
               WHERE id = $1 AND rotated_at IS NULL AND revoked_at IS NULL RETURNING id`,

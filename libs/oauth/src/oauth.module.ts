@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '@app/auth';
 import { AgentGrantsController } from './agent-grants.controller';
 import { AuthorizationService } from './authorization.service';
 import { AuthorizeController } from './authorize.controller';
@@ -9,7 +10,6 @@ import { OAuthClient } from './entities/oauth-client.entity';
 import { OAuthGrant } from './entities/oauth-grant.entity';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { LoginController } from './login.controller';
-import { LoginService } from './login.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
@@ -20,9 +20,9 @@ import { OAuthTokensService } from './oauth-tokens.service';
  * and consent, token, revocation, and the person's list of connected clients.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken])],
+  imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken]), AuthModule],
   controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
-  providers: [OAuthClientsService, AuthorizationService, OAuthTokensService, OAuthGrantsService, LoginService],
+  providers: [OAuthClientsService, AuthorizationService, OAuthTokensService, OAuthGrantsService],
   exports: [OAuthGrantsService],
 })
 export class OAuthModule {}
