@@ -64,7 +64,7 @@ ${AGENT_PERMISSION_NAMES.map(
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
 <button type="submit" name="decision" value="approve" class="primary">Approve</button>
 </div>`
-  : html`<p>You are not a member of any organisation with a project, so there is nothing to connect yet.</p>
+  : html`<p>You are not a member of any organisation with a project, so there is nothing to connect yet. Create a project in your organisation (or ask an administrator to add you to one), then connect the application again.</p>
 <div class="actions"><button type="submit" name="decision" value="deny">Deny</button></div>`}
 </form>
 <p class="muted">You can disconnect the application at any time; it never sees your password.</p>
