@@ -6,6 +6,8 @@ import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
+import { ServiceKeysModule } from '@app/service-keys';
+import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
@@ -24,6 +26,8 @@ export class AppModule {
         AuditModule,
         DiscoveryModule,
         HealthModule,
+        ServiceKeysModule,
+        TasksModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },

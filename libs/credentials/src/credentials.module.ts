@@ -9,6 +9,7 @@ import { AgentToken } from './entities/agent-token.entity';
 import { ApiKey } from './entities/api-key.entity';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import { SessionTokenService } from './session-token.service';
+import { TokenUsageRecorder } from './token-usage.recorder';
 import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strategies/bearer.strategies';
 
 @Global()
@@ -22,8 +23,9 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     AgentTokenStrategy,
     ApiKeyStrategy,
     SessionJwtStrategy,
+    TokenUsageRecorder,
     { provide: APP_GUARD, useClass: CredentialGuard },
   ],
-  exports: [AgentTokenService, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
+  exports: [AgentTokenService, TokenUsageRecorder, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
 })
 export class CredentialsModule {}
