@@ -63,7 +63,10 @@ export class DatabaseModule {
             migrationsTransactionMode: 'each' as const,
             namingStrategy: new SnakeNamingStrategy(),
             logging: ['error', 'migration'] as const,
-            extra: { max: config.databasePoolSize, idleTimeoutMillis: 30_000 },
+            // The embedded database serves one session, and its socket server interleaves the
+            // protocol messages of concurrent connections (one connection's Bind can meet another's
+            // Parse: wrong parameters, wrong rows). One pooled connection keeps each query whole.
+            extra: { max: db.embedded ? 1 : config.databasePoolSize, idleTimeoutMillis: 30_000 },
           }),
         }),
       ],
