@@ -38,6 +38,10 @@ interface TaskRow {
   position: string;
 }
 
+/** The project must still exist: a deleted project's tasks are out of reach (its tokens are revoked anyway). */
+const liveProject = (param: string) =>
+  `EXISTS (SELECT 1 FROM projects WHERE projects.id = ${param} AND projects.deleted_at IS NULL)`;
+
 const COLUMNS = `id, project_id, title, description, status, created_at, updated_at,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position`;
 
@@ -45,7 +49,8 @@ const COLUMNS = `id, project_id, title, description, status, created_at, updated
  * The tasks of exactly one project. It is built from a capability's project context (see
  * `TasksRepository.forProject`) and every statement it runs is filtered by that project's id,
  * so a handler cannot reach another project's rows: it has no way to name one. A task of
- * another project, a missing task and a malformed id all come back as `null`.
+ * another project, a missing task and a malformed id all come back as `null`; so does
+ * everything once the project is deleted.
  */
 export class ProjectTasks {
   constructor(
@@ -56,7 +61,7 @@ export class ProjectTasks {
   /** Oldest first (creation order, then id), keyset-paginated with an opaque cursor. */
   async list(options: { status?: TaskStatus; limit: number; cursor?: string }): Promise<TaskPage> {
     const params: unknown[] = [this.projectId];
-    let where = 'project_id = $1';
+    let where = `project_id = $1 AND ${liveProject('$1')}`;
     if (options.status) {
       params.push(options.status);
       where += ` AND status = $${params.length}`;
@@ -81,19 +86,22 @@ export class ProjectTasks {
 
   async get(id: string): Promise<TaskView | null> {
     if (!isUuid(id)) return null;
-    const rows: TaskRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM tasks WHERE id = $1 AND project_id = $2`, [
+    const rows: TaskRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')}`, [
       id,
       this.projectId,
     ]);
     return rows[0] ? toView(rows[0]) : null;
   }
 
-  async create(input: { title: string; description?: string | null }): Promise<TaskView> {
+  /** The new task, or null when the project has been deleted meanwhile. */
+  async create(input: { title: string; description?: string | null }): Promise<TaskView | null> {
     const rows: TaskRow[] = await this.dataSource.query(
-      `INSERT INTO tasks (project_id, title, description, status) VALUES ($1, $2, $3, 'todo') RETURNING ${COLUMNS}`,
+      `INSERT INTO tasks (project_id, title, description, status)
+       SELECT id, $2, $3, 'todo' FROM projects WHERE id = $1 AND deleted_at IS NULL
+       RETURNING ${COLUMNS}`,
       [this.projectId, input.title, input.description ?? null],
     );
-    return toView(rows[0]);
+    return rows[0] ? toView(rows[0]) : null;
   }
 
   async update(id: string, changes: TaskChanges): Promise<TaskView | null> {
@@ -107,7 +115,7 @@ export class ProjectTasks {
       }
     }
     const rows: TaskRow[] = await this.dataSource.query(
-      `WITH updated AS (UPDATE tasks SET ${sets.join(', ')} WHERE id = $1 AND project_id = $2 RETURNING *)
+      `WITH updated AS (UPDATE tasks SET ${sets.join(', ')} WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING *)
        SELECT ${COLUMNS} FROM updated`,
       params,
     );
@@ -118,7 +126,8 @@ export class ProjectTasks {
   async delete(id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
     const rows: { id: string }[] = await this.dataSource.query(
-      `WITH deleted AS (DELETE FROM tasks WHERE id = $1 AND project_id = $2 RETURNING id) SELECT id FROM deleted`,
+      `WITH deleted AS (DELETE FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING id)
+       SELECT id FROM deleted`,
       [id, this.projectId],
     );
     return rows.length === 1;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { NotFoundError } from '@app/common';
 import { z } from 'zod';
 import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
 import { TasksRepository } from '../tasks.repository';
-import { taskDescription, taskTitle } from './task-fields';
+import { oneTaskOutput, taskDescription, taskTitle } from './task-fields';
 
 const inputSchema = z
   .object({
@@ -20,12 +21,14 @@ export class CreateTaskCapability implements CapabilityDefinition<typeof inputSc
     'Creates a task in the project this token is bound to, with status todo. Returns the new task, including its id.';
   readonly permission = 'tasks:write' as const;
   readonly inputSchema = inputSchema;
+  readonly outputSchema = oneTaskOutput;
   readonly annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
 
   constructor(private readonly tasks: TasksRepository) {}
 
   async handle(args: z.infer<typeof inputSchema>, context: ProjectContext) {
     const task = await this.tasks.forProject(context).create(args);
+    if (!task) throw new NotFoundError('Project');
     return { task };
   }
 }

@@ -7,6 +7,8 @@ import { taskId } from './task-fields';
 
 const inputSchema = z.object({ id: taskId() }).strict();
 
+const outputSchema = z.object({ deleted: z.literal(true), id: z.string() });
+
 @Capability()
 @Injectable()
 export class DeleteTaskCapability implements CapabilityDefinition<typeof inputSchema> {
@@ -17,12 +19,13 @@ export class DeleteTaskCapability implements CapabilityDefinition<typeof inputSc
     'is reported as not found.';
   readonly permission = 'tasks:delete' as const;
   readonly inputSchema = inputSchema;
+  readonly outputSchema = outputSchema;
   readonly annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false };
 
   constructor(private readonly tasks: TasksRepository) {}
 
   async handle(args: z.infer<typeof inputSchema>, context: ProjectContext) {
     if (!(await this.tasks.forProject(context).delete(args.id))) throw new TaskNotFoundError();
-    return { deleted: true, id: args.id };
+    return { deleted: true as const, id: args.id };
   }
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
 import { TaskNotFoundError } from '../tasks.errors';
 import { TasksRepository } from '../tasks.repository';
-import { taskId } from './task-fields';
+import { oneTaskOutput, taskId } from './task-fields';
 
 const inputSchema = z.object({ id: taskId() }).strict();
 
@@ -17,6 +17,7 @@ export class GetTaskCapability implements CapabilityDefinition<typeof inputSchem
     'An id that is not a task of this project is reported as not found.';
   readonly permission = 'tasks:read' as const;
   readonly inputSchema = inputSchema;
+  readonly outputSchema = oneTaskOutput;
   readonly annotations = { readOnlyHint: true };
 
   constructor(private readonly tasks: TasksRepository) {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
 import { TasksRepository } from '../tasks.repository';
-import { taskStatus } from './task-fields';
+import { taskOutput, taskStatus } from './task-fields';
 
 export const LIST_TASKS_DEFAULT_LIMIT = 20;
 export const LIST_TASKS_MAX_LIMIT = 100;
@@ -26,6 +26,11 @@ const inputSchema = z
   })
   .strict();
 
+const outputSchema = z.object({
+  tasks: z.array(taskOutput),
+  nextCursor: z.string().nullable().describe('Pass as cursor to get the next page; null on the last page.'),
+});
+
 @Capability()
 @Injectable()
 export class ListTasksCapability implements CapabilityDefinition<typeof inputSchema> {
@@ -36,6 +41,7 @@ export class ListTasksCapability implements CapabilityDefinition<typeof inputSch
     'Returns {tasks, nextCursor}; when nextCursor is not null, call again with cursor=nextCursor for the next page.';
   readonly permission = 'tasks:read' as const;
   readonly inputSchema = inputSchema;
+  readonly outputSchema = outputSchema;
   readonly annotations = { readOnlyHint: true };
 
   constructor(private readonly tasks: TasksRepository) {}

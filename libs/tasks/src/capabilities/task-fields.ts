@@ -25,3 +25,16 @@ export const taskDescription = () =>
 
 export const taskStatus = () =>
   z.enum(TASK_STATUSES).describe('todo (not started), in_progress (being worked on) or done.');
+
+/** A task as the capabilities return it (advertised as part of each tool's output schema). */
+export const taskOutput = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  status: z.enum(TASK_STATUSES),
+  createdAt: z.string().describe('ISO 8601'),
+  updatedAt: z.string().describe('ISO 8601'),
+});
+
+export const oneTaskOutput = z.object({ task: taskOutput });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
 import { TaskNotFoundError } from '../tasks.errors';
 import { TasksRepository } from '../tasks.repository';
-import { taskDescription, taskId, taskStatus, taskTitle } from './task-fields';
+import { oneTaskOutput, taskDescription, taskId, taskStatus, taskTitle } from './task-fields';
 
 const inputSchema = z
   .object({
@@ -27,6 +27,7 @@ export class UpdateTaskCapability implements CapabilityDefinition<typeof inputSc
     'is bound to; fields left out keep their value, and at least one must be given. Returns the updated task.';
   readonly permission = 'tasks:write' as const;
   readonly inputSchema = inputSchema;
+  readonly outputSchema = oneTaskOutput;
   readonly annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true };
 
   constructor(private readonly tasks: TasksRepository) {}
