@@ -171,9 +171,9 @@ describe('service keys and derived project tokens (REST)', () => {
         tokens: [tokenMeta(a), tokenMeta(b)],
       });
       const list = await request(t.baseUrl).get(keysUrl(organization.id)).set(auth).expect(200);
-      expect(list.body).toEqual({ serviceKeys: [one.body] });
+      expect(list.body).toEqual({ items: [one.body] });
       const tokens = await request(t.baseUrl).get(`${keysUrl(organization.id)}/${key.id}/tokens`).set(auth).expect(200);
-      expect(tokens.body).toEqual({ tokens: [tokenMeta(a), tokenMeta(b)] });
+      expect(tokens.body).toEqual({ items: [tokenMeta(a), tokenMeta(b)] });
       for (const body of [one.text, list.text, tokens.text]) {
         for (const secret of [a.token, b.token]) {
           expect(body).not.toContain(secret);

@@ -1,9 +1,18 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CurrentPrincipal, RestAuth, RestPrincipal } from '@app/credentials';
 import { CreateServiceKeyDto } from './dto/create-service-key.dto';
 import { DeriveProjectTokenDto } from './dto/derive-project-token.dto';
+import {
+  CreatedServiceKeyDto,
+  DerivedProjectTokenDto,
+  ProjectTokenListDto,
+  RevokedProjectTokenDto,
+  RevokedServiceKeyDto,
+  ServiceKeyDto,
+  ServiceKeyListDto,
+} from './dto/service-key.dto';
 import { Acting, ServiceKeysService } from './service-keys.service';
 
 const READ = { permission: 'service_keys:read' } as const;
@@ -22,6 +31,7 @@ export class ServiceKeysController {
   @Post()
   @RestAuth(WRITE)
   @ApiOperation({ summary: 'Create a service key (no secret of its own; permissions default to every agent permission)' })
+  @ApiCreatedResponse({ type: CreatedServiceKeyDto })
   create(@Param('orgId') orgId: string, @Body() body: CreateServiceKeyDto, @CurrentPrincipal() principal: RestPrincipal, @Req() req: Request) {
     return this.serviceKeys.create(orgId, body, acting(principal, req));
   }
@@ -29,13 +39,15 @@ export class ServiceKeysController {
   @Get()
   @RestAuth(READ)
   @ApiOperation({ summary: 'List service keys with their derived tokens’ metadata' })
-  async list(@Param('orgId') orgId: string) {
-    return { serviceKeys: await this.serviceKeys.list(orgId) };
+  @ApiOkResponse({ type: ServiceKeyListDto })
+  async list(@Param('orgId') orgId: string): Promise<ServiceKeyListDto> {
+    return { items: await this.serviceKeys.list(orgId) };
   }
 
   @Get(':keyId')
   @RestAuth(READ)
   @ApiOperation({ summary: 'One service key with its derived tokens’ metadata' })
+  @ApiOkResponse({ type: ServiceKeyDto })
   get(@Param('orgId') orgId: string, @Param('keyId') keyId: string) {
     return this.serviceKeys.get(orgId, keyId);
   }
@@ -44,6 +56,7 @@ export class ServiceKeysController {
   @HttpCode(200)
   @RestAuth(WRITE)
   @ApiOperation({ summary: 'Revoke the key and, in the same transaction, every token derived from it (idempotent)' })
+  @ApiOkResponse({ type: RevokedServiceKeyDto })
   revoke(@Param('orgId') orgId: string, @Param('keyId') keyId: string, @CurrentPrincipal() principal: RestPrincipal, @Req() req: Request) {
     return this.serviceKeys.revoke(orgId, keyId, acting(principal, req));
   }
@@ -51,6 +64,7 @@ export class ServiceKeysController {
   @Post(':keyId/tokens')
   @RestAuth(WRITE)
   @ApiOperation({ summary: 'Derive a project token (dga_); the secret is in this response only' })
+  @ApiCreatedResponse({ type: DerivedProjectTokenDto })
   derive(
     @Param('orgId') orgId: string,
     @Param('keyId') keyId: string,
@@ -64,14 +78,16 @@ export class ServiceKeysController {
   @Get(':keyId/tokens')
   @RestAuth(READ)
   @ApiOperation({ summary: 'Derived tokens of a key (metadata only)' })
-  async listTokens(@Param('orgId') orgId: string, @Param('keyId') keyId: string) {
-    return { tokens: await this.serviceKeys.listTokens(orgId, keyId) };
+  @ApiOkResponse({ type: ProjectTokenListDto })
+  async listTokens(@Param('orgId') orgId: string, @Param('keyId') keyId: string): Promise<ProjectTokenListDto> {
+    return { items: await this.serviceKeys.listTokens(orgId, keyId) };
   }
 
   @Post(':keyId/tokens/:tokenId/revoke')
   @HttpCode(200)
   @RestAuth(WRITE)
   @ApiOperation({ summary: 'Revoke one derived token (idempotent)' })
+  @ApiOkResponse({ type: RevokedProjectTokenDto })
   revokeToken(
     @Param('orgId') orgId: string,
     @Param('keyId') keyId: string,

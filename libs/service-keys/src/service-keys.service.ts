@@ -11,6 +11,14 @@ import {
   TOKEN_PREFIXES,
 } from '@app/credentials';
 import { isPgError, isUuid, PG_UNIQUE_VIOLATION } from '@app/database';
+import {
+  CreatedServiceKeyDto,
+  DerivedProjectTokenDto,
+  ProjectTokenDto,
+  RevokedProjectTokenDto,
+  RevokedServiceKeyDto,
+  ServiceKeyDto,
+} from './dto/service-key.dto';
 import { ServiceKey } from './entities/service-key.entity';
 import {
   ProjectNotFoundError,
@@ -24,62 +32,6 @@ import {
 export interface Acting {
   principal: RestPrincipal;
   origin: RequestOrigin;
-}
-
-export type CredentialStatus = 'active' | 'revoked';
-
-export interface CreatedServiceKey {
-  id: string;
-  name: string;
-  permissions: AgentPermission[];
-  status: 'active';
-  createdAt: Date;
-}
-
-/** Metadata of a derived token; never its secret or hash. */
-export interface ProjectTokenView {
-  id: string;
-  serviceKeyId: string;
-  projectId: string;
-  permissions: AgentPermission[];
-  status: CredentialStatus;
-  createdAt: Date;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-}
-
-export interface ServiceKeyView {
-  id: string;
-  name: string;
-  permissions: AgentPermission[];
-  status: CredentialStatus;
-  createdAt: Date;
-  revokedAt: Date | null;
-  tokens: ProjectTokenView[];
-}
-
-export interface RevokedServiceKey {
-  id: string;
-  status: 'revoked';
-  revokedAt: Date;
-  /** Tokens this call revoked (0 when the key was already revoked). */
-  revokedTokens: number;
-}
-
-/** The one response that carries a derived token's secret. */
-export interface DerivedProjectToken {
-  id: string;
-  token: string;
-  projectId: string;
-  serviceKeyId: string;
-  permissions: AgentPermission[];
-  createdAt: Date;
-}
-
-export interface RevokedProjectToken {
-  id: string;
-  status: 'revoked';
-  revokedAt: Date;
 }
 
 interface TokenRow {
@@ -109,7 +61,7 @@ export class ServiceKeysService {
     organizationId: string,
     input: { name: string; permissions?: AgentPermission[] },
     acting: Acting,
-  ): Promise<CreatedServiceKey> {
+  ): Promise<CreatedServiceKeyDto> {
     const permissions = normalisePermissions(input.permissions ?? AGENT_PERMISSION_NAMES);
     const actor = actorOf(acting.principal);
     return this.dataSource.transaction(async (em) => {
@@ -129,7 +81,7 @@ export class ServiceKeysService {
     });
   }
 
-  async list(organizationId: string): Promise<ServiceKeyView[]> {
+  async list(organizationId: string): Promise<ServiceKeyDto[]> {
     const keys = await this.dataSource.getRepository(ServiceKey).find({
       where: { organizationId },
       order: { createdAt: 'DESC', id: 'DESC' },
@@ -142,12 +94,12 @@ export class ServiceKeysService {
     return keys.map((key) => keyView(key, rows.filter((r) => r.service_key_id === key.id)));
   }
 
-  async get(organizationId: string, keyId: string): Promise<ServiceKeyView> {
+  async get(organizationId: string, keyId: string): Promise<ServiceKeyDto> {
     const key = await this.findKey(this.dataSource.manager, organizationId, keyId);
     return keyView(key, await this.tokenRows(this.dataSource.manager, key.id));
   }
 
-  async listTokens(organizationId: string, keyId: string): Promise<ProjectTokenView[]> {
+  async listTokens(organizationId: string, keyId: string): Promise<ProjectTokenDto[]> {
     const key = await this.findKey(this.dataSource.manager, organizationId, keyId);
     return (await this.tokenRows(this.dataSource.manager, key.id)).map(tokenView);
   }
@@ -156,7 +108,7 @@ export class ServiceKeysService {
    * Revokes the key and, in the same transaction and with one UPDATE, every token derived from
    * it. Idempotent: a second call changes nothing and answers the first call's `revokedAt`.
    */
-  async revoke(organizationId: string, keyId: string, acting: Acting): Promise<RevokedServiceKey> {
+  async revoke(organizationId: string, keyId: string, acting: Acting): Promise<RevokedServiceKeyDto> {
     if (!isUuid(keyId)) throw new ServiceKeyNotFoundError();
     return this.dataSource.transaction(async (em) => {
       const updated: { revoked_at: Date }[] = await em.query(
@@ -198,7 +150,7 @@ export class ServiceKeysService {
    * either waits for this token (and revokes it too) or makes this call fail with 409. One active
    * token per (key, project) is the database's unique partial index, not a read-then-write.
    */
-  async deriveToken(organizationId: string, keyId: string, projectId: string, acting: Acting): Promise<DerivedProjectToken> {
+  async deriveToken(organizationId: string, keyId: string, projectId: string, acting: Acting): Promise<DerivedProjectTokenDto> {
     if (!isUuid(keyId)) throw new ServiceKeyNotFoundError();
     if (!isUuid(projectId)) throw new ProjectNotFoundError();
     const token = generateToken(TOKEN_PREFIXES.agentAccess);
@@ -243,7 +195,7 @@ export class ServiceKeysService {
   }
 
   /** Revokes one derived token. Idempotent: a second call answers the first call's `revokedAt`. */
-  async revokeToken(organizationId: string, keyId: string, tokenId: string, acting: Acting): Promise<RevokedProjectToken> {
+  async revokeToken(organizationId: string, keyId: string, tokenId: string, acting: Acting): Promise<RevokedProjectTokenDto> {
     if (!isUuid(keyId) || !isUuid(tokenId)) throw new ProjectTokenNotFoundError();
     return this.dataSource.transaction(async (em) => {
       const updated: { project_id: string; revoked_at: Date }[] = await em.query(
@@ -293,7 +245,7 @@ function normalisePermissions(permissions: readonly AgentPermission[]): AgentPer
   return AGENT_PERMISSION_NAMES.filter((p) => permissions.includes(p));
 }
 
-function tokenView(row: TokenRow): ProjectTokenView {
+function tokenView(row: TokenRow): ProjectTokenDto {
   return {
     id: row.id,
     serviceKeyId: row.service_key_id,
@@ -306,7 +258,7 @@ function tokenView(row: TokenRow): ProjectTokenView {
   };
 }
 
-function keyView(key: ServiceKey, tokens: TokenRow[]): ServiceKeyView {
+function keyView(key: ServiceKey, tokens: TokenRow[]): ServiceKeyDto {
   return {
     id: key.id,
     name: key.name,

@@ -86,10 +86,10 @@ export class ProjectTasks {
 
   async get(id: string): Promise<TaskView | null> {
     if (!isUuid(id)) return null;
-    const rows: TaskRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')}`, [
-      id,
-      this.projectId,
-    ]);
+    const rows: TaskRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')}`,
+      [id, this.projectId],
+    );
     return rows[0] ? toView(rows[0]) : null;
   }
 
