@@ -6,6 +6,8 @@ import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
+import { McpModule } from '@app/mcp';
+import { ProjectCapabilitiesModule } from '@app/organizations';
 import { ServiceKeysModule } from '@app/service-keys';
 import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
@@ -26,6 +28,8 @@ export class AppModule {
         AuditModule,
         DiscoveryModule,
         HealthModule,
+        McpModule,
+        ProjectCapabilitiesModule,
         ServiceKeysModule,
         TasksModule,
       ],
