@@ -365,16 +365,37 @@ describe('service keys and derived project tokens (REST)', () => {
   }
 
   describe('access', () => {
-    type Caller = 'admin session' | 'member session' | 'rk_ with permission' | 'rk_ without permission' | 'rk_ of another org' | 'dga_' | 'none';
-    const callers: Caller[] = ['admin session', 'member session', 'rk_ with permission', 'rk_ without permission', 'rk_ of another org', 'dga_', 'none'];
+    type Caller =
+      | 'admin session'
+      | 'member session'
+      | 'another org’s admin session'
+      | 'rk_ with permission'
+      | 'rk_ without permission'
+      | 'rk_ of another org'
+      | 'dga_'
+      | 'none'
+      | 'unrecognised';
+    const callers: Caller[] = [
+      'admin session',
+      'member session',
+      'another org’s admin session',
+      'rk_ with permission',
+      'rk_ without permission',
+      'rk_ of another org',
+      'dga_',
+      'none',
+      'unrecognised',
+    ];
     const expected: Record<Caller, number | 'ok'> = {
       'admin session': 'ok',
       'member session': 403,
+      'another org’s admin session': 404,
       'rk_ with permission': 'ok',
       'rk_ without permission': 403,
       'rk_ of another org': 404,
       dga_: 403,
       none: 401,
+      unrecognised: 401,
     };
 
     const routes: { name: string; permission: 'service_keys:read' | 'service_keys:write'; ok: number; call: (ctx: RouteCtx) => request.Test }[] = [
@@ -413,8 +434,9 @@ describe('service keys and derived project tokens (REST)', () => {
         const credential = await credentialFor(caller, organization.id, route.permission, token.token);
         const req = route.call(ctx);
         if (credential) req.set('Authorization', `Bearer ${credential}`);
-        const res = await req;
+        const res = await req.set('Origin', 'https://elsewhere.example');
         seen[caller] = res.status;
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
         if (res.status >= 400) expect(res.body).toMatchObject({ statusCode: res.status });
       }
       const want = Object.fromEntries(callers.map((c) => [c, expected[c] === 'ok' ? route.ok : expected[c]]));
@@ -427,6 +449,8 @@ describe('service keys and derived project tokens (REST)', () => {
           return (await createSessionUser(t.app, t.dataSource, orgId, 'admin')).session;
         case 'member session':
           return (await createSessionUser(t.app, t.dataSource, orgId, 'member')).session;
+        case 'another org’s admin session':
+          return (await createOrganizationWithAdmin(t.app, t.dataSource)).admin.session;
         case 'rk_ with permission':
           return (await createApiKey(t.dataSource, orgId, [permission])).key;
         case 'rk_ without permission': {
@@ -441,6 +465,8 @@ describe('service keys and derived project tokens (REST)', () => {
           return dga;
         case 'none':
           return undefined;
+        case 'unrecognised':
+          return 'not-a-credential';
       }
     }
 
