@@ -1,4 +1,4 @@
-import { AgentTokenService, LAST_USED_RESOLUTION_MS, TokenUsageRecorder } from '@app/credentials';
+import { AgentTokenService, AGENT_TOKEN_USAGE_RESOLUTION_MS, TokenUsageRecorder } from '@app/credentials';
 import { createAgentToken, createProjectWithToken } from './factories';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -48,11 +48,11 @@ describe('agent token lastUsedAt', () => {
 
   it('writes again once the stored time is over a minute old', async () => {
     const { id, token } = await createProjectWithToken(t.dataSource);
-    const old = new Date(Date.now() - LAST_USED_RESOLUTION_MS - 5_000);
+    const old = new Date(Date.now() - AGENT_TOKEN_USAGE_RESOLUTION_MS - 5_000);
     await t.dataSource.query('UPDATE agent_tokens SET last_used_at = $2 WHERE id = $1', [id, old]);
     await tokens.resolve(token);
     await recorder.flush();
-    expect((await lastUsed(id))!.getTime()).toBeGreaterThan(old.getTime() + LAST_USED_RESOLUTION_MS);
+    expect((await lastUsed(id))!.getTime()).toBeGreaterThan(old.getTime() + AGENT_TOKEN_USAGE_RESOLUTION_MS);
   });
 
   it('never records a refused token', async () => {

@@ -2,9 +2,9 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@ne
 import { DataSource } from 'typeorm';
 
 /** `last_used_at` is kept to this resolution: at most one write per token per interval. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+export const AGENT_TOKEN_USAGE_RESOLUTION_MS = 60_000;
 /** How often pending uses are written, in one UPDATE. */
-export const LAST_USED_FLUSH_INTERVAL_MS = 10_000;
+export const AGENT_TOKEN_USAGE_FLUSH_MS = 10_000;
 
 /**
  * Records when agent tokens are used, off the request path: accepting a token only touches an
@@ -26,17 +26,17 @@ export class TokenUsageRecorder implements OnModuleInit, BeforeApplicationShutdo
   constructor(private readonly dataSource: DataSource) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.flush(), LAST_USED_FLUSH_INTERVAL_MS);
+    this.timer = setInterval(() => void this.flush(), AGENT_TOKEN_USAGE_FLUSH_MS);
     this.timer.unref();
   }
 
   /** A token was accepted now; `storedLastUsedAt` is what the row held when it was read. */
   record(tokenId: string, storedLastUsedAt: Date | null, now = new Date()): void {
     const t = now.getTime();
-    if (storedLastUsedAt && t - storedLastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+    if (storedLastUsedAt && t - storedLastUsedAt.getTime() < AGENT_TOKEN_USAGE_RESOLUTION_MS) return;
     if (this.pending.has(tokenId)) return;
     const lastWrite = this.written.get(tokenId);
-    if (lastWrite !== undefined && t - lastWrite < LAST_USED_RESOLUTION_MS) return;
+    if (lastWrite !== undefined && t - lastWrite < AGENT_TOKEN_USAGE_RESOLUTION_MS) return;
     this.pending.set(tokenId, now);
   }
 
@@ -54,7 +54,7 @@ export class TokenUsageRecorder implements OnModuleInit, BeforeApplicationShutdo
 
   private async write(): Promise<void> {
     const now = Date.now();
-    for (const [id, at] of this.written) if (now - at >= LAST_USED_RESOLUTION_MS) this.written.delete(id);
+    for (const [id, at] of this.written) if (now - at >= AGENT_TOKEN_USAGE_RESOLUTION_MS) this.written.delete(id);
     if (this.pending.size === 0 || !this.dataSource.isInitialized) return;
     const batch = this.pending;
     this.pending = new Map();
