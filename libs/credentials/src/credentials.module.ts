@@ -4,6 +4,7 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentTokenService } from './agent-token.service';
 import { ApiKeyResolver } from './api-key-resolver.service';
+import { ApiKeyUsageTracker } from './api-key-usage.tracker';
 import { CredentialGuard } from './credential.guard';
 import { AgentToken } from './entities/agent-token.entity';
 import { ApiKey } from './entities/api-key.entity';
@@ -18,6 +19,7 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
   providers: [
     AgentTokenService,
     ApiKeyResolver,
+    ApiKeyUsageTracker,
     SessionTokenService,
     OrganizationAccessPolicy,
     AgentTokenStrategy,
@@ -26,6 +28,6 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     TokenUsageRecorder,
     { provide: APP_GUARD, useClass: CredentialGuard },
   ],
-  exports: [AgentTokenService, TokenUsageRecorder, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
+  exports: [AgentTokenService, TokenUsageRecorder, ApiKeyUsageTracker, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
 })
 export class CredentialsModule {}
