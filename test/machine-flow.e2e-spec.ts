@@ -1,7 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import request from 'supertest';
-import { createProject } from './factories';
-import { createApiKey, createOrganizationWithAdmin } from './factories/machine';
 import { invalidTokenChallenge, MCP_401_BODY } from './fixtures/mcp-401';
 import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -35,13 +34,23 @@ describe('machine flow: service key → derived project tokens → task capabili
     [MODERN_VERSION, 'an rk_ key with service_keys:write'],
   ])('protocol %s, administrator using %s', (version, adminKind) => {
     it('plays the whole flow', async () => {
-      // An organisation with two projects and an administrator.
-      const { organization, admin } = await createOrganizationWithAdmin(t.app, t.dataSource);
-      const projectA = await createProject(t.dataSource, organization.id);
-      const projectB = await createProject(t.dataSource, organization.id);
-      const credential = adminKind.startsWith('an rk_')
-        ? (await createApiKey(t.dataSource, organization.id, ['service_keys:write'])).key
-        : admin.session;
+      // An administrator signs up (a new organisation), logs in and creates two projects.
+      const email = `admin-${randomUUID().slice(0, 8)}@example.test`;
+      const password = 'correct horse battery staple';
+      const signup = await request(t.baseUrl)
+        .post('/api/auth/signup')
+        .send({ email, password, name: 'Ada Admin', organizationName: 'Machines Inc' })
+        .expect(201);
+      const organization: { id: string } = signup.body.organization;
+      const session: string = (await request(t.baseUrl).post('/api/auth/login').send({ email, password }).expect(200)).body.accessToken;
+      const asAdmin = (method: 'get' | 'post', path: string) =>
+        request(t.baseUrl)[method](`/api/organizations/${organization.id}${path}`).set('Authorization', `Bearer ${session}`);
+      const projectA: { id: string } = (await asAdmin('post', '/projects').send({ name: 'A' }).expect(201)).body;
+      const projectB: { id: string } = (await asAdmin('post', '/projects').send({ name: 'B' }).expect(201)).body;
+      // The machine flow runs on the session, or on an rk_ key that holds only service_keys:write.
+      const credential: string = adminKind.startsWith('an rk_')
+        ? (await asAdmin('post', '/api-keys').send({ name: 'provisioning', permissions: ['service_keys:write'] }).expect(201)).body.key
+        : session;
       const rest = (method: 'get' | 'post', path: string) =>
         request(t.baseUrl)[method](`/api/organizations/${organization.id}${path}`).set('Authorization', `Bearer ${credential}`);
 

@@ -1,6 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
+import { ApiErrors } from '@app/common';
 import { CurrentPrincipal, RestAuth, RestPrincipal } from '@app/credentials';
 import { CreateServiceKeyDto } from './dto/create-service-key.dto';
 import { DeriveProjectTokenDto } from './dto/derive-project-token.dto';
@@ -13,7 +14,7 @@ import {
   ServiceKeyDto,
   ServiceKeyListDto,
 } from './dto/service-key.dto';
-import { Acting, ServiceKeysService } from './service-keys.service';
+import { ServiceKeysService } from './service-keys.service';
 
 const READ = { permission: 'service_keys:read' } as const;
 const WRITE = { permission: 'service_keys:write' } as const;
@@ -32,14 +33,21 @@ export class ServiceKeysController {
   @RestAuth(WRITE)
   @ApiOperation({ summary: 'Create a service key (no secret of its own; permissions default to every agent permission)' })
   @ApiCreatedResponse({ type: CreatedServiceKeyDto })
-  create(@Param('orgId') orgId: string, @Body() body: CreateServiceKeyDto, @CurrentPrincipal() principal: RestPrincipal, @Req() req: Request) {
-    return this.serviceKeys.create(orgId, body, acting(principal, req));
+  @ApiErrors(400, 401, 403, 404)
+  create(
+    @Param('orgId') orgId: string,
+    @Body() body: CreateServiceKeyDto,
+    @CurrentPrincipal() principal: RestPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<CreatedServiceKeyDto> {
+    return this.serviceKeys.create(orgId, body, { principal, origin });
   }
 
   @Get()
   @RestAuth(READ)
   @ApiOperation({ summary: 'List service keys with their derived tokens’ metadata' })
   @ApiOkResponse({ type: ServiceKeyListDto })
+  @ApiErrors(401, 403, 404)
   async list(@Param('orgId') orgId: string): Promise<ServiceKeyListDto> {
     return { items: await this.serviceKeys.list(orgId) };
   }
@@ -48,7 +56,8 @@ export class ServiceKeysController {
   @RestAuth(READ)
   @ApiOperation({ summary: 'One service key with its derived tokens’ metadata' })
   @ApiOkResponse({ type: ServiceKeyDto })
-  get(@Param('orgId') orgId: string, @Param('keyId') keyId: string) {
+  @ApiErrors(401, 403, 404)
+  get(@Param('orgId') orgId: string, @Param('keyId') keyId: string): Promise<ServiceKeyDto> {
     return this.serviceKeys.get(orgId, keyId);
   }
 
@@ -57,28 +66,36 @@ export class ServiceKeysController {
   @RestAuth(WRITE)
   @ApiOperation({ summary: 'Revoke the key and, in the same transaction, every token derived from it (idempotent)' })
   @ApiOkResponse({ type: RevokedServiceKeyDto })
-  revoke(@Param('orgId') orgId: string, @Param('keyId') keyId: string, @CurrentPrincipal() principal: RestPrincipal, @Req() req: Request) {
-    return this.serviceKeys.revoke(orgId, keyId, acting(principal, req));
+  @ApiErrors(401, 403, 404)
+  revoke(
+    @Param('orgId') orgId: string,
+    @Param('keyId') keyId: string,
+    @CurrentPrincipal() principal: RestPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<RevokedServiceKeyDto> {
+    return this.serviceKeys.revoke(orgId, keyId, { principal, origin });
   }
 
   @Post(':keyId/tokens')
   @RestAuth(WRITE)
   @ApiOperation({ summary: 'Derive a project token (dga_); the secret is in this response only' })
   @ApiCreatedResponse({ type: DerivedProjectTokenDto })
+  @ApiErrors(400, 401, 403, 404, 409)
   derive(
     @Param('orgId') orgId: string,
     @Param('keyId') keyId: string,
     @Body() body: DeriveProjectTokenDto,
     @CurrentPrincipal() principal: RestPrincipal,
-    @Req() req: Request,
+    @AuditOrigin() origin: RequestOrigin,
   ) {
-    return this.serviceKeys.deriveToken(orgId, keyId, body.projectId, acting(principal, req));
+    return this.serviceKeys.deriveToken(orgId, keyId, body.projectId, { principal, origin });
   }
 
   @Get(':keyId/tokens')
   @RestAuth(READ)
   @ApiOperation({ summary: 'Derived tokens of a key (metadata only)' })
   @ApiOkResponse({ type: ProjectTokenListDto })
+  @ApiErrors(401, 403, 404)
   async listTokens(@Param('orgId') orgId: string, @Param('keyId') keyId: string): Promise<ProjectTokenListDto> {
     return { items: await this.serviceKeys.listTokens(orgId, keyId) };
   }
@@ -88,17 +105,14 @@ export class ServiceKeysController {
   @RestAuth(WRITE)
   @ApiOperation({ summary: 'Revoke one derived token (idempotent)' })
   @ApiOkResponse({ type: RevokedProjectTokenDto })
+  @ApiErrors(401, 403, 404)
   revokeToken(
     @Param('orgId') orgId: string,
     @Param('keyId') keyId: string,
     @Param('tokenId') tokenId: string,
     @CurrentPrincipal() principal: RestPrincipal,
-    @Req() req: Request,
+    @AuditOrigin() origin: RequestOrigin,
   ) {
-    return this.serviceKeys.revokeToken(orgId, keyId, tokenId, acting(principal, req));
+    return this.serviceKeys.revokeToken(orgId, keyId, tokenId, { principal, origin });
   }
-}
-
-function acting(principal: RestPrincipal, req: Request): Acting {
-  return { principal, origin: { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null } };
 }
