@@ -2,6 +2,7 @@ import request from 'supertest';
 import { AGENT_PERMISSION_NAMES, AgentTokenService, generateToken, hashToken } from '@app/credentials';
 import { createOrganization, createProject } from './factories';
 import { createApiKey, createOrganizationWithAdmin, createServiceKeyRow, createSessionUser } from './factories/machine';
+import { invalidTokenChallenge, MCP_401_BODY } from './fixtures/mcp-401';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -327,6 +328,8 @@ describe('service keys and derived project tokens (REST)', () => {
       const tokens = t.app.get(AgentTokenService);
       const sample = [0, 1, 499, 998, 999].map((i) => secrets[i]);
       for (const s of sample) expect(await tokens.resolve(s)).not.toBeNull();
+      const overHttp = [secrets[0], secrets[500], secrets[999], ...pick(secrets, 3)];
+      for (const s of overHttp) expect((await mcpToolsList(s)).status).toBe(200);
 
       const res = await request(t.baseUrl).post(`${keysUrl(organization.id)}/${key.id}/revoke`).set(auth).expect(200);
       expect(res.body.revokedTokens).toBe(1000);
@@ -340,8 +343,23 @@ describe('service keys and derived project tokens (REST)', () => {
       );
       expect(row).toEqual({ total: 1000, live: 0, with_key: 1000 });
       for (const s of [...sample, ...pick(secrets, 45)]) expect(await tokens.resolve(s)).toBeNull();
+      for (const s of overHttp) {
+        const refused = await mcpToolsList(s);
+        expect(refused.status).toBe(401);
+        expect(refused.headers['www-authenticate']).toBe(invalidTokenChallenge(t.baseUrl));
+        expect(refused.body).toEqual(MCP_401_BODY);
+      }
     });
   });
+
+  function mcpToolsList(token: string) {
+    return request(t.baseUrl)
+      .post('/api/mcp')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Accept', 'application/json, text/event-stream')
+      .set('MCP-Protocol-Version', '2025-06-18')
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  }
 
   /**
    * 1,000 projects and one derived token each, in two statements: hashes computed here, rows
