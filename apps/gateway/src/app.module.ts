@@ -11,6 +11,8 @@ import { HealthModule } from '@app/health';
 import { McpModule } from '@app/mcp';
 import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
+import { ServiceKeysModule } from '@app/service-keys';
+import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
@@ -34,6 +36,8 @@ export class AppModule {
         AuthModule,
         OrganizationsModule,
         ApiKeysModule,
+        ServiceKeysModule,
+        TasksModule,
         OAuthModule,
       ],
       providers: [

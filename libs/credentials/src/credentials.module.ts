@@ -10,6 +10,7 @@ import { AgentToken } from './entities/agent-token.entity';
 import { ApiKey } from './entities/api-key.entity';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import { SessionTokenService } from './session-token.service';
+import { TokenUsageRecorder } from './token-usage.recorder';
 import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strategies/bearer.strategies';
 
 @Global()
@@ -24,8 +25,9 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     AgentTokenStrategy,
     ApiKeyStrategy,
     SessionJwtStrategy,
+    TokenUsageRecorder,
     { provide: APP_GUARD, useClass: CredentialGuard },
   ],
-  exports: [AgentTokenService, ApiKeyUsageTracker, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
+  exports: [AgentTokenService, TokenUsageRecorder, ApiKeyUsageTracker, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
 })
 export class CredentialsModule {}

@@ -12,4 +12,5 @@ export * from './permissions';
 export * from './principal';
 export * from './session-token.service';
 export * from './token-format';
+export * from './token-usage.recorder';
 export * from './session-cookie';
