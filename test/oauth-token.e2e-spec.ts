@@ -102,7 +102,7 @@ describe('OAuth token endpoint (SPEC §5)', () => {
     it('refuses a wrong code_verifier, and the code is then spent', async () => {
       const { client, code, verifier, redirectUri } = await freshCode();
       const wrong = await tokenRequest(t.baseUrl, {
-        grant_type: 'authorization_code', code, code_verifier: `${verifier.slice(0, -1)}A`, redirect_uri: redirectUri, client_id: client.client_id,
+        grant_type: 'authorization_code', code, code_verifier: `${verifier.slice(0, -1)}${verifier.endsWith('A') ? 'B' : 'A'}`, redirect_uri: redirectUri, client_id: client.client_id,
       });
       expect(wrong.status).toBe(400);
       expect(wrong.headers.get('cache-control')).toBe('no-store');
