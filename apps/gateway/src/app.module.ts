@@ -1,11 +1,17 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ApiKeysModule } from '@app/api-keys';
 import { AuditModule } from '@app/audit';
+import { AuthModule } from '@app/auth';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
+import { McpModule } from '@app/mcp';
+import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
+import { ServiceKeysModule } from '@app/service-keys';
+import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
@@ -24,6 +30,13 @@ export class AppModule {
         AuditModule,
         DiscoveryModule,
         HealthModule,
+        McpModule,
+        ProjectCapabilitiesModule,
+        AuthModule,
+        OrganizationsModule,
+        ApiKeysModule,
+        ServiceKeysModule,
+        TasksModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },

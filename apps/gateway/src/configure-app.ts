@@ -5,13 +5,17 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import type { NextFunction, Request, Response } from 'express';
 import { json, urlencoded } from 'express';
+import { STATUS_CODES } from 'node:http';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/common';
 import { AppConfig } from '@app/config';
+import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '@app/mcp';
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsPolicy, MCP_PATH } from './cors.middleware';
 import { createLogger } from './logger';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** Builds the application exactly as `main.ts` runs it; e2e tests use this too. */
 export async function createGatewayApp(config: AppConfig, options: AppModuleOptions = {}): Promise<NestExpressApplication> {
@@ -29,9 +33,13 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.use(corsPolicy(config));
-  app.use(json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  // The MCP endpoint parses any JSON value (not only objects and arrays), so a valid JSON body
+  // that is not a JSON-RPC message is answered -32600 by the SDK instead of -32700 here.
+  app.use(MCP_PATH, json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES }));
+  app.use(json({ limit: MAX_BODY_BYTES, type: JSON_TYPES }));
   app.use(urlencoded({ extended: false, limit: MAX_BODY_BYTES, parameterLimit: 100 }));
   app.use(bodyErrorHandler);
+  app.use(bodyDepthGuard);
   app.use(cookieParser());
   const document = SwaggerModule.createDocument(
     app,
@@ -48,27 +56,47 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
 
 /**
  * Body-parser failures, answered before any route: on the MCP endpoint as JSON-RPC errors
- * (-32700 parse error), elsewhere in the REST shape. Never a 500.
+ * (malformed JSON → 400 `-32700`; too large → 413 `-32600`), elsewhere in the REST shape.
+ * Never a 500.
  */
 function bodyErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
   const e = err as { type?: string; status?: number; message?: string };
   if (!e || typeof e.type !== 'string') return next(err);
   const tooLarge = e.type === 'entity.too.large';
+  const malformed = e.type === 'entity.parse.failed';
   const status = tooLarge ? 413 : e.status && e.status >= 400 && e.status < 500 ? e.status : 400;
   const message = tooLarge
     ? `Request body exceeds ${MAX_BODY_BYTES} bytes`
-    : e.type === 'entity.parse.failed'
+    : malformed
       ? 'Malformed JSON in request body'
       : (e.message ?? 'Unreadable request body');
-  if (req.path === MCP_PATH) {
-    res.status(status).json({
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: tooLarge ? -32600 : e.type === 'entity.parse.failed' ? -32700 : -32600, message },
-    });
+  if (isMcpPath(req.path)) {
+    const rpcMessage = malformed ? 'Parse error: the request body is not valid JSON' : message;
+    res
+      .status(status)
+      .setHeader('Cache-Control', 'no-store')
+      .json(jsonRpcError(null, malformed ? JSON_RPC_PARSE_ERROR : JSON_RPC_INVALID_REQUEST, rpcMessage));
     return;
   }
-  res.status(status).json({ statusCode: status, message, error: status === 413 ? 'Payload Too Large' : 'Bad Request' });
+  res.status(status).json({ statusCode: status, message, error: STATUS_CODES[status] ?? 'Bad Request' });
+}
+
+/**
+ * Refuses a parsed body nested deeper than `MAX_JSON_DEPTH` before any validator, guard or the
+ * MCP SDK walks it recursively (a deep enough body would otherwise overflow the stack: a 500).
+ */
+function bodyDepthGuard(req: Request, res: Response, next: NextFunction): void {
+  if (!exceedsJsonDepth(req.body)) return next();
+  const message = `Request body nests deeper than ${MAX_JSON_DEPTH} levels`;
+  if (isMcpPath(req.path)) {
+    res.status(400).setHeader('Cache-Control', 'no-store').json(jsonRpcError(null, JSON_RPC_INVALID_REQUEST, `Invalid Request: ${message}`));
+    return;
+  }
+  res.status(400).json({ statusCode: 400, message, error: 'Bad Request' });
+}
+
+function isMcpPath(path: string): boolean {
+  return path === MCP_PATH || path === `${MCP_PATH}/`;
 }
 
 export const bootLogger = new Logger('Bootstrap');

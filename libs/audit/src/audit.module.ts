@@ -1,12 +1,15 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditEventsController } from './audit-events.controller';
+import { AuditEventsService } from './audit-events.service';
 import { AuditService } from './audit.service';
 import { AuditEvent } from './entities/audit-event.entity';
 
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEvent])],
-  providers: [AuditService],
+  controllers: [AuditEventsController],
+  providers: [AuditService, AuditEventsService],
   exports: [AuditService],
 })
 export class AuditModule {}

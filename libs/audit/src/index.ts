@@ -1,3 +1,6 @@
+export * from './audit-origin.decorator';
 export * from './audit.module';
 export * from './audit.service';
+export * from './audit-events.service';
+export * from './dto/list-audit-events.dto';
 export * from './entities/audit-event.entity';

@@ -1,1 +1,4 @@
 export * from './domain-error';
+export * from './json-depth';
+export * from './openapi';
+export * from './validation';

@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ApiKeyUsageTracker } from './api-key-usage.tracker';
 import type { ApiKeyPrincipal } from './principal';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 
-/** Resolves a presented `rk_` secret: checksum first, then one lookup by hash; expired or revoked → null. */
+/**
+ * Resolves a presented `rk_` secret: checksum first, then one lookup by hash; expired or revoked
+ * → null. A successful resolution notes the key's use (written later, off the request path).
+ */
 @Injectable()
 export class ApiKeyResolver {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly usage: ApiKeyUsageTracker,
+  ) {}
 
   async resolve(key: string): Promise<ApiKeyPrincipal | null> {
     if (!isWellFormedToken(key, TOKEN_PREFIXES.apiKey)) return null;
@@ -18,6 +25,7 @@ export class ApiKeyResolver {
       );
     const row = rows[0];
     if (!row) return null;
+    this.usage.touch(row.id);
     return { kind: 'api_key', apiKeyId: row.id, organizationId: row.organization_id, permissions: row.permissions };
   }
 }

@@ -91,11 +91,8 @@ export class CredentialGuard implements CanActivate {
     if (principal.kind === 'agent') {
       throw new ForbiddenException('An agent token opens capabilities at /api/mcp only; the REST surface needs a session or an rk_ API key');
     }
-    if (access.sessionOnly && principal.kind !== 'session') {
-      throw new ForbiddenException('This route needs a session; API keys cannot call it');
-    }
     const orgId = req.params?.orgId;
-    if (typeof orgId === 'string') await this.organizations.check(principal as RestPrincipal, orgId, access);
+    await this.organizations.authorize(principal as RestPrincipal, access, typeof orgId === 'string' ? orgId : undefined);
     req.principal = principal;
     return true;
   }

@@ -4,11 +4,13 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentTokenService } from './agent-token.service';
 import { ApiKeyResolver } from './api-key-resolver.service';
+import { ApiKeyUsageTracker } from './api-key-usage.tracker';
 import { CredentialGuard } from './credential.guard';
 import { AgentToken } from './entities/agent-token.entity';
 import { ApiKey } from './entities/api-key.entity';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import { SessionTokenService } from './session-token.service';
+import { TokenUsageRecorder } from './token-usage.recorder';
 import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strategies/bearer.strategies';
 
 @Global()
@@ -17,13 +19,15 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
   providers: [
     AgentTokenService,
     ApiKeyResolver,
+    ApiKeyUsageTracker,
     SessionTokenService,
     OrganizationAccessPolicy,
     AgentTokenStrategy,
     ApiKeyStrategy,
     SessionJwtStrategy,
+    TokenUsageRecorder,
     { provide: APP_GUARD, useClass: CredentialGuard },
   ],
-  exports: [AgentTokenService, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
+  exports: [AgentTokenService, TokenUsageRecorder, ApiKeyUsageTracker, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
 })
 export class CredentialsModule {}

@@ -1,6 +1,7 @@
 export * from './access.decorators';
 export * from './agent-token.service';
 export * from './api-key-resolver.service';
+export * from './api-key-usage.tracker';
 export * from './credential.guard';
 export * from './credentials.module';
 export * from './entities/agent-token.entity';
@@ -11,4 +12,5 @@ export * from './permissions';
 export * from './principal';
 export * from './session-token.service';
 export * from './token-format';
+export * from './token-usage.recorder';
 export * from './session-cookie';

@@ -6,18 +6,36 @@ import type { RestAccessOptions } from './access.decorators';
 import type { RestPrincipal } from './principal';
 
 /**
- * The organisation rule of every REST route under `/api/organizations/:orgId`, in one place:
- * an `rk_` key reaches only its own organisation and only with the route's permission; a session
- * needs a membership with at least the route's role. Another organisation is "not found".
+ * The access rule of every REST route, in one place (the guard calls `authorize` after it has
+ * authenticated a session or an `rk_` key):
+ * - routes under `/api/organizations/:orgId`: an `rk_` key reaches only its own organisation and
+ *   only with the route's permission; a session needs a membership with at least the route's
+ *   role (default admin). Another organisation, or one that does not exist, is "not found", for
+ *   every kind of credential, before any other check, so a 403 never confirms that it exists;
+ * - `sessionOnly` routes refuse `rk_` keys with 403 (after the organisation check);
+ * - elsewhere, an `rk_` key must hold the route's `permission` if it declares one.
  */
 @Injectable()
 export class OrganizationAccessPolicy {
   constructor(private readonly dataSource: DataSource) {}
 
+  async authorize(principal: RestPrincipal, access: RestAccessOptions, orgId: string | undefined): Promise<void> {
+    if (orgId !== undefined) {
+      await this.check(principal, orgId, access);
+      return;
+    }
+    if (principal.kind !== 'api_key') return;
+    if (access.sessionOnly) throw sessionOnlyError();
+    if (access.permission && !principal.permissions.includes(access.permission)) {
+      throw new ForbiddenException(`This API key lacks the permission ${access.permission}`);
+    }
+  }
+
   async check(principal: RestPrincipal, orgId: string, access: RestAccessOptions): Promise<void> {
     if (!isUuid(orgId)) throw new NotFoundException('Organization not found');
     if (principal.kind === 'api_key') {
       if (principal.organizationId !== orgId) throw new NotFoundException('Organization not found');
+      if (access.sessionOnly) throw sessionOnlyError();
       if (!access.permission || !principal.permissions.includes(access.permission)) {
         throw new ForbiddenException(
           access.permission
@@ -42,4 +60,8 @@ export class OrganizationAccessPolicy {
     );
     return rows[0]?.role ?? null;
   }
+}
+
+function sessionOnlyError() {
+  return new ForbiddenException('This route needs a session; API keys cannot call it');
 }

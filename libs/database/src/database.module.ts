@@ -5,6 +5,7 @@ import { AppConfig } from '@app/config';
 import { DatabaseConnection } from './database-connection';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
+import { QuietQueryLogger } from './quiet-query.logger';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export interface DatabaseModuleOptions {
@@ -62,8 +63,13 @@ export class DatabaseModule {
             migrationsRun: true,
             migrationsTransactionMode: 'each' as const,
             namingStrategy: new SnakeNamingStrategy(),
-            logging: ['error', 'migration'] as const,
-            extra: { max: config.databasePoolSize, idleTimeoutMillis: 30_000 },
+            logger: new QuietQueryLogger(),
+            logging: ['error', 'warn', 'migration'] as const,
+            maxQueryExecutionTime: 1000,
+            // The embedded database serves one session, and its socket server interleaves the
+            // protocol messages of concurrent connections (one connection's Bind can meet another's
+            // Parse: wrong parameters, wrong rows). One pooled connection keeps each query whole.
+            extra: { max: db.embedded ? 1 : config.databasePoolSize, idleTimeoutMillis: 30_000 },
           }),
         }),
       ],

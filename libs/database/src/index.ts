@@ -3,3 +3,4 @@ export * from './database-connection';
 export * from './embedded-postgres';
 export * from './migrations';
 export * from './pg-errors';
+export * from './query-returning';

@@ -13,7 +13,10 @@ export interface ProjectContext {
   readonly principal: AgentPrincipal;
 }
 
-/** The structured result of a capability; the MCP layer renders it as tool content. */
+/**
+ * The structured result of a capability (a JSON object); the MCP layer sends it as the tool
+ * result's `structuredContent` and, serialised, as its text content.
+ */
 export type CapabilityResult = Record<string, unknown>;
 
 /**
@@ -28,8 +31,18 @@ export interface CapabilityDefinition<Schema extends z.ZodObject = z.ZodObject> 
   readonly description: string;
   readonly permission: AgentPermission;
   readonly inputSchema: Schema;
+  /**
+   * Optional shape of the result, advertised in `tools/list` as the tool's `outputSchema` so
+   * clients can validate `structuredContent`. The handler's result must match it.
+   */
+  readonly outputSchema?: z.ZodObject;
   /** MCP tool annotations (readOnlyHint, destructiveHint, idempotentHint). */
   readonly annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  /**
+   * Runs the capability. `args` are already validated against `inputSchema`. Throw a
+   * `DomainError` (`NotFoundError`, `ConflictError`, …) for a refusal the agent should read:
+   * the registry turns it into a tool error (see docs/mcp.md, "Errors from capabilities").
+   */
   handle(args: z.infer<Schema>, context: ProjectContext): Promise<CapabilityResult>;
 }
 

@@ -1,1 +1,5 @@
 export * from './capability';
+export * from './capability-registry';
+export * from './json-rpc';
+export * from './mcp.module';
+export * from './protocol-versions';

@@ -1,0 +1,167 @@
+import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { DataSource } from 'typeorm';
+import { AuditService } from '@app/audit';
+import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
+import { AppConfig, ConfigValidationError } from '@app/config';
+import { EmbeddedPostgres, MIGRATIONS } from '@app/database';
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: Pick<NodeJS.WritableStream, 'write'>;
+  stderr: Pick<NodeJS.WritableStream, 'write'>;
+}
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
+
+const USAGE = `Usage: agent-gateway-cli <command> [options]
+
+Commands:
+  migrate
+      Run the checked-in migrations against DATABASE_URL, or against the embedded database in
+      DATA_DIR when DATABASE_URL is unset (stop the service first: the embedded database has one owner).
+  create-admin --email <email> --name <name> --organization <organization name>
+      Create a person and a new organisation they administer (for deployments with
+      SIGNUP_ENABLED=false). Runs the migrations first. The password is read from the environment
+      variable ADMIN_PASSWORD or, when that is unset, from standard input (asked for without echo on
+      a terminal); it is never taken from the command line.
+  help
+      Show this text.
+`;
+
+/** The command line's logic, separate from `main.ts` so tests run it in-process. Returns the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    io.stdout.write(USAGE);
+    return command ? EXIT.ok : EXIT.usage;
+  }
+  if (command !== 'migrate' && command !== 'create-admin') {
+    io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  let options: { email?: string; name?: string; organization?: string } = {};
+  try {
+    options = parseArgs({
+      args: rest,
+      options: command === 'create-admin' ? { email: { type: 'string' }, name: { type: 'string' }, organization: { type: 'string' } } : {},
+      strict: true,
+      allowPositionals: false,
+    }).values as typeof options;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const hint = /password/i.test(rest.join(' '))
+      ? ' The password is never taken from the command line: set ADMIN_PASSWORD or send it on standard input.'
+      : '';
+    io.stderr.write(`${message}.${hint}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+
+  let config: AppConfig;
+  try {
+    config = AppConfig.fromEnvironment(io.env);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) {
+      io.stderr.write(`${error.message}\n`);
+      return EXIT.config;
+    }
+    throw error;
+  }
+
+  if (command === 'migrate') {
+    return withDatabase(config, async (ds) => {
+      await migrate(ds, io);
+      return EXIT.ok;
+    });
+  }
+
+  const missing = (['email', 'name', 'organization'] as const).filter((k) => !options[k]);
+  if (missing.length) {
+    io.stderr.write(`create-admin needs ${missing.map((m) => `--${m}`).join(', ')}.\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const password = await readPassword(io);
+  const input = plainToInstance(SignupDto, {
+    email: options.email,
+    name: options.name,
+    organizationName: options.organization,
+    password,
+  });
+  const problems = (await validate(input)).flatMap((e) => Object.values(e.constraints ?? {}));
+  if (problems.length) {
+    const shown = problems.map((p) => p.replace(/^organizationName/, 'organization').replace(/^password/, 'password (ADMIN_PASSWORD or stdin)'));
+    io.stderr.write(`Cannot create the admin:\n  - ${shown.join('\n  - ')}\n`);
+    return EXIT.usage;
+  }
+  return withDatabase(config, async (ds) => {
+    await migrate(ds, io);
+    try {
+      const account = await new AccountsService(ds, new AuditService()).createAccount(input, 'cli');
+      io.stdout.write(
+        `Created ${account.user.email} (user ${account.user.id}), admin of "${account.organization.name}" (organization ${account.organization.id}).\n`,
+      );
+      return EXIT.ok;
+    } catch (error) {
+      if (error instanceof EmailTakenError) {
+        io.stderr.write(`${error.message}: ${input.email}\n`);
+        return EXIT.failed;
+      }
+      throw error;
+    }
+  });
+}
+
+async function migrate(ds: DataSource, io: CliIo): Promise<void> {
+  const applied = await ds.runMigrations({ transaction: 'each' });
+  io.stdout.write(
+    applied.length ? `Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}\n` : 'Database schema is up to date.\n',
+  );
+}
+
+/** Opens the configured database (embedded in DATA_DIR when DATABASE_URL is unset), runs `fn`, closes. */
+async function withDatabase(config: AppConfig, fn: (ds: DataSource) => Promise<number>): Promise<number> {
+  const embedded = config.databaseUrl
+    ? undefined
+    : await EmbeddedPostgres.start({ dataDir: `${config.dataDir}/pg`, maxConnections: 2 });
+  const ds = new DataSource({
+    type: 'postgres',
+    url: config.databaseUrl ?? embedded!.url,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: 'each',
+    logging: ['error'],
+    extra: { max: 1 },
+  });
+  try {
+    await ds.initialize();
+    return await fn(ds);
+  } finally {
+    if (ds.isInitialized) await ds.destroy();
+    await embedded?.stop();
+  }
+}
+
+/** ADMIN_PASSWORD, else standard input: typed without echo on a terminal, else its first line. */
+async function readPassword(io: CliIo): Promise<string> {
+  if (io.env.ADMIN_PASSWORD) return io.env.ADMIN_PASSWORD;
+  if (io.stdin.isTTY) {
+    const muted = new Writable({ write: (_chunk, _enc, done) => done() });
+    const rl = createInterface({ input: io.stdin, output: muted, terminal: true });
+    try {
+      io.stderr.write('Password for the new admin: ');
+      const first = await rl.question('');
+      io.stderr.write('\nRepeat the password: ');
+      const second = await rl.question('');
+      io.stderr.write('\n');
+      return first === second ? first : '';
+    } finally {
+      rl.close();
+    }
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+}

@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
+import { ApiErrors } from '@app/common';
+import { CurrentPrincipal, RestAuth, SessionPrincipal } from '@app/credentials';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyListDto, CreatedApiKeyDto, RevokedApiKeyDto } from './dto/api-key.dto';
+import { CreateApiKeyDto } from './dto/create-api-key.dto';
+
+/** Scoped API keys: an admin's session only; an `rk_` key never manages keys. */
+@ApiTags('api-keys')
+@ApiBearerAuth()
+@Controller('api/organizations/:orgId/api-keys')
+export class ApiKeysController {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  @Post()
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({ summary: 'Create a scoped rk_ key; the secret is in this response only (admin session only)' })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  @ApiErrors(400, 401, 403, 404)
+  create(
+    @Param('orgId') orgId: string,
+    @Body() body: CreateApiKeyDto,
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<CreatedApiKeyDto> {
+    return this.keys.create(orgId, body, principal.userId, origin);
+  }
+
+  @Get()
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({ summary: "The organisation's API keys, without secrets (admin session only)" })
+  @ApiOkResponse({ type: ApiKeyListDto })
+  @ApiErrors(401, 403, 404)
+  async list(@Param('orgId') orgId: string): Promise<ApiKeyListDto> {
+    return { items: await this.keys.list(orgId) };
+  }
+
+  @Post(':keyId/revoke')
+  @HttpCode(200)
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({ summary: 'Revoke an API key; idempotent (admin session only)' })
+  @ApiOkResponse({ type: RevokedApiKeyDto })
+  @ApiErrors(401, 403, 404)
+  revoke(
+    @Param('orgId') orgId: string,
+    @Param('keyId') keyId: string,
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<RevokedApiKeyDto> {
+    return this.keys.revoke(orgId, keyId, principal.userId, origin);
+  }
+}

@@ -1,0 +1,7 @@
+import { NotFoundError } from '@app/common';
+
+export class ApiKeyNotFoundError extends NotFoundError {
+  constructor() {
+    super('API key');
+  }
+}

@@ -1,0 +1,85 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { API_KEY_PERMISSION_NAMES, ApiKeyPermission } from '@app/credentials';
+
+export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
+
+export class ApiKeyDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'CI deploy bot' })
+  name: string;
+
+  @ApiProperty({ enum: API_KEY_PERMISSION_NAMES, isArray: true })
+  permissions: ApiKeyPermission[];
+
+  @ApiProperty({ enum: ['active', 'revoked', 'expired'] })
+  status: ApiKeyStatus;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The user who created it.' })
+  createdBy: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  expiresAt: string | null;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  revokedAt: string | null;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Recorded at most once a minute.' })
+  lastUsedAt: string | null;
+}
+
+export class ApiKeyListDto {
+  @ApiProperty({ type: [ApiKeyDto], description: 'Newest first; never the secret.' })
+  items: ApiKeyDto[];
+}
+
+export class CreatedApiKeyDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'rk_…', description: 'The secret, shown this once; only its SHA-256 digest is stored.' })
+  key: string;
+
+  @ApiProperty({ example: 'CI deploy bot' })
+  name: string;
+
+  @ApiProperty({ enum: API_KEY_PERMISSION_NAMES, isArray: true })
+  permissions: ApiKeyPermission[];
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  expiresAt: string | null;
+}
+
+export class RevokedApiKeyDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: ['revoked'] })
+  status: 'revoked';
+
+  @ApiProperty({ format: 'date-time' })
+  revokedAt: string;
+}
+
+export class PermissionDto {
+  @ApiProperty({ example: 'projects:read' })
+  name: string;
+
+  @ApiProperty({ example: "List and read the organisation's projects." })
+  description: string;
+}
+
+export class PermissionCataloguesDto {
+  @ApiProperty({ type: [PermissionDto], description: 'What an agent token (dga_) may do at /api/mcp: OAuth scopes and service-key permissions.' })
+  agent: PermissionDto[];
+
+  @ApiProperty({ type: [PermissionDto], description: 'What a scoped API key (rk_) may do on the REST surface.' })
+  apiKey: PermissionDto[];
+}

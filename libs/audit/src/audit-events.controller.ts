@@ -1,0 +1,22 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '@app/common';
+import { RestAuth } from '@app/credentials';
+import { AuditEventsService } from './audit-events.service';
+import { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/list-audit-events.dto';
+
+@ApiTags('audit')
+@ApiBearerAuth()
+@Controller('api/organizations/:orgId/audit-events')
+export class AuditEventsController {
+  constructor(private readonly events: AuditEventsService) {}
+
+  @Get()
+  @RestAuth({ permission: 'audit:read' })
+  @ApiOperation({ summary: "The organisation's audit events, newest first (admin session or rk_ with audit:read)" })
+  @ApiOkResponse({ type: AuditEventPageDto })
+  @ApiErrors(400, 401, 403, 404)
+  list(@Param('orgId') orgId: string, @Query() query: ListAuditEventsQueryDto): Promise<AuditEventPageDto> {
+    return this.events.list(orgId, query);
+  }
+}

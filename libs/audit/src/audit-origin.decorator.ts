@@ -1,0 +1,10 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import type { RequestOrigin } from './audit.service';
+
+/** The caller's IP (as Express sees it, `TRUST_PROXY` aware) and user agent, for audit events. */
+export const AuditOrigin = createParamDecorator((_: unknown, ctx: ExecutionContext): RequestOrigin => {
+  const req = ctx.switchToHttp().getRequest<Request>();
+  const userAgent = req.headers['user-agent'];
+  return { ip: req.ip ?? null, userAgent: typeof userAgent === 'string' ? userAgent : null };
+});

@@ -1,0 +1,65 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+export class ListAuditEventsQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50, description: 'Events per page.' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page (opaque).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+export class AuditEventDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  organizationId: string | null;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  projectId: string | null;
+
+  @ApiProperty({ example: 'user', description: 'user, api_key, agent_token, oauth_client, cli, …' })
+  actorType: string;
+
+  @ApiProperty({ nullable: true, type: String })
+  actorId: string | null;
+
+  @ApiProperty({ example: 'project.deleted' })
+  action: string;
+
+  @ApiProperty({ nullable: true, type: String, example: 'project' })
+  targetType: string | null;
+
+  @ApiProperty({ nullable: true, type: String })
+  targetId: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Ids, names, counts; never a secret.' })
+  metadata: Record<string, unknown>;
+
+  @ApiProperty({ nullable: true, type: String })
+  ip: string | null;
+
+  @ApiProperty({ nullable: true, type: String })
+  userAgent: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+}
+
+export class AuditEventPageDto {
+  @ApiProperty({ type: [AuditEventDto], description: 'Newest first.' })
+  items: AuditEventDto[];
+
+  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page.' })
+  nextCursor: string | null;
+}

@@ -1,0 +1,65 @@
+import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
+import { ApiErrorDto, ApiErrors } from '@app/common';
+import { AppConfig } from '@app/config';
+import { CurrentPrincipal, Public, RestAuth, SessionPrincipal, SessionTokenService } from '@app/credentials';
+import { AccountsService } from './accounts.service';
+import { SignupDisabledError } from './auth.errors';
+import { AuthService } from './auth.service';
+import { LoginDto } from './dto/login.dto';
+import { MeDto, SessionTokenDto, SignupResponseDto } from './dto/session-token.dto';
+import { SignupDto } from './dto/signup.dto';
+
+@ApiTags('auth')
+@Controller('api')
+export class AuthController {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly accounts: AccountsService,
+    private readonly auth: AuthService,
+    private readonly sessions: SessionTokenService,
+  ) {}
+
+  @Post('auth/signup')
+  @Public()
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Create an account and a new organisation (you become its admin); answers a session JWT' })
+  @ApiCreatedResponse({ type: SignupResponseDto })
+  @ApiForbiddenResponse({ description: 'Sign-up is disabled on this deployment (SIGNUP_ENABLED=false).', type: ApiErrorDto })
+  @ApiErrors(400, 409)
+  async signup(@Body() body: SignupDto, @AuditOrigin() origin: RequestOrigin): Promise<SignupResponseDto> {
+    if (!this.config.signupEnabled) throw new SignupDisabledError();
+    const account = await this.accounts.createAccount(body, 'signup', origin);
+    return { ...account, ...(await this.sessions.issue(account.user.id)) };
+  }
+
+  @Post('auth/login')
+  @Public()
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Exchange email and password for a session JWT' })
+  @ApiOkResponse({ type: SessionTokenDto })
+  @ApiErrors(400, 401)
+  async login(@Body() body: LoginDto): Promise<SessionTokenDto> {
+    const { accessToken, tokenType, expiresIn } = await this.auth.login(body.email, body.password);
+    return { accessToken, tokenType, expiresIn };
+  }
+
+  @Get('me')
+  @RestAuth({ sessionOnly: true })
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'The signed-in person and their memberships (session only)' })
+  @ApiOkResponse({ type: MeDto })
+  @ApiErrors(401, 403)
+  me(@CurrentPrincipal() principal: SessionPrincipal): Promise<MeDto> {
+    return this.auth.me(principal.userId);
+  }
+}

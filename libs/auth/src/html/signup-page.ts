@@ -1,0 +1,94 @@
+import { html, SafeHtml } from './html';
+import { PASSWORD_MIN_LENGTH } from '../dto/signup.dto';
+
+export type SignupField = 'email' | 'name' | 'password' | 'organizationName';
+
+export interface SignupFormState {
+  csrf: string;
+  next: string | undefined;
+  values: Partial<Record<Exclude<SignupField, 'password'>, string>>;
+  /** Per field, what is wrong with it. */
+  errors: Partial<Record<SignupField, string>>;
+  /** A problem not tied to one field. */
+  formError?: string;
+}
+
+const FIELDS: { id: SignupField; label: string; type: string; autocomplete: string; hint?: string; maxlength: number; minlength?: number }[] = [
+  { id: 'name', label: 'Your name', type: 'text', autocomplete: 'name', maxlength: 200 },
+  { id: 'email', label: 'Email', type: 'email', autocomplete: 'email', maxlength: 254 },
+  {
+    id: 'password',
+    label: 'Password',
+    type: 'password',
+    autocomplete: 'new-password',
+    hint: `At least ${PASSWORD_MIN_LENGTH} characters.`,
+    maxlength: 1024,
+    minlength: PASSWORD_MIN_LENGTH,
+  },
+  {
+    id: 'organizationName',
+    label: 'Organisation name',
+    type: 'text',
+    autocomplete: 'organization',
+    hint: 'A new organisation; you become its administrator.',
+    maxlength: 200,
+  },
+];
+
+export function signupForm(state: SignupFormState): SafeHtml {
+  const problems = FIELDS.filter((f) => state.errors[f.id]).map((f) => ({ id: f.id, message: state.errors[f.id]! }));
+  const loginHref = state.next ? `/login?next=${encodeURIComponent(state.next)}` : '/login';
+  return html`
+<h1>Create your account</h1>
+${
+  problems.length || state.formError
+    ? html`<div class="summary" role="alert" aria-labelledby="summary-title" tabindex="-1">
+  <h2 id="summary-title">There is a problem</h2>
+  ${state.formError ? html`<p>${state.formError}</p>` : ''}
+  ${problems.length ? html`<ul>${problems.map((p) => html`<li><a href="#${p.id}">${p.message}</a></li>`)}</ul>` : ''}
+</div>`
+    : ''
+}
+<form method="post" action="/signup">
+  <input type="hidden" name="csrf" value="${state.csrf}">
+  ${state.next ? html`<input type="hidden" name="next" value="${state.next}">` : ''}
+  ${FIELDS.map((f) => {
+    const error = state.errors[f.id];
+    const describedBy = [f.hint ? `${f.id}-hint` : '', error ? `${f.id}-error` : ''].filter(Boolean).join(' ');
+    const value = f.id === 'password' ? '' : (state.values[f.id] ?? '');
+    return html`
+  <label for="${f.id}">${f.label}</label>
+  ${f.hint ? html`<p class="hint" id="${f.id}-hint">${f.hint}</p>` : ''}
+  ${error ? html`<p class="field-error" id="${f.id}-error">${error}</p>` : ''}
+  <input id="${f.id}" name="${f.id}" type="${f.type}" autocomplete="${f.autocomplete}" required maxlength="${f.maxlength}"${
+    f.minlength ? html` minlength="${f.minlength}"` : ''
+  }${value ? html` value="${value}"` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${
+    error ? html` aria-invalid="true"` : ''
+  }>`;
+  })}
+  <button type="submit">Create account</button>
+</form>
+<p>Already have an account? <a href="${loginHref}">Sign in</a></p>
+`;
+}
+
+export function signupDisabledPage(): SafeHtml {
+  return html`
+<h1>Sign-up is closed</h1>
+<p>Accounts on this service are created by an administrator. If you already have one, <a href="/login">sign in</a>.</p>
+`;
+}
+
+export function welcomePage(user: { name: string; email: string }, organizations: { id: string; name: string; role: string }[]): SafeHtml {
+  return html`
+<h1>Welcome, ${user.name}</h1>
+<p>You are signed in as <strong>${user.email}</strong>.</p>
+${
+  organizations.length
+    ? html`<h2>Your organisations</h2>
+<ul>${organizations.map((o) => html`<li>${o.name} (${o.role}) — id <code>${o.id}</code></li>`)}</ul>`
+    : ''
+}
+<p>Administer your organisation over the REST API (see the <a href="/api/docs">API documentation</a>), or connect an AI client to <code>/api/mcp</code>: it will send you here to sign in and pick a project.</p>
+`;
+}

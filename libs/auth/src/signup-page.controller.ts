@@ -1,0 +1,130 @@
+import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import type { Request, Response } from 'express';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
+import { AppConfig } from '@app/config';
+import { Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie } from '@app/credentials';
+import { AccountsService } from './accounts.service';
+import { EmailTakenError } from './auth.errors';
+import { AuthService } from './auth.service';
+import { SignupDto } from './dto/signup.dto';
+import { FormCsrf } from './html/form-csrf';
+import { sendPage } from './html/html';
+import { SignupField, signupDisabledPage, signupForm, SignupFormState, welcomePage } from './html/signup-page';
+
+const FIELD_NAMES: SignupField[] = ['email', 'name', 'password', 'organizationName'];
+export const SIGNUP_CSRF_COOKIE = 'ag_signup_csrf';
+/** Where a new account lands when the signup link carried no `next`. */
+export const WELCOME_PATH = '/signup/welcome';
+
+/**
+ * The HTML sign-up page (for people who arrive through an AI client's login, or a browser):
+ * creates the account and its organisation, sets the session cookie and returns to `next`.
+ */
+@Public()
+@ApiExcludeController()
+@Controller('signup')
+export class SignupPageController {
+  private readonly csrf: FormCsrf;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly accounts: AccountsService,
+    private readonly auth: AuthService,
+    private readonly sessions: SessionTokenService,
+  ) {
+    this.csrf = new FormCsrf(config, SIGNUP_CSRF_COOKIE, '/signup');
+  }
+
+  @Get()
+  show(@Req() req: Request, @Res() res: Response, @Query('next') next: unknown): void {
+    if (!this.config.signupEnabled) return sendPage(res, 403, 'Sign-up is closed', signupDisabledPage());
+    sendPage(res, 200, 'Create your account', signupForm(this.blank(req, res, next)));
+  }
+
+  @Post()
+  async submit(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Body() body: Record<string, unknown>,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<void> {
+    if (!this.config.signupEnabled) return sendPage(res, 403, 'Sign-up is closed', signupDisabledPage());
+    const fields = Object.fromEntries(FIELD_NAMES.map((name) => [name, typeof body[name] === 'string' ? body[name] : ''])) as Record<
+      SignupField,
+      string
+    >;
+    const next = typeof body.next === 'string' && body.next !== '' ? safeNextPath(body.next, '') || undefined : undefined;
+    const state: SignupFormState = {
+      csrf: this.csrf.issue(req, res),
+      next,
+      values: { email: fields.email, name: fields.name, organizationName: fields.organizationName },
+      errors: {},
+    };
+    if (!this.csrf.verify(req, body.csrf)) {
+      state.formError = 'This form has expired or did not come from this site. Please check the details and submit it again.';
+      return sendPage(res, 403, 'Create your account', signupForm(state));
+    }
+    const dto = plainToInstance(SignupDto, fields);
+    for (const error of await validate(dto)) {
+      const field = error.property as SignupField;
+      state.errors[field] = friendly(field, Object.values(error.constraints ?? {})[0] ?? 'is invalid');
+    }
+    if (Object.keys(state.errors).length) return sendPage(res, 400, 'Create your account', signupForm(state));
+    try {
+      const account = await this.accounts.createAccount(dto, 'signup', origin);
+      const session = await this.sessions.issue(account.user.id);
+      setSessionCookie(res, session.accessToken, this.config);
+      res.clearCookie(SIGNUP_CSRF_COOKIE, { path: '/signup' });
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(303, safeNextPath(next, WELCOME_PATH));
+    } catch (error) {
+      if (!(error instanceof EmailTakenError)) throw error;
+      state.errors.email = 'An account with this email already exists. Sign in instead.';
+      sendPage(res, 409, 'Create your account', signupForm(state));
+    }
+  }
+
+  /** Where a new account lands without a `next`: who you are and where to go from here. */
+  @Get('welcome')
+  async welcome(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const jwt = readSessionCookie(req);
+    const session = jwt ? await this.sessions.resolve(jwt) : null;
+    if (!session) {
+      res.setHeader('Cache-Control', 'no-store');
+      return res.redirect(303, '/signup');
+    }
+    const me = await this.auth.me(session.userId);
+    sendPage(
+      res,
+      200,
+      'Welcome',
+      welcomePage(
+        me.user,
+        me.memberships.map((m) => ({ ...m.organization, role: m.role })),
+      ),
+    );
+  }
+
+  private blank(req: Request, res: Response, next: unknown): SignupFormState {
+    const safe = typeof next === 'string' && next !== '' ? safeNextPath(next, '') || undefined : undefined;
+    return { csrf: this.csrf.issue(req, res), next: safe, values: {}, errors: {} };
+  }
+}
+
+const LABELS: Record<SignupField, string> = {
+  email: 'Email',
+  name: 'Your name',
+  password: 'Password',
+  organizationName: 'Organisation name',
+};
+
+/** class-validator's message, phrased for a person ("password must be longer…" → "Password must be …"). */
+function friendly(field: SignupField, message: string): string {
+  if (field === 'password' && /longer|shorter/.test(message)) return 'Password must be between 12 and 1024 characters';
+  if (/should not be empty|must be a string/.test(message)) return `Enter ${field === 'name' ? 'your name' : LABELS[field].toLowerCase()}`;
+  if (field === 'email') return 'Enter an email address like name@example.com';
+  return `${LABELS[field]} ${message.replace(new RegExp(`^${field}\\s*`), '')}`;
+}

@@ -1,0 +1,43 @@
+import { Logger } from '@nestjs/common';
+import { CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '@app/common';
+
+const logger = new Logger('Capabilities');
+
+/**
+ * What a failed capability call answers (docs/mcp.md, "Errors from capabilities"):
+ * - a `DomainError` with status 400 or 422 (input the schema could not rule out, e.g. a
+ *   malformed cursor) → JSON-RPC `-32602` invalid params, like a schema violation;
+ * - any other `DomainError` (not found, conflict, gone, …) → a tool error (`isError: true`)
+ *   whose text is the error's message and whose `_meta` carries its stable code, so the agent
+ *   reads what went wrong and can act on it;
+ * - a `ProtocolError` → passed through as the JSON-RPC error it names;
+ * - anything else → logged with a reference id and answered as a generic tool error: never
+ *   a stack, SQL or secret, and never an HTTP 500.
+ */
+export function capabilityFailure(error: unknown, toolName: string): CallToolResult {
+  if (error instanceof ProtocolError) throw error;
+  if (error instanceof DomainError) {
+    if (error.status === 400 || error.status === 422) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${toolName}: ${error.message}`, {
+        code: error.code,
+      });
+    }
+    return {
+      content: [{ type: 'text', text: error.message }],
+      isError: true,
+      _meta: { 'agent-gateway/error': { code: error.code } },
+    };
+  }
+  const reference = randomUUID();
+  logger.error(
+    `capability ${toolName} failed (reference ${reference}): ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+    error instanceof Error ? error.stack : undefined,
+  );
+  return {
+    content: [{ type: 'text', text: `The tool ${toolName} failed because of an internal error (reference ${reference}).` }],
+    isError: true,
+    _meta: { 'agent-gateway/error': { code: 'internal_error', reference } },
+  };
+}

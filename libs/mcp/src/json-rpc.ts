@@ -1,0 +1,29 @@
+/** JSON-RPC 2.0 error codes the gateway itself answers with (the SDK answers the rest). */
+export const JSON_RPC_PARSE_ERROR = -32700;
+export const JSON_RPC_INVALID_REQUEST = -32600;
+export const JSON_RPC_INVALID_PARAMS = -32602;
+/** The MCP 2026-07-28 code for an unsupported protocol revision (the SDK uses it too). */
+export const MCP_UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** Server-defined (JSON-RPC reserves -32000…-32099): the token lacks the tool's permission. */
+export const MCP_INSUFFICIENT_SCOPE = -32003;
+/** Server-defined, the SDK's code for transport-level refusals (405, 415). */
+export const MCP_SERVER_ERROR = -32000;
+
+export type JsonRpcId = string | number | null;
+
+export interface JsonRpcErrorBody {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  error: { code: number; message: string; data?: unknown };
+}
+
+export function jsonRpcError(id: JsonRpcId, code: number, message: string, data?: unknown): JsonRpcErrorBody {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+/** The id to echo in an error about `body`: a single request's own id, else null. */
+export function echoableId(body: unknown): JsonRpcId {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}

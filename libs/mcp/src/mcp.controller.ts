@@ -1,0 +1,33 @@
+import { All, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { AgentCapability, type AuthenticatedRequest, Public } from '@app/credentials';
+import { jsonRpcError, MCP_SERVER_ERROR } from './json-rpc';
+import { McpService } from './mcp.service';
+
+/**
+ * `/api/mcp`: Streamable HTTP, stateless. POST carries every JSON-RPC message and needs an
+ * agent token; any other method is answered 405 with `Allow: POST` and needs no credential
+ * (docs/mcp.md explains why). CORS preflights never reach here (cors.middleware.ts).
+ */
+@ApiExcludeController()
+@Controller('api/mcp')
+export class McpController {
+  constructor(private readonly mcp: McpService) {}
+
+  @Post()
+  @AgentCapability()
+  @HttpCode(200)
+  async post(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
+    await this.mcp.handle(req, res);
+  }
+
+  @All()
+  @Public()
+  methodNotAllowed(@Res() res: Response): void {
+    res
+      .status(405)
+      .set({ Allow: 'POST', 'Cache-Control': 'no-store' })
+      .json(jsonRpcError(null, MCP_SERVER_ERROR, 'Method not allowed: this endpoint is stateless; send every JSON-RPC message with POST'));
+  }
+}

@@ -1,0 +1,192 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import {
+  CallToolResult,
+  createMcpHandler,
+  isJsonContentType,
+  type McpHttpHandler,
+  type McpRequestContext,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type { Response } from 'express';
+import { z } from 'zod';
+import { AppConfig } from '@app/config';
+import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
+import type { ProjectContext } from './capability';
+import { capabilityFailure } from './capability-errors';
+import { CapabilityRegistry, Toolset } from './capability-registry';
+import {
+  echoableId,
+  jsonRpcError,
+  MCP_INSUFFICIENT_SCOPE,
+  MCP_SERVER_ERROR,
+  MCP_UNSUPPORTED_PROTOCOL_VERSION,
+} from './json-rpc';
+import { isSupportedProtocolVersion, LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
+
+const SERVER_INFO = { name: 'agent-gateway', title: 'Agent Gateway', version: '0.1.0' };
+/** What an `initialize` may negotiate (the stateless 2026-07-28 revision is the SDK's own). */
+const INITIALIZE_VERSIONS: string[] = [...LEGACY_PROTOCOL_VERSIONS];
+const INSTRUCTIONS =
+  'Every tool acts on exactly one project: the one bound to the token you connected with. ' +
+  'Tools never take a project id; call get_project to see which project and permissions you have.';
+
+/** A refusal decided before the SDK sees the request. */
+interface Refusal {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * The MCP endpoint behind the controller: the official SDK's `createMcpHandler` (both protocol
+ * generations from one factory, stateless) adapted to Node once with `toNodeHandler`.
+ *
+ * The SDK calls the factory once per request, so the factory only assembles: a low-level
+ * `Server` with two handlers over the prebuilt toolset of the token's permission set. No schema
+ * conversion, no registration loop and no database work happen per request.
+ */
+@Injectable()
+export class McpService implements OnApplicationShutdown {
+  private readonly logger = new Logger('Mcp');
+  private readonly handler: McpHttpHandler;
+  private readonly nodeHandler: NodeMcpRequestHandler;
+
+  constructor(
+    private readonly registry: CapabilityRegistry,
+    private readonly config: AppConfig,
+  ) {
+    const onerror = (error: Error) => this.logger.debug(`request refused by the MCP SDK: ${error.message}`);
+    this.handler = createMcpHandler((ctx) => this.createServer(ctx), { legacy: 'stateless', onerror });
+    this.nodeHandler = toNodeHandler(this.handler, {
+      onerror: (error) => this.logger.error(`MCP adapter failure: ${error.message}`, error.stack),
+    });
+  }
+
+  /**
+   * Serves one authenticated POST. The guard has put the principal and its `AuthInfo` on the
+   * request; the body is parsed and bounded (size, depth) by the app's body middleware.
+   */
+  async handle(req: AuthenticatedRequest, res: Response): Promise<void> {
+    const refusal = this.refuse(req);
+    if (refusal) {
+      res.status(refusal.status).set({ 'Cache-Control': 'no-store', ...refusal.headers }).json(refusal.body);
+      return;
+    }
+    await this.nodeHandler(req, res, req.body);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.handler.close();
+  }
+
+  /** Checks that need the HTTP layer, in order: media type, protocol version, permissions. */
+  private refuse(req: AuthenticatedRequest): Refusal | undefined {
+    const body: unknown = req.body;
+    if (!isJsonContentType(req.headers['content-type'])) {
+      return {
+        status: 415,
+        body: jsonRpcError(null, MCP_SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json'),
+      };
+    }
+    const version = req.headers['mcp-protocol-version'];
+    if (version !== undefined && (Array.isArray(version) || !isSupportedProtocolVersion(version))) {
+      const requested = Array.isArray(version) ? version.join(', ') : version;
+      return {
+        status: 400,
+        body: jsonRpcError(echoableId(body), MCP_UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${requested}`, {
+          supported: SUPPORTED_PROTOCOL_VERSIONS,
+          requested,
+        }),
+      };
+    }
+    const principal = req.principal as AgentPrincipal;
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const tool = toolCalled(message);
+      if (tool === undefined) continue;
+      const needed = this.registry.permissionFor(tool);
+      if (needed === undefined || principal.permissions.includes(needed)) continue;
+      return {
+        status: 403,
+        headers: {
+          'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${needed}", resource_metadata="${this.config.protectedResourceMetadataUrl}"`,
+        },
+        body: jsonRpcError(
+          echoableId(message),
+          MCP_INSUFFICIENT_SCOPE,
+          `Insufficient scope: the tool ${tool} needs the permission ${needed}, which this token does not carry`,
+          { requiredScope: needed, tool },
+        ),
+      };
+    }
+    return undefined;
+  }
+
+  /** The per-request server: cheap by construction (see the class comment). */
+  private createServer(ctx: McpRequestContext): Server {
+    const principal = (ctx.authInfo?.extra as { principal?: AgentPrincipal } | undefined)?.principal;
+    if (!principal) throw new Error('MCP request without an agent principal (the guard must run first)');
+    const toolset = this.registry.toolsetFor(principal.permissions);
+    const context: ProjectContext = {
+      projectId: principal.projectId,
+      organizationId: principal.organizationId,
+      permissions: principal.permissions,
+      principal,
+    };
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      supportedProtocolVersions: INITIALIZE_VERSIONS,
+    });
+    server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
+    server.setRequestHandler('tools/call', (request) =>
+      callTool(server, toolset, request.params.name, request.params.arguments, context),
+    );
+    return server;
+  }
+}
+
+async function callTool(
+  server: Server,
+  toolset: Toolset,
+  name: string,
+  args: unknown,
+  context: ProjectContext,
+): Promise<CallToolResult> {
+  const capability = toolset.byName.get(name);
+  if (!capability) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+  const parsed = capability.definition.inputSchema.safeParse(args ?? {});
+  if (!parsed.success) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Invalid arguments for tool ${name}: ${parsed.error.issues.map(describeIssue).join('; ')}`,
+      { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+    );
+  }
+  let result: Record<string, unknown>;
+  try {
+    result = await capability.definition.handle(parsed.data, context);
+  } catch (error) {
+    return capabilityFailure(error, name);
+  }
+  return server.projectCallToolResult(
+    { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result },
+    capability.outputSchemaJson,
+  );
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  return issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message;
+}
+
+/** The tool name of a `tools/call` request message, else undefined. */
+function toolCalled(message: unknown): string | undefined {
+  if (message === null || typeof message !== 'object') return undefined;
+  const { method, params } = message as { method?: unknown; params?: unknown };
+  if (method !== 'tools/call' || params === null || typeof params !== 'object') return undefined;
+  const name = (params as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
+}

@@ -1,0 +1,9 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsIn } from 'class-validator';
+import { MEMBERSHIP_ROLES, MembershipRole } from '../entities/membership.entity';
+
+export class ChangeMemberRoleDto {
+  @ApiProperty({ enum: MEMBERSHIP_ROLES })
+  @IsIn(MEMBERSHIP_ROLES, { message: `role must be one of: ${MEMBERSHIP_ROLES.join(', ')}` })
+  role: MembershipRole;
+}

@@ -1,0 +1,63 @@
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
+import { ApiErrors } from '@app/common';
+import { actorOf, CurrentPrincipal, RestAuth, RestPrincipal } from '@app/credentials';
+import { CreateProjectDto } from './dto/create-project.dto';
+import { DeletedProjectDto, ProjectDto, ProjectListDto } from './dto/project.dto';
+import { ProjectsService } from './projects.service';
+
+@ApiTags('projects')
+@ApiBearerAuth()
+@Controller('api/organizations/:orgId/projects')
+export class ProjectsController {
+  constructor(private readonly projects: ProjectsService) {}
+
+  @Get()
+  @RestAuth({ permission: 'projects:read', minRole: 'member' })
+  @ApiOperation({ summary: "The organisation's projects (any member's session, or rk_ with projects:read)" })
+  @ApiOkResponse({ type: ProjectListDto })
+  @ApiErrors(401, 403, 404)
+  async list(@Param('orgId') orgId: string): Promise<ProjectListDto> {
+    return { items: await this.projects.list(orgId) };
+  }
+
+  @Post()
+  @RestAuth({ permission: 'projects:write' })
+  @ApiOperation({ summary: 'Create a project (admin session, or rk_ with projects:write)' })
+  @ApiCreatedResponse({ type: ProjectDto })
+  @ApiErrors(400, 401, 403, 404)
+  create(
+    @Param('orgId') orgId: string,
+    @Body() body: CreateProjectDto,
+    @CurrentPrincipal() principal: RestPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<ProjectDto> {
+    return this.projects.create(orgId, body.name, actorOf(principal), origin);
+  }
+
+  @Get(':projectId')
+  @RestAuth({ permission: 'projects:read', minRole: 'member' })
+  @ApiOperation({ summary: 'One project (any member, or rk_ with projects:read)' })
+  @ApiOkResponse({ type: ProjectDto })
+  @ApiErrors(401, 403, 404)
+  get(@Param('orgId') orgId: string, @Param('projectId') projectId: string): Promise<ProjectDto> {
+    return this.projects.get(orgId, projectId);
+  }
+
+  @Delete(':projectId')
+  @RestAuth({ permission: 'projects:write' })
+  @ApiOperation({
+    summary: 'Delete a project and revoke every agent token bound to it, in one transaction (admin session, or rk_ with projects:write)',
+  })
+  @ApiOkResponse({ type: DeletedProjectDto })
+  @ApiErrors(401, 403, 404)
+  delete(
+    @Param('orgId') orgId: string,
+    @Param('projectId') projectId: string,
+    @CurrentPrincipal() principal: RestPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<DeletedProjectDto> {
+    return this.projects.delete(orgId, projectId, actorOf(principal), origin);
+  }
+}

@@ -1,0 +1,128 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/credentials';
+
+const permissions = { enum: AGENT_PERMISSION_NAMES, isArray: true } as const;
+const status = { enum: ['active', 'revoked'] } as const;
+
+export class CreatedServiceKeyDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'nightly-sync' })
+  name: string;
+
+  @ApiProperty(permissions)
+  permissions: AgentPermission[];
+
+  @ApiProperty({ enum: ['active'] })
+  status: 'active';
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: Date;
+}
+
+/** A derived token's metadata: never its secret. */
+export class ProjectTokenDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  serviceKeyId: string;
+
+  @ApiProperty({ format: 'uuid' })
+  projectId: string;
+
+  @ApiProperty(permissions)
+  permissions: AgentPermission[];
+
+  @ApiProperty(status)
+  status: 'active' | 'revoked';
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: Date;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  revokedAt: Date | null;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Accurate to about a minute.' })
+  lastUsedAt: Date | null;
+}
+
+export class ServiceKeyDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty(permissions)
+  permissions: AgentPermission[];
+
+  @ApiProperty(status)
+  status: 'active' | 'revoked';
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: Date;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  revokedAt: Date | null;
+
+  @ApiProperty({ type: [ProjectTokenDto], description: 'Every token derived from the key, revoked ones included, oldest first.' })
+  tokens: ProjectTokenDto[];
+}
+
+export class ServiceKeyListDto {
+  @ApiProperty({ type: [ServiceKeyDto], description: 'Newest first.' })
+  items: ServiceKeyDto[];
+}
+
+export class ProjectTokenListDto {
+  @ApiProperty({ type: [ProjectTokenDto], description: 'Oldest first, revoked ones included.' })
+  items: ProjectTokenDto[];
+}
+
+export class RevokedServiceKeyDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: ['revoked'] })
+  status: 'revoked';
+
+  @ApiProperty({ format: 'date-time', description: 'When the key was revoked (the same on every call).' })
+  revokedAt: Date;
+
+  @ApiProperty({ description: 'Derived tokens this call revoked; 0 when the key was already revoked.', example: 2 })
+  revokedTokens: number;
+}
+
+/** The only answer that carries a derived token's secret. */
+export class DerivedProjectTokenDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ description: 'The dga_ secret: shown here once, never again.', example: 'dga_…' })
+  token: string;
+
+  @ApiProperty({ format: 'uuid' })
+  projectId: string;
+
+  @ApiProperty({ format: 'uuid' })
+  serviceKeyId: string;
+
+  @ApiProperty(permissions)
+  permissions: AgentPermission[];
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: Date;
+}
+
+export class RevokedProjectTokenDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: ['revoked'] })
+  status: 'revoked';
+
+  @ApiProperty({ format: 'date-time' })
+  revokedAt: Date;
+}

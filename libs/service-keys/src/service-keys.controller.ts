@@ -1,0 +1,118 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
+import { ApiErrors } from '@app/common';
+import { CurrentPrincipal, RestAuth, RestPrincipal } from '@app/credentials';
+import { CreateServiceKeyDto } from './dto/create-service-key.dto';
+import { DeriveProjectTokenDto } from './dto/derive-project-token.dto';
+import {
+  CreatedServiceKeyDto,
+  DerivedProjectTokenDto,
+  ProjectTokenListDto,
+  RevokedProjectTokenDto,
+  RevokedServiceKeyDto,
+  ServiceKeyDto,
+  ServiceKeyListDto,
+} from './dto/service-key.dto';
+import { ServiceKeysService } from './service-keys.service';
+
+const READ = { permission: 'service_keys:read' } as const;
+const WRITE = { permission: 'service_keys:write' } as const;
+
+/**
+ * Service keys and their derived project tokens (machine flow). An organisation administrator's
+ * session, or an `rk_` key of the organisation with `service_keys:read` / `service_keys:write`.
+ */
+@ApiTags('service keys')
+@ApiBearerAuth()
+@Controller('api/organizations/:orgId/agent-service-keys')
+export class ServiceKeysController {
+  constructor(private readonly serviceKeys: ServiceKeysService) {}
+
+  @Post()
+  @RestAuth(WRITE)
+  @ApiOperation({ summary: 'Create a service key (no secret of its own; permissions default to every agent permission)' })
+  @ApiCreatedResponse({ type: CreatedServiceKeyDto })
+  @ApiErrors(400, 401, 403, 404)
+  create(
+    @Param('orgId') orgId: string,
+    @Body() body: CreateServiceKeyDto,
+    @CurrentPrincipal() principal: RestPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<CreatedServiceKeyDto> {
+    return this.serviceKeys.create(orgId, body, { principal, origin });
+  }
+
+  @Get()
+  @RestAuth(READ)
+  @ApiOperation({ summary: 'List service keys with their derived tokens’ metadata' })
+  @ApiOkResponse({ type: ServiceKeyListDto })
+  @ApiErrors(401, 403, 404)
+  async list(@Param('orgId') orgId: string): Promise<ServiceKeyListDto> {
+    return { items: await this.serviceKeys.list(orgId) };
+  }
+
+  @Get(':keyId')
+  @RestAuth(READ)
+  @ApiOperation({ summary: 'One service key with its derived tokens’ metadata' })
+  @ApiOkResponse({ type: ServiceKeyDto })
+  @ApiErrors(401, 403, 404)
+  get(@Param('orgId') orgId: string, @Param('keyId') keyId: string): Promise<ServiceKeyDto> {
+    return this.serviceKeys.get(orgId, keyId);
+  }
+
+  @Post(':keyId/revoke')
+  @HttpCode(200)
+  @RestAuth(WRITE)
+  @ApiOperation({ summary: 'Revoke the key and, in the same transaction, every token derived from it (idempotent)' })
+  @ApiOkResponse({ type: RevokedServiceKeyDto })
+  @ApiErrors(401, 403, 404)
+  revoke(
+    @Param('orgId') orgId: string,
+    @Param('keyId') keyId: string,
+    @CurrentPrincipal() principal: RestPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<RevokedServiceKeyDto> {
+    return this.serviceKeys.revoke(orgId, keyId, { principal, origin });
+  }
+
+  @Post(':keyId/tokens')
+  @RestAuth(WRITE)
+  @ApiOperation({ summary: 'Derive a project token (dga_); the secret is in this response only' })
+  @ApiCreatedResponse({ type: DerivedProjectTokenDto })
+  @ApiErrors(400, 401, 403, 404, 409)
+  derive(
+    @Param('orgId') orgId: string,
+    @Param('keyId') keyId: string,
+    @Body() body: DeriveProjectTokenDto,
+    @CurrentPrincipal() principal: RestPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ) {
+    return this.serviceKeys.deriveToken(orgId, keyId, body.projectId, { principal, origin });
+  }
+
+  @Get(':keyId/tokens')
+  @RestAuth(READ)
+  @ApiOperation({ summary: 'Derived tokens of a key (metadata only)' })
+  @ApiOkResponse({ type: ProjectTokenListDto })
+  @ApiErrors(401, 403, 404)
+  async listTokens(@Param('orgId') orgId: string, @Param('keyId') keyId: string): Promise<ProjectTokenListDto> {
+    return { items: await this.serviceKeys.listTokens(orgId, keyId) };
+  }
+
+  @Post(':keyId/tokens/:tokenId/revoke')
+  @HttpCode(200)
+  @RestAuth(WRITE)
+  @ApiOperation({ summary: 'Revoke one derived token (idempotent)' })
+  @ApiOkResponse({ type: RevokedProjectTokenDto })
+  @ApiErrors(401, 403, 404)
+  revokeToken(
+    @Param('orgId') orgId: string,
+    @Param('keyId') keyId: string,
+    @Param('tokenId') tokenId: string,
+    @CurrentPrincipal() principal: RestPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ) {
+    return this.serviceKeys.revokeToken(orgId, keyId, tokenId, { principal, origin });
+  }
+}

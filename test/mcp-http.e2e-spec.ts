@@ -1,0 +1,220 @@
+import fc from 'fast-check';
+import request from 'supertest';
+import { createProjectWithToken } from './factories';
+import { MCP_401_BODY, missingTokenChallenge } from './fixtures/mcp-401';
+import { startTestApp, TestApp } from './helpers/test-app';
+
+const BROWSER_CLIENT = 'http://localhost:6274';
+const ACCEPT = 'application/json, text/event-stream';
+
+/** `levels` nested arrays inside a JSON-RPC request's params. */
+function deeplyNested(levels: number): string {
+  return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_project","arguments":{"x":${'['.repeat(levels)}${']'.repeat(levels)}}}}`;
+}
+
+describe('MCP endpoint HTTP edges: bodies, sizes, origins (SPEC §3)', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestApp({ MCP_ALLOWED_ORIGINS: BROWSER_CLIENT });
+    ({ token } = await createProjectWithToken(t.dataSource));
+  });
+  afterAll(() => t.close());
+
+  const post = () =>
+    request(t.baseUrl).post('/api/mcp').set('Authorization', `Bearer ${token}`).set('Accept', ACCEPT).set('Content-Type', 'application/json');
+
+  describe('bodies', () => {
+    it('answers malformed JSON with HTTP 400 and JSON-RPC -32700', async () => {
+      const res = await post().send('{"jsonrpc":"2.0","id":1,"method":');
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the request body is not valid JSON' } });
+    });
+
+    it('answers malformed JSON with -32700 even before the credential is checked', async () => {
+      const res = await request(t.baseUrl).post('/api/mcp').set('Content-Type', 'application/json').send('not json');
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe(-32700);
+    });
+
+    it.each([
+      ['an object that is not JSON-RPC', '{"hello":"world"}', null],
+      ['a JSON number', '42', null],
+      ['a JSON string', '"tools/list"', null],
+      ['null', 'null', null],
+      ['an empty batch', '[]', null],
+      ['a request without a method', '{"jsonrpc":"2.0","id":1}', null],
+      ['a wrong jsonrpc version', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}', 1],
+    ])('answers %s with HTTP 400 and JSON-RPC -32600', async (_what, body, id) => {
+      const res = await post().send(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32600 } });
+    });
+
+    it('answers a body over 1 MiB with 413 and a JSON-RPC error', async () => {
+      const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1024 * 1024) } });
+      const res = await post().send(big);
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body exceeds 1048576 bytes' } });
+    });
+
+    it('accepts a body just under the limit', async () => {
+      const body = { jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { pad: 'x'.repeat(1000 * 1000) } } };
+      const res = await post().set('MCP-Protocol-Version', '2025-06-18').send(JSON.stringify(body));
+      expect(res.status).toBe(200);
+    });
+
+    it.each([5_000, 100_000])('answers a body nested %i levels deep with 400 -32600, never a 500', async (levels) => {
+      const res = await post().send(deeplyNested(levels));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: Request body nests deeper than 64 levels' } });
+    });
+
+    it('bounds nesting on the REST surface too (400, never a 500)', async () => {
+      const res = await request(t.baseUrl).post('/api/organizations').set('Content-Type', 'application/json').send(deeplyNested(5_000));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ statusCode: 400, message: 'Request body nests deeper than 64 levels', error: 'Bad Request' });
+    });
+
+    it.each([
+      ['text/plain', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'],
+      ['application/x-www-form-urlencoded', 'jsonrpc=2.0&id=1&method=tools%2Flist'],
+    ])('answers a %s body with 415', async (type, body) => {
+      const res = await request(t.baseUrl)
+        .post('/api/mcp')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Accept', ACCEPT)
+        .set('Content-Type', type)
+        .send(body);
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' },
+      });
+    });
+
+    it('answers an empty JSON body with 400 -32600', async () => {
+      const res = await post();
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    });
+
+    it('answers a request that does not accept JSON and SSE with 406 (the SDK rule)', async () => {
+      const res = await request(t.baseUrl)
+        .post('/api/mcp')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Accept', 'text/html')
+        .send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+      expect(res.status).toBe(406);
+    });
+  });
+
+  describe('never a 500', () => {
+    const methods = fc.constantFrom('initialize', 'tools/list', 'tools/call', 'server/discover', 'ping', 'resources/list', 'nope', '');
+    const message = fc.record(
+      {
+        jsonrpc: fc.constantFrom('2.0', '1.0', 2),
+        id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.object()),
+        method: methods,
+        params: fc.oneof(
+          fc.object(),
+          fc.record({ name: fc.oneof(fc.constantFrom('get_project', 'list_tasks'), fc.string()), arguments: fc.oneof(fc.object(), fc.jsonValue()) }),
+          fc.jsonValue(),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    const versions = fc.constantFrom(undefined, '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', 'bogus');
+
+    it('answers any JSON-RPC-shaped body, batch or stray JSON value with a status below 500', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(message, fc.array(message, { maxLength: 3 }), fc.jsonValue()), versions, async (body, version) => {
+          const req = post();
+          if (version) req.set('MCP-Protocol-Version', version);
+          const res = await req.send(JSON.stringify(body));
+          expect(res.status).toBeLessThan(500);
+        }),
+        { numRuns: 100 },
+      );
+    });
+
+    it('answers any byte string with a status below 500', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.string({ maxLength: 200 }), async (text) => {
+          const res = await post().send(text);
+          expect(res.status).toBeLessThan(500);
+        }),
+        { numRuns: 100 },
+      );
+    });
+  });
+
+  describe('origins and CORS', () => {
+    it('refuses a disallowed Origin with 403, with or without a credential', async () => {
+      for (const auth of [undefined, `Bearer ${token}`]) {
+        const req = request(t.baseUrl).post('/api/mcp').set('Origin', 'https://evil.example').set('Accept', ACCEPT);
+        if (auth) req.set('Authorization', auth);
+        const res = await req.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+        expect(res.status).toBe(403);
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      }
+    });
+
+    it('grants CORS to an allowed Origin and exposes WWW-Authenticate and Mcp-Session-Id (on the 401 too)', async () => {
+      const denied = await request(t.baseUrl).post('/api/mcp').set('Origin', BROWSER_CLIENT).send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(denied.status).toBe(401);
+      expect(denied.body).toEqual(MCP_401_BODY);
+      expect(denied.headers['www-authenticate']).toBe(missingTokenChallenge(t.baseUrl));
+      for (const res of [
+        denied,
+        await post().set('Origin', BROWSER_CLIENT).set('MCP-Protocol-Version', '2025-06-18').send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      ]) {
+        expect(res.headers['access-control-allow-origin']).toBe(BROWSER_CLIENT);
+        const exposed = res.headers['access-control-expose-headers'].split(/,\s*/).map((h: string) => h.toLowerCase());
+        expect(exposed).toEqual(expect.arrayContaining(['www-authenticate', 'mcp-session-id', 'mcp-protocol-version']));
+        expect(res.headers.vary).toMatch(/Origin/);
+      }
+    });
+
+    it('passes a preflight without a credential and allows the MCP headers', async () => {
+      const res = await request(t.baseUrl)
+        .options('/api/mcp')
+        .set('Origin', BROWSER_CLIENT)
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name');
+      expect(res.status).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe(BROWSER_CLIENT);
+      expect(res.headers['access-control-allow-methods']).toMatch(/POST/);
+      const allowed = res.headers['access-control-allow-headers'].split(/,\s*/).map((h: string) => h.toLowerCase());
+      expect(allowed).toEqual(
+        expect.arrayContaining(['authorization', 'x-agent-token', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'mcp-method', 'mcp-name']),
+      );
+    });
+
+    it('refuses a preflight from a disallowed Origin', async () => {
+      const res = await request(t.baseUrl)
+        .options('/api/mcp')
+        .set('Origin', 'https://evil.example')
+        .set('Access-Control-Request-Method', 'POST');
+      expect(res.status).toBe(403);
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    });
+
+    it.each(['/health/ready', '/api/organizations', '/api/docs/openapi.json'])(
+      'grants no CORS on the REST route %s, not even to the MCP browser origin',
+      async (path) => {
+        const preflight = await request(t.baseUrl)
+          .options(path)
+          .set('Origin', BROWSER_CLIENT)
+          .set('Access-Control-Request-Method', 'GET')
+          .set('Access-Control-Request-Headers', 'authorization');
+        expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+        expect(preflight.headers['access-control-allow-headers']).toBeUndefined();
+        const actual = await request(t.baseUrl).get(path).set('Origin', BROWSER_CLIENT);
+        expect(actual.headers['access-control-allow-origin']).toBeUndefined();
+      },
+    );
+  });
+});

@@ -1,0 +1,58 @@
+import request from 'supertest';
+import { startTestApp, TestApp } from './helpers/test-app';
+
+describe('OpenAPI document at /api/docs', () => {
+  let t: TestApp;
+  let doc: {
+    paths: Record<string, Record<string, { tags?: string[]; security?: unknown[]; responses: Record<string, { content?: unknown }>; requestBody?: unknown }>>;
+    components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }>; securitySchemes: Record<string, unknown> };
+  };
+  beforeAll(async () => {
+    t = await startTestApp();
+    doc = (await request(t.baseUrl).get('/api/docs/openapi.json').expect(200)).body;
+  });
+  afterAll(() => t.close());
+
+  it('serves the UI without a credential', async () => {
+    const res = await request(t.baseUrl).get('/api/docs/').expect(200);
+    expect(res.text).toContain('swagger');
+  });
+
+  it.each([
+    ['/api/auth/signup', 'post', '201', 'SignupResponseDto', false],
+    ['/api/auth/login', 'post', '200', 'SessionTokenDto', false],
+    ['/api/me', 'get', '200', 'MeDto', true],
+    ['/api/permissions', 'get', '200', 'PermissionCataloguesDto', true],
+    ['/api/organizations', 'post', '201', 'OrganizationDto', true],
+    ['/api/organizations/{orgId}/projects', 'post', '201', 'ProjectDto', true],
+    ['/api/organizations/{orgId}/projects/{projectId}', 'delete', '200', 'DeletedProjectDto', true],
+    ['/api/organizations/{orgId}/members', 'get', '200', 'MemberListDto', true],
+    ['/api/organizations/{orgId}/members/{userId}', 'patch', '200', 'MemberDto', true],
+    ['/api/organizations/{orgId}/api-keys', 'post', '201', 'CreatedApiKeyDto', true],
+    ['/api/organizations/{orgId}/api-keys/{keyId}/revoke', 'post', '200', 'RevokedApiKeyDto', true],
+    ['/api/organizations/{orgId}/audit-events', 'get', '200', 'AuditEventPageDto', true],
+  ])('documents %s %s with its %s response type and security', (path, method, status, schema, secured) => {
+    const op = doc.paths[path]?.[method];
+    expect(op).toBeDefined();
+    expect(op!.tags?.length).toBeGreaterThan(0);
+    expect(JSON.stringify(op!.responses[status])).toContain(`#/components/schemas/${schema}`);
+    if (secured) {
+      expect(op!.security).toEqual([{ bearer: [] }]);
+      expect(op!.responses['401']).toBeDefined();
+    }
+  });
+
+  it('describes request bodies field by field', () => {
+    expect(doc.components.schemas.SignupDto!.required).toEqual(['email', 'password', 'name', 'organizationName']);
+    expect(doc.components.schemas.SignupDto!.properties!.password).toMatchObject({ minLength: 12 });
+    expect(doc.components.schemas.CreateApiKeyDto!.properties!.permissions).toMatchObject({
+      type: 'array',
+      items: { enum: ['projects:read', 'projects:write', 'service_keys:read', 'service_keys:write', 'members:read', 'audit:read'] },
+    });
+    expect(doc.components.schemas.ApiErrorDto!.required).toEqual(['statusCode', 'message', 'error']);
+  });
+
+  it('leaves the HTML pages out', () => {
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/signup'))).toEqual([]);
+  });
+});
