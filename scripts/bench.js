@@ -163,7 +163,7 @@ async function seedGateway(base) {
 async function main() {
   const bin = findPostgresBin();
   if (!bin) throw new Error('npm run bench needs the PostgreSQL server binaries (Debian package postgresql-15)');
-  if (!existsSync(join(root, 'dist/apps/gateway/src/main.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  if (!existsSync(join(root, 'dist/apps/gateway/src/main.js'))) throw new Error('build first: npm run build (npm run bench does)');
   const pg = await startPostgres(bin, { shared_buffers: '256MB' });
   try {
     const admin = new Client({ connectionString: pg.url('postgres') });
@@ -236,7 +236,6 @@ async function main() {
       const ratioToAuth = gw.requestsPerSecond / authenticatedRps;
       report.scenarios.push({ name, gateway: gw, ratioToAuthenticated: ratioToAuth, target: name.includes('malformed') ? '≥ 2× authenticated tools/list' : undefined, met: name.includes('malformed') ? ratioToAuth >= 2 : true, expectStatus: 401, allExpected: gw.statusCodes?.['401']?.count === gw.total });
     }
-    report.scenarios.push(await refreshRotation({ base, seed, measure }));
     report.scenarios.push(await cascadeRevocation({ base, seed, pg }));
 
     report.peakRss = { gateway: Math.max(...rows.filter((r) => r.target === 'gateway').map((r) => r.peakRss)) };
