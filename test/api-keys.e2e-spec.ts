@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { AGENT_PERMISSIONS, API_KEY_PERMISSIONS, ApiKeyUsageTracker, hashToken, isWellFormedToken } from '@app/credentials';
+import { AGENT_PERMISSIONS, API_KEY_PERMISSIONS, ApiKeyUsageRecorder, hashToken, isWellFormedToken } from '@app/credentials';
 import { createApiKey, createTeam } from './factories/rest';
 import { REST_ERRORS } from './fixtures/rest-errors';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -67,13 +67,13 @@ describe('scoped API keys and the permission catalogues (SPEC §6)', () => {
     const team = await createTeam(t);
     const key = await createApiKey(t.dataSource, team.organization.id, ['projects:read']);
     await api().get(`/api/organizations/${team.organization.id}/projects`).auth(key.key, { type: 'bearer' }).expect(200);
-    await t.app.get(ApiKeyUsageTracker).flush();
+    await t.app.get(ApiKeyUsageRecorder).flush();
     const list = await api().get(`/api/organizations/${team.organization.id}/api-keys`).auth(team.admin.jwt, { type: 'bearer' }).expect(200);
     const first = list.body.items.find((k: { id: string }) => k.id === key.id).lastUsedAt;
     expect(first).toMatch(ISO_RE);
     // Within the minute, another use does not write again.
     await api().get(`/api/organizations/${team.organization.id}/projects`).auth(key.key, { type: 'bearer' }).expect(200);
-    await t.app.get(ApiKeyUsageTracker).flush();
+    await t.app.get(ApiKeyUsageRecorder).flush();
     const [row] = await t.dataSource.query('SELECT last_used_at FROM api_keys WHERE id = $1', [key.id]);
     expect(new Date(row.last_used_at).toISOString()).toBe(first);
   });

@@ -9,6 +9,7 @@ import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
 import { McpModule } from '@app/mcp';
+import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
 import { ServiceKeysModule } from '@app/service-keys';
 import { TasksModule } from '@app/tasks';
@@ -37,6 +38,7 @@ export class AppModule {
         ApiKeysModule,
         ServiceKeysModule,
         TasksModule,
+        OAuthModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ApiKeyUsageTracker } from './api-key-usage.tracker';
+import { ApiKeyUsageRecorder } from './token-usage.recorder';
 import type { ApiKeyPrincipal } from './principal';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 
@@ -12,7 +12,7 @@ import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 export class ApiKeyResolver {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly usage: ApiKeyUsageTracker,
+    private readonly usage: ApiKeyUsageRecorder,
   ) {}
 
   async resolve(key: string): Promise<ApiKeyPrincipal | null> {
@@ -25,7 +25,7 @@ export class ApiKeyResolver {
       );
     const row = rows[0];
     if (!row) return null;
-    this.usage.touch(row.id);
+    this.usage.record(row.id);
     return { kind: 'api_key', apiKeyId: row.id, organizationId: row.organization_id, permissions: row.permissions };
   }
 }

@@ -4,13 +4,12 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentTokenService } from './agent-token.service';
 import { ApiKeyResolver } from './api-key-resolver.service';
-import { ApiKeyUsageTracker } from './api-key-usage.tracker';
 import { CredentialGuard } from './credential.guard';
 import { AgentToken } from './entities/agent-token.entity';
 import { ApiKey } from './entities/api-key.entity';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import { SessionTokenService } from './session-token.service';
-import { TokenUsageRecorder } from './token-usage.recorder';
+import { ApiKeyUsageRecorder, TokenUsageRecorder } from './token-usage.recorder';
 import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strategies/bearer.strategies';
 
 @Global()
@@ -19,7 +18,7 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
   providers: [
     AgentTokenService,
     ApiKeyResolver,
-    ApiKeyUsageTracker,
+    ApiKeyUsageRecorder,
     SessionTokenService,
     OrganizationAccessPolicy,
     AgentTokenStrategy,
@@ -28,6 +27,6 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     TokenUsageRecorder,
     { provide: APP_GUARD, useClass: CredentialGuard },
   ],
-  exports: [AgentTokenService, TokenUsageRecorder, ApiKeyUsageTracker, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
+  exports: [AgentTokenService, TokenUsageRecorder, ApiKeyUsageRecorder, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
 })
 export class CredentialsModule {}

@@ -1,7 +1,6 @@
 export * from './access.decorators';
 export * from './agent-token.service';
 export * from './api-key-resolver.service';
-export * from './api-key-usage.tracker';
 export * from './credential.guard';
 export * from './credentials.module';
 export * from './entities/agent-token.entity';

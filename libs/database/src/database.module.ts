@@ -59,6 +59,8 @@ export class DatabaseModule {
             url: db.url,
             autoLoadEntities: true,
             synchronize: false,
+            // Extensions are the migrations' business; the schema uses the built-in gen_random_uuid().
+            installExtensions: false,
             migrations: MIGRATIONS,
             migrationsRun: true,
             migrationsTransactionMode: 'each' as const,

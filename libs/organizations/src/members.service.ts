@@ -99,7 +99,7 @@ export class MembersService {
       const current = await this.memberOrFail(em, organizationId, userId);
       if (current.role === 'admin') await assertAnotherAdmin(em, organizationId);
       await em.query('DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
-      const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId);
+      const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, { ...actor, origin });
       await this.audit.record(em, {
         organizationId,
         ...actor,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { OAuthModule } from '@app/oauth';
 import { AccessRevocationService } from './access-revocation.service';
 import { Membership } from './entities/membership.entity';
 import { Organization } from './entities/organization.entity';
@@ -13,7 +14,7 @@ import { ProjectsService } from './projects.service';
 
 /** Organisations, their projects and their members (SPEC §6). */
 @Module({
-  imports: [TypeOrmModule.forFeature([Organization, Project, Membership])],
+  imports: [TypeOrmModule.forFeature([Organization, Project, Membership]), OAuthModule],
   controllers: [OrganizationsController, ProjectsController, MembersController],
   providers: [OrganizationsService, ProjectsService, MembersService, AccessRevocationService],
   exports: [OrganizationsService, ProjectsService, MembersService, AccessRevocationService],

@@ -83,7 +83,7 @@ export class ProjectsService {
         [projectId, organizationId],
       );
       if (!row) throw new ProjectNotFoundError();
-      const { revokedTokens } = await this.revocation.revokeProjectAccess(em, projectId);
+      const { revokedTokens } = await this.revocation.revokeProjectAccess(em, projectId, { ...actor, origin });
       await this.audit.record(em, {
         organizationId,
         projectId,

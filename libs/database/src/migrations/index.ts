@@ -1,4 +1,5 @@
 import { CoreSchema1764000000000 } from './1764000000000-core-schema';
+import { OAuthSchema1764000002000 } from './1764000002000-oauth-schema';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
-export const MIGRATIONS = [CoreSchema1764000000000];
+export const MIGRATIONS = [CoreSchema1764000000000, OAuthSchema1764000002000];

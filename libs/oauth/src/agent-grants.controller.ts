@@ -1,0 +1,33 @@
+import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { CurrentPrincipal, RestAuth, SessionPrincipal } from '@app/credentials';
+import { originOf } from './authorize.controller';
+import { AgentGrantView, GrantRevocationResult, OAuthGrantsService } from './oauth-grants.service';
+
+/** The person's connected AI clients (their OAuth grants). Session only. */
+@ApiTags('me')
+@ApiBearerAuth()
+@Controller('api/me/agent-grants')
+export class AgentGrantsController {
+  constructor(private readonly grants: OAuthGrantsService) {}
+
+  @Get()
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({ summary: 'The AI clients you connected: client, project, organisation, permissions, last use' })
+  list(@CurrentPrincipal() principal: SessionPrincipal): Promise<AgentGrantView[]> {
+    return this.grants.listForUser(principal.userId);
+  }
+
+  @Post(':grantId/revoke')
+  @HttpCode(200)
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({ summary: 'Disconnect a client: ends the grant, its refresh tokens and its access tokens' })
+  revoke(
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @Param('grantId') grantId: string,
+    @Req() req: Request,
+  ): Promise<GrantRevocationResult> {
+    return this.grants.revokeForUser(principal.userId, grantId, originOf(req));
+  }
+}

@@ -1,0 +1,57 @@
+import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type { RequestOrigin } from '@app/audit';
+import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
+import { AuthorizationService } from './authorization.service';
+import { OAuthPageErrorFilter } from './oauth-exception.filters';
+import { OAuthPageError } from './oauth.errors';
+import { consentPage } from './views/consent.view';
+import { sendPage, sendRedirect } from './views/html';
+
+/**
+ * `GET /api/agent/oauth/authorize` validates the request and shows the consent page (or sends
+ * the person to sign in first); `POST` takes the decision.
+ */
+@Public()
+@ApiExcludeController()
+@UseFilters(OAuthPageErrorFilter)
+@Controller('api/agent/oauth/authorize')
+export class AuthorizeController {
+  constructor(
+    private readonly authorization: AuthorizationService,
+    private readonly sessions: SessionTokenService,
+  ) {}
+
+  @Get()
+  async authorize(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const checked = await this.authorization.check(query);
+    if (checked.kind === 'redirect') return sendRedirect(res, 302, checked.location);
+    const userId = await this.sessionUser(req);
+    if (!userId) return sendRedirect(res, 302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+    const { requestId, csrfToken } = await this.authorization.createPending(userId, checked.request);
+    const view = await this.authorization.consentView(requestId, csrfToken, userId);
+    sendPage(res, 200, consentPage(view));
+  }
+
+  @Post()
+  async decide(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const userId = await this.sessionUser(req);
+    if (!userId) {
+      throw new OAuthPageError(401, 'Signed out', 'Your session ended before you answered. Start again from the application.');
+    }
+    const outcome = await this.authorization.decide(userId, body ?? {}, originOf(req));
+    if (outcome.kind === 'redirect') return sendRedirect(res, 303, outcome.location);
+    sendPage(res, outcome.status, consentPage(outcome.view));
+  }
+
+  private async sessionUser(req: Request): Promise<string | null> {
+    const jwt = readSessionCookie(req);
+    if (!jwt) return null;
+    return (await this.sessions.resolve(jwt))?.userId ?? null;
+  }
+}
+
+export function originOf(req: Request): RequestOrigin {
+  return { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null };
+}

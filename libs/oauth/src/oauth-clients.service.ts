@@ -1,0 +1,261 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AuditService, RequestOrigin } from '@app/audit';
+import { AppConfig } from '@app/config';
+import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import { CLIENT_AUTH_METHODS, ClientAuthMethod } from './entities/oauth-client.entity';
+import { invalidClient, OAuthError } from './oauth.errors';
+import { digestsEqual, parseBasicCredentials } from './oauth-params';
+import { redirectUriProblem } from './redirect-uri';
+
+const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+const MAX_REDIRECT_URIS = 20;
+const MAX_CLIENT_NAME = 200;
+/** A registration that never completes an authorisation is deleted after this long. */
+export const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
+
+export interface RegisteredClient {
+  clientId: string;
+  clientName: string;
+  redirectUris: string[];
+  grantTypes: string[];
+  tokenEndpointAuthMethod: ClientAuthMethod;
+}
+
+interface ClientRow {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  token_endpoint_auth_method: ClientAuthMethod;
+  client_secret_hash: string | null;
+}
+
+/** How a token or revocation request identified its client (RFC 6749 §2.3). */
+export interface PresentedClientCredentials {
+  authorizationHeader?: string;
+  clientId?: string;
+  clientSecret?: string;
+}
+
+/** Dynamic client registration (RFC 7591) and client authentication at the token endpoint. */
+@Injectable()
+export class OAuthClientsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Registers a client from its metadata. Unknown fields are ignored; redirect URIs follow
+   * `redirectUriProblem`; `none` (public client) unless a secret-based method is asked for, in
+   * which case a `dgs_` secret is returned once.
+   */
+  async register(metadata: unknown, origin: RequestOrigin): Promise<Record<string, unknown>> {
+    const input = parseMetadata(metadata);
+    await this.enforceRateLimit(origin.ip ?? null);
+    const clientId = randomUUID();
+    const secret = input.tokenEndpointAuthMethod === 'none' ? undefined : generateToken(TOKEN_PREFIXES.clientSecret);
+    const createdAt = await this.dataSource.transaction(async (em) => {
+      const [row]: { created_at: Date }[] = await em.query(
+        `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash, registration_ip)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at`,
+        [clientId, input.clientName, input.redirectUris, input.grantTypes, input.tokenEndpointAuthMethod, secret ? hashToken(secret) : null, origin.ip ?? null],
+      );
+      await this.audit.record(em, {
+        organizationId: null,
+        actorType: 'anonymous',
+        action: 'oauth_client.registered',
+        targetType: 'oauth_client',
+        targetId: clientId,
+        metadata: {
+          clientName: input.clientName,
+          redirectUris: input.redirectUris,
+          tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
+        },
+        origin,
+      });
+      return row.created_at;
+    });
+    await this.deleteUnusedClients();
+    return {
+      client_id: clientId,
+      client_id_issued_at: Math.floor(new Date(createdAt).getTime() / 1000),
+      ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+      client_name: input.clientName,
+      redirect_uris: input.redirectUris,
+      grant_types: input.grantTypes,
+      response_types: ['code'],
+      token_endpoint_auth_method: input.tokenEndpointAuthMethod,
+    };
+  }
+
+  async find(clientId: string): Promise<RegisteredClient | null> {
+    const row = await this.findRow(clientId);
+    return row ? toClient(row) : null;
+  }
+
+  /**
+   * Authenticates the client of a token or revocation request: a public client names itself
+   * with `client_id`; a confidential one proves its secret with `client_secret_basic` or
+   * `client_secret_post` (both accepted for any confidential client). Using two methods at once
+   * is refused (RFC 6749 §2.3).
+   */
+  async authenticate(presented: PresentedClientCredentials): Promise<RegisteredClient> {
+    let clientId = presented.clientId;
+    let secret = presented.clientSecret;
+    const usedBasic = presented.authorizationHeader !== undefined && /^Basic\b/i.test(presented.authorizationHeader);
+    if (usedBasic) {
+      const basic = parseBasicCredentials(presented.authorizationHeader!);
+      if (!basic) throw invalidClient('Malformed HTTP Basic client credentials', true);
+      if (secret !== undefined) {
+        throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret in the body, not both');
+      }
+      if (clientId !== undefined && clientId !== basic.clientId) {
+        throw new OAuthError('invalid_request', 'client_id in the body differs from the HTTP Basic client_id');
+      }
+      clientId = basic.clientId;
+      secret = basic.clientSecret;
+    }
+    if (!clientId) throw invalidClient('Client authentication failed: client_id is missing', usedBasic);
+    const row = await this.findRow(clientId);
+    if (!row) throw invalidClient('Client authentication failed: unknown client', usedBasic);
+    if (row.token_endpoint_auth_method === 'none') {
+      if (secret) throw invalidClient('Client authentication failed: this public client has no secret', usedBasic);
+      return toClient(row);
+    }
+    if (!secret) throw invalidClient('Client authentication failed: this client must authenticate with its client_secret', usedBasic);
+    const ok = isWellFormedToken(secret, TOKEN_PREFIXES.clientSecret) && digestsEqual(hashToken(secret), row.client_secret_hash ?? '');
+    if (!ok) throw invalidClient('Client authentication failed', usedBasic);
+    return toClient(row);
+  }
+
+  private async findRow(clientId: string): Promise<ClientRow | null> {
+    if (clientId.length > 200) return null;
+    const rows: ClientRow[] = await this.dataSource.query(
+      `SELECT client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash
+         FROM oauth_clients WHERE client_id = $1`,
+      [clientId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Per-IP limit on registrations, counted in the database so every instance shares it. Two
+   * registrations racing at the limit may both pass; the limit is a flood guard, not a quota.
+   */
+  private async enforceRateLimit(ip: string | null): Promise<void> {
+    if (!ip) return;
+    const [row]: { n: number; retry: number | null }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS n,
+              ceil(extract(epoch FROM (min(created_at) + interval '60 seconds' - now())))::int AS retry
+         FROM oauth_clients
+        WHERE registration_ip = $1 AND created_at > now() - interval '60 seconds'`,
+      [ip],
+    );
+    if (row.n >= this.config.registrationRateLimitPerMinute) {
+      const retryAfter = Math.min(60, Math.max(1, row.retry ?? 60));
+      throw new OAuthError(
+        'temporarily_unavailable',
+        `Too many client registrations from this address; retry in ${retryAfter} s`,
+        429,
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+  }
+
+  /** Registrations that never completed an authorisation expire after a day. */
+  private async deleteUnusedClients(): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM oauth_clients WHERE client_id IN (
+         SELECT client_id FROM oauth_clients
+          WHERE last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1)
+            AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)
+          LIMIT 100)`,
+      [UNUSED_CLIENT_TTL_SECONDS],
+    );
+  }
+}
+
+function toClient(row: ClientRow): RegisteredClient {
+  return {
+    clientId: row.client_id,
+    clientName: row.client_name,
+    redirectUris: row.redirect_uris,
+    grantTypes: row.grant_types,
+    tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+  };
+}
+
+interface ParsedMetadata {
+  clientName: string;
+  redirectUris: string[];
+  grantTypes: string[];
+  tokenEndpointAuthMethod: ClientAuthMethod;
+}
+
+/** RFC 7591 §2 metadata, validated; errors are RFC 7591 §3.2.2 codes. */
+function parseMetadata(metadata: unknown): ParsedMetadata {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+    throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object');
+  }
+  const m = metadata as Record<string, unknown>;
+
+  const uris = m.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0) {
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of redirect URIs');
+  }
+  if (uris.length > MAX_REDIRECT_URIS) {
+    throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
+  }
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) {
+      const shown = typeof uri === 'string' ? uri.slice(0, 200) : JSON.stringify(uri);
+      throw new OAuthError('invalid_redirect_uri', `Redirect URI ${shown} ${problem}`);
+    }
+  }
+  const redirectUris = [...new Set(uris as string[])];
+
+  let tokenEndpointAuthMethod: ClientAuthMethod = 'none';
+  if (m.token_endpoint_auth_method !== undefined) {
+    if (!CLIENT_AUTH_METHODS.includes(m.token_endpoint_auth_method as ClientAuthMethod)) {
+      throw new OAuthError(
+        'invalid_client_metadata',
+        `token_endpoint_auth_method must be one of ${CLIENT_AUTH_METHODS.join(', ')}`,
+      );
+    }
+    tokenEndpointAuthMethod = m.token_endpoint_auth_method as ClientAuthMethod;
+  }
+
+  let grantTypes: string[] = [...SUPPORTED_GRANT_TYPES];
+  if (m.grant_types !== undefined) {
+    if (!Array.isArray(m.grant_types) || !m.grant_types.every((g) => typeof g === 'string')) {
+      throw new OAuthError('invalid_client_metadata', 'grant_types must be an array of strings');
+    }
+    grantTypes = SUPPORTED_GRANT_TYPES.filter((g) => (m.grant_types as string[]).includes(g));
+    if (!grantTypes.includes('authorization_code')) {
+      throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code (this server supports authorization_code and refresh_token)');
+    }
+  }
+
+  if (m.response_types !== undefined) {
+    if (!Array.isArray(m.response_types) || !m.response_types.includes('code')) {
+      throw new OAuthError('invalid_client_metadata', 'response_types must include code');
+    }
+  }
+
+  let clientName = 'Unnamed application';
+  if (m.client_name !== undefined) {
+    if (typeof m.client_name !== 'string') throw new OAuthError('invalid_client_metadata', 'client_name must be a string');
+    const trimmed = m.client_name.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+    if (trimmed.length > MAX_CLIENT_NAME) {
+      throw new OAuthError('invalid_client_metadata', `client_name must be at most ${MAX_CLIENT_NAME} characters`);
+    }
+    if (trimmed) clientName = trimmed;
+  }
+
+  return { clientName, redirectUris, grantTypes, tokenEndpointAuthMethod };
+}

@@ -1,0 +1,52 @@
+import { Body, Controller, Headers, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '@app/credentials';
+import { originOf } from './authorize.controller';
+import { OAuthClientsService } from './oauth-clients.service';
+import { OAuthErrorFilter } from './oauth-exception.filters';
+import { OAuthTokensService } from './oauth-tokens.service';
+
+/**
+ * The cookie-less OAuth endpoints: registration (RFC 7591), token (RFC 6749 §3.2) and revocation
+ * (RFC 7009). Bodies are form-encoded or JSON; errors are RFC JSON; nothing is cached.
+ */
+@Public()
+@ApiExcludeController()
+@UseFilters(OAuthErrorFilter)
+@Controller('api/agent/oauth')
+export class OAuthController {
+  constructor(
+    private readonly clients: OAuthClientsService,
+    private readonly tokens: OAuthTokensService,
+  ) {}
+
+  @Post('register')
+  async register(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const client = await this.clients.register(body, originOf(req));
+    res.status(201).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').json(client);
+  }
+
+  @Post('token')
+  async token(
+    @Body() body: Record<string, unknown> | undefined,
+    @Headers('authorization') authorization: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const tokens = await this.tokens.token(body ?? {}, authorization, originOf(req));
+    res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').json(tokens);
+  }
+
+  @Post('revoke')
+  @HttpCode(200)
+  async revoke(
+    @Body() body: Record<string, unknown> | undefined,
+    @Headers('authorization') authorization: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.tokens.revoke(body ?? {}, authorization, originOf(req));
+    res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').end();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Redirect-URI rules (SPEC §5; RFC 6749 §3.1.2, RFC 8252 §7, RFC 9700 §4.1.3):
+ * - `https` with a host;
+ * - `http` only on a loopback host (`127.0.0.1`, `[::1]`, `localhost`);
+ * - a private-use scheme (`cursor://…`, `vscode://…`, `com.example.app:/cb`);
+ * - never a scheme that runs or reads content in the browser (`javascript:`, `data:`, …);
+ * - never a fragment or credentials in the URI.
+ * Loopback redirect URIs match a registered one whatever the port (RFC 8252 §7.3); all others
+ * match by exact string comparison.
+ */
+
+export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** Schemes a redirect URI may never use. */
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript',
+  'data',
+  'file',
+  'vbscript',
+  'blob',
+  'about',
+  'filesystem',
+  'view-source',
+  'ws',
+  'wss',
+  'ftp',
+]);
+
+const SCHEME_RE = /^([A-Za-z][A-Za-z0-9+.-]*):/;
+const MAX_REDIRECT_URI_LENGTH = 2000;
+
+/** Why `uri` cannot be registered, or undefined when it can. */
+export function redirectUriProblem(uri: unknown): string | undefined {
+  if (typeof uri !== 'string' || uri.length === 0) return 'must be a non-empty string';
+  if (uri.length > MAX_REDIRECT_URI_LENGTH) return `must be at most ${MAX_REDIRECT_URI_LENGTH} characters`;
+  if (/[\s\u0000-\u001f\u007f]/.test(uri)) return 'must not contain whitespace or control characters';
+  if (uri.includes('#')) return 'must not contain a fragment';
+  const scheme = SCHEME_RE.exec(uri)?.[1]?.toLowerCase();
+  if (!scheme) return 'must be an absolute URI with a scheme';
+  if (FORBIDDEN_SCHEMES.has(scheme)) return `the scheme ${scheme}: is not allowed`;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'is not a valid URI';
+  }
+  if (url.username || url.password) return 'must not contain credentials';
+  if (scheme === 'https') {
+    if (!url.hostname) return 'must name a host';
+    return undefined;
+  }
+  if (scheme === 'http') {
+    if (!LOOPBACK_HOSTS.has(url.hostname.toLowerCase())) {
+      return 'http is only allowed on a loopback host (127.0.0.1, [::1], localhost); use https';
+    }
+    return undefined;
+  }
+  // A private-use scheme (RFC 8252 §7.1), e.g. cursor://, vscode://, com.example.app:/callback.
+  return undefined;
+}
+
+function loopbackParts(uri: string): { host: string; rest: string } | undefined {
+  if (!/^http:/i.test(uri)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  const host = url.hostname.toLowerCase();
+  if (!LOOPBACK_HOSTS.has(host) || url.username || url.password || url.hash) return undefined;
+  return { host, rest: url.pathname + url.search };
+}
+
+/**
+ * The registered redirect URI that `requested` matches: the identical string, or for a loopback
+ * URI one that differs only in the port (RFC 8252 §7.3).
+ */
+export function matchRedirectUri(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  if (requested.includes('#')) return false;
+  const want = loopbackParts(requested);
+  if (!want) return false;
+  return registered.some((candidate) => {
+    const have = loopbackParts(candidate);
+    return have !== undefined && have.host === want.host && have.rest === want.rest;
+  });
+}
+
+/**
+ * The redirect URI with the response parameters appended, keeping its own query byte for byte
+ * (RFC 6749 §3.1.2). Registered URIs never carry a fragment.
+ */
+export function withResponseParams(redirectUri: string, params: Record<string, string | null | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null) query.append(key, value);
+  }
+  const separator = !redirectUri.includes('?') ? '?' : /[?&]$/.test(redirectUri) ? '' : '&';
+  return `${redirectUri}${separator}${query.toString()}`;
+}
+
+/** What the consent page names as the destination: the host, or the private-use scheme. */
+export function redirectHost(redirectUri: string): string {
+  try {
+    const url = new URL(redirectUri);
+    return url.host || url.protocol;
+  } catch {
+    return redirectUri;
+  }
+}

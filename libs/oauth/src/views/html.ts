@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import type { Response } from 'express';
+
+/** Escapes text for HTML element content and double-quoted attribute values. */
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** Tagged template whose interpolations are escaped unless wrapped in `raw()`. */
+export class RawHtml {
+  constructor(readonly html: string) {}
+  toString(): string {
+    return this.html;
+  }
+}
+export const raw = (html: string) => new RawHtml(html);
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): RawHtml {
+  let out = strings[0];
+  values.forEach((value, i) => {
+    out += renderValue(value) + strings[i + 1];
+  });
+  return new RawHtml(out);
+}
+
+function renderValue(value: unknown): string {
+  if (value instanceof RawHtml) return value.html;
+  if (Array.isArray(value)) return value.map(renderValue).join('');
+  if (value === undefined || value === null || value === false) return '';
+  return escapeHtml(value);
+}
+
+/**
+ * One stylesheet for every page, readable on a phone: system fonts, generous touch targets,
+ * visible focus, sufficient contrast, dark mode. Served inline and allowed by its hash, so the
+ * Content-Security-Policy needs no 'unsafe-inline'.
+ */
+const STYLES = `
+:root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#f6f8fa;--card:#fff;--line:#d0d7de;--accent:#0a58ca;--accent-fg:#fff;--danger:#b42318;--focus:#ffbf47}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--card:#161b22;--line:#30363d;--accent:#4493f8;--accent-fg:#0d1117;--danger:#ff7b72}}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:36rem;margin:0 auto;padding:1.5rem 1rem 3rem}
+.card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:1.25rem}
+h1{font-size:1.4rem;line-height:1.3;margin:0 0 .75rem}
+h2{font-size:1.05rem;margin:1.25rem 0 .5rem}
+p{margin:.5rem 0}
+.muted{color:var(--muted);font-size:.95rem}
+.error{border:2px solid var(--danger);border-radius:8px;padding:.75rem;margin:0 0 1rem;color:var(--danger);font-weight:600}
+fieldset{border:0;margin:0 0 1rem;padding:0;min-width:0}
+legend{font-weight:600;padding:0;margin:0 0 .5rem}
+fieldset fieldset legend{font-weight:500;color:var(--muted);font-size:.95rem;margin-top:.5rem}
+.choice{display:flex;gap:.75rem;align-items:flex-start;padding:.65rem .75rem;border:1px solid var(--line);border-radius:8px;margin:0 0 .5rem;cursor:pointer}
+.choice input{width:1.25rem;height:1.25rem;margin:.15rem 0 0;flex:none}
+.choice span{display:block}
+.choice .desc{color:var(--muted);font-size:.9rem}
+code{font-size:.9em;word-break:break-all}
+label.field{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input[type=email],input[type=password],input[type=text]{width:100%;font:inherit;padding:.65rem .75rem;border:1px solid var(--line);border-radius:8px;background:var(--card);color:var(--fg)}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.25rem}
+button{font:inherit;font-weight:600;min-height:2.75rem;padding:.6rem 1.25rem;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg);cursor:pointer;flex:1 1 8rem}
+button.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}
+a{color:var(--accent)}
+:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+`.trim();
+
+const STYLE_HASH = `sha256-${createHash('sha256').update(STYLES).digest('base64')}`;
+
+/**
+ * Headers of every HTML page of the OAuth flow: no framing (clickjacking on the consent page),
+ * no caching, nothing loaded from elsewhere. No `form-action`: browsers apply it to the redirect
+ * that follows the consent form, and that redirect goes to the client's own URI.
+ */
+export const PAGE_HEADERS: Record<string, string> = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  Pragma: 'no-cache',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': `default-src 'none'; style-src '${STYLE_HASH}'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'`,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+export function page(title: string, body: RawHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title} · Agent Gateway</title>
+<style>${raw(STYLES)}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`.html;
+}
+
+export function sendPage(res: Response, status: number, document: string): void {
+  res.status(status);
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+  res.send(document);
+}
+
+/** A redirect from an HTML flow step, with the same no-store and no-framing headers. */
+export function sendRedirect(res: Response, status: 302 | 303, location: string): void {
+  res.status(status);
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) {
+    if (name !== 'Content-Type') res.setHeader(name, value);
+  }
+  res.setHeader('Location', location);
+  res.end();
+}
