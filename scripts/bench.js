@@ -9,7 +9,7 @@
  * bench-results/latest.json. Options: --duration S (default 10), --connections N (default 20).
  */
 const { spawn, execFileSync } = require('node:child_process');
-const { randomBytes } = require('node:crypto');
+const { createHash, randomBytes } = require('node:crypto');
 const { mkdirSync, readFileSync, writeFileSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
@@ -142,9 +142,10 @@ async function mcpCall(base, path, token, generation, name, args) {
 // ---- seeding ----
 async function seedGateway(base) {
   const email = `bench-${randomBytes(4).toString('hex')}@example.test`;
+  const password = `bench-password-${randomBytes(8).toString('hex')}`;
   const signup = await callJson(base, '/api/auth/signup', {
     method: 'POST',
-    body: { email, password: `bench-password-${randomBytes(8).toString('hex')}`, name: 'Bench', organizationName: 'Bench org' },
+    body: { email, password, name: 'Bench', organizationName: 'Bench org' },
   });
   const session = signup.json.accessToken;
   const orgId = signup.json.organization.id;
@@ -156,7 +157,7 @@ async function seedGateway(base) {
     const task = await mcpCall(base, '/api/mcp', derived.token, 'modern', 'create_task', { title: `Seeded task ${i}`, description: 'seed' });
     taskId ??= task.id ?? task.task?.id;
   }
-  return { session, email, orgId, projectId: project.id, keyId: key.id, token: derived.token, taskId };
+  return { session, email, password, orgId, projectId: project.id, keyId: key.id, token: derived.token, taskId };
 }
 
 
@@ -236,6 +237,7 @@ async function main() {
       const ratioToAuth = gw.requestsPerSecond / authenticatedRps;
       report.scenarios.push({ name, gateway: gw, ratioToAuthenticated: ratioToAuth, target: name.includes('malformed') ? '≥ 2× authenticated tools/list' : undefined, met: name.includes('malformed') ? ratioToAuth >= 2 : true, expectStatus: 401, allExpected: gw.statusCodes?.['401']?.count === gw.total });
     }
+    report.scenarios.push(await refreshRotation({ base, seed, measure }));
     report.scenarios.push(await cascadeRevocation({ base, seed, pg }));
 
     report.peakRss = { gateway: Math.max(...rows.filter((r) => r.target === 'gateway').map((r) => r.peakRss)) };
@@ -247,6 +249,66 @@ async function main() {
     await new Promise((r) => setTimeout(r, 500));
     stopPostgres(pg);
   }
+}
+
+/**
+ * `count` refresh tokens, each of its own grant, obtained the way an AI client does: register,
+ * log in on the HTML page, approve the consent form, exchange the code (PKCE S256).
+ */
+async function oauthRefreshTokens(base, seed, count) {
+  const cookies = new Map();
+  async function send(method, path, form) {
+    const headers = {};
+    if (cookies.size) headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    let body;
+    if (form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(form)) for (const item of [].concat(v)) params.append(k, item);
+      body = params.toString();
+    }
+    const res = await fetch(`${base}${path}`, { method, headers, body, redirect: 'manual' });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const eq = pair.indexOf('=');
+      cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    }
+    return res;
+  }
+  const hidden = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)[1].replace(/&amp;/g, '&');
+  const loginPage = await (await send('GET', '/login?next=%2F')).text();
+  const login = await send('POST', '/login', { email: seed.email, password: seed.password, next: '/', csrf_token: hidden(loginPage, 'csrf_token') });
+  if (login.status !== 303) throw new Error(`login page refused the bench user: ${login.status}`);
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const client = (await callJson(base, '/api/agent/oauth/register', { method: 'POST', body: { client_name: 'Bench client', redirect_uris: [redirectUri] } })).json;
+  const tokens = [];
+  for (let i = 0; i < count; i++) {
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const query = new URLSearchParams({
+      response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: challenge,
+      code_challenge_method: 'S256', state: String(i), resource: `${base}/api/mcp`,
+    });
+    const consent = await (await send('GET', `/api/agent/oauth/authorize?${query}`)).text();
+    const approved = await send('POST', '/api/agent/oauth/authorize', {
+      request_id: hidden(consent, 'request_id'), csrf_token: hidden(consent, 'csrf_token'), project_id: seed.projectId,
+      permissions: ['project:read', 'tasks:read'], decision: 'approve',
+    });
+    const code = new URL(approved.headers.get('location')).searchParams.get('code');
+    const pair = await callJson(base, '/api/agent/oauth/token', {
+      method: 'POST',
+      form: { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: client.client_id, resource: `${base}/api/mcp` },
+    });
+    tokens.push(pair.json.refresh_token);
+  }
+  return { clientId: client.client_id, tokens };
+}
+
+/** Refresh-token rotation on the token endpoint: each connection rotates its own grant's chain. */
+async function refreshRotation({ base, seed, measure }) {
+  const { clientId, tokens } = await oauthRefreshTokens(base, seed, CONNECTIONS);
+  const gw = await measure('refresh-token rotation', 'gateway', { path: '/api/agent/oauth/token', warmup: 0, chain: { kind: 'refresh', tokens, clientId } });
+  return { name: 'refresh-token rotation (token endpoint)', gateway: gw, met: gw.non2xx === 0 };
 }
 
 /**

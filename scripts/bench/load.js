@@ -14,20 +14,22 @@ const scenario = JSON.parse(process.argv[2]);
 function requestsFor(s) {
   if (!s.chain) return [{ method: s.method, path: s.path, headers: s.headers, body: s.body }];
   if (s.chain.kind === 'refresh') {
-    // Each connection rotates its own refresh token: the answer's refresh_token is the next request's.
-    const pool = [...s.chain.tokens];
+    // Every answer's refresh_token goes back into a shared queue and the next request takes one,
+    // so each in-flight request rotates a live token of its own grant. (autocannon clears the
+    // per-connection context between requests, so the chain cannot live there.)
+    const queue = [...s.chain.tokens];
     return [
       {
         method: 'POST',
         path: s.path,
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        setupRequest(req, context) {
-          if (!context.refreshToken) context.refreshToken = pool.pop();
-          const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: context.refreshToken, client_id: s.chain.clientId });
+        setupRequest(req) {
+          const token = queue.shift() ?? 'dgr_exhausted';
+          const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: s.chain.clientId });
           return { ...req, body: body.toString() };
         },
-        onResponse(status, body, context) {
-          if (status === 200) context.refreshToken = JSON.parse(body).refresh_token;
+        onResponse(status, body) {
+          if (status === 200) queue.push(JSON.parse(body).refresh_token);
         },
       },
     ];
