@@ -6,19 +6,15 @@
  * required and their absence fails the run.
  */
 const { spawnSync } = require('node:child_process');
-const { existsSync, readdirSync, readFileSync, mkdtempSync, rmSync } = require('node:fs');
+const { existsSync, readFileSync, mkdtempSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 const { tmpdir } = require('node:os');
+const { findPostgresBin } = require('./lib/postgres');
 
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 const extraArgs = process.argv.slice(2);
 const jest = require.resolve('jest/bin/jest');
 
-function postgresAvailable() {
-  if (process.env.PG_BIN && existsSync(join(process.env.PG_BIN, 'initdb'))) return true;
-  const root = '/usr/lib/postgresql';
-  return existsSync(root) && readdirSync(root).some((v) => existsSync(join(root, v, 'bin', 'initdb')));
-}
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let failedRuns = 0;
@@ -45,7 +41,7 @@ function runJest(label, args, env) {
 
 runJest('unit + e2e on the embedded database', ['--selectProjects', 'unit', 'e2e'], { TEST_DATABASE: 'embedded' });
 
-if (postgresAvailable()) {
+if (findPostgresBin()) {
   runJest('e2e on PostgreSQL', ['--selectProjects', 'e2e'], { TEST_DATABASE: 'postgres' });
 } else if (ci) {
   process.stdout.write('\nCI=true but the PostgreSQL server binaries are missing (install postgresql-15): failing.\n');

@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+/**
+ * Drives one load scenario with autocannon from its own process, so the load generator never
+ * shares an event loop with the service it measures. Reads the scenario as JSON from argv[2],
+ * prints autocannon's summary as JSON on stdout.
+ *
+ * Scenario: { url, connections, duration, warmup, method, path, headers, body,
+ *             chain?: { kind: 'refresh', tokens: string[], clientId } }
+ */
+const autocannon = require('autocannon');
+
+const scenario = JSON.parse(process.argv[2]);
+
+function requestsFor(s) {
+  if (!s.chain) return [{ method: s.method, path: s.path, headers: s.headers, body: s.body }];
+  if (s.chain.kind === 'refresh') {
+    // Every answer's refresh_token goes back into a shared queue and the next request takes one,
+    // so each in-flight request rotates a live token of its own grant. (autocannon clears the
+    // per-connection context between requests, so the chain cannot live there.)
+    const queue = [...s.chain.tokens];
+    return [
+      {
+        method: 'POST',
+        path: s.path,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        setupRequest(req) {
+          const token = queue.shift() ?? 'dgr_exhausted';
+          const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: s.chain.clientId });
+          return { ...req, body: body.toString() };
+        },
+        onResponse(status, body) {
+          if (status === 200) queue.push(JSON.parse(body).refresh_token);
+        },
+      },
+    ];
+  }
+  throw new Error(`unknown chain ${s.chain.kind}`);
+}
+
+async function run(duration) {
+  return autocannon({
+    url: scenario.url,
+    connections: scenario.connections,
+    duration,
+    pipelining: 1,
+    requests: requestsFor(scenario),
+  });
+}
+
+(async () => {
+  if (scenario.warmup > 0 && !scenario.chain) await run(scenario.warmup);
+  const r = await run(scenario.duration);
+  const summary = {
+    requestsPerSecond: r.requests.average,
+    latencyP50: r.latency.p50,
+    latencyP99: r.latency.p99,
+    latencyAverage: r.latency.average,
+    total: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes: r.statusCodeStats,
+  };
+  process.stdout.write(`${JSON.stringify(summary)}\n`);
+})().catch((error) => {
+  process.stderr.write(`${error.stack}\n`);
+  process.exit(1);
+});
