@@ -1,44 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
-
-/** Escapes text for HTML element content and double-quoted attribute values. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
-/** Tagged template whose interpolations are escaped unless wrapped in `raw()`. */
-export class RawHtml {
-  constructor(readonly html: string) {}
-  toString(): string {
-    return this.html;
-  }
-}
-export const raw = (html: string) => new RawHtml(html);
-
-export function html(strings: TemplateStringsArray, ...values: unknown[]): RawHtml {
-  let out = strings[0];
-  values.forEach((value, i) => {
-    out += renderValue(value) + strings[i + 1];
-  });
-  return new RawHtml(out);
-}
-
-function renderValue(value: unknown): string {
-  if (value instanceof RawHtml) return value.html;
-  if (Array.isArray(value)) return value.map(renderValue).join('');
-  if (value === undefined || value === null || value === false) return '';
-  return escapeHtml(value);
-}
+import { html, raw, SafeHtml } from './html';
 
 /**
- * One stylesheet for every page, readable on a phone: system fonts, generous touch targets,
- * visible focus, sufficient contrast, dark mode. Served inline and allowed by its hash, so the
- * Content-Security-Policy needs no 'unsafe-inline'.
+ * The one stylesheet of every server-rendered page (sign-in, sign-up, consent, errors), readable
+ * on a phone: system fonts, generous touch targets, visible focus, sufficient contrast, dark
+ * mode. Served inline and allowed by its hash, so the Content-Security-Policy needs no
+ * 'unsafe-inline' and no per-response nonce.
  */
 const STYLES = `
 :root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#f6f8fa;--card:#fff;--line:#d0d7de;--accent:#0a58ca;--accent-fg:#fff;--danger:#b42318;--focus:#ffbf47}
@@ -52,6 +20,9 @@ h2{font-size:1.05rem;margin:1.25rem 0 .5rem}
 p{margin:.5rem 0}
 .muted{color:var(--muted);font-size:.95rem}
 .error{border:2px solid var(--danger);border-radius:8px;padding:.75rem;margin:0 0 1rem;color:var(--danger);font-weight:600}
+.summary{border:2px solid var(--danger);border-radius:8px;padding:.75rem 1rem;margin:0 0 1rem}
+.summary h2{margin:0 0 .5rem;color:var(--danger)}
+.summary a{color:var(--danger);font-weight:600}
 fieldset{border:0;margin:0 0 1rem;padding:0;min-width:0}
 legend{font-weight:600;padding:0;margin:0 0 .5rem}
 fieldset fieldset legend{font-weight:500;color:var(--muted);font-size:.95rem;margin-top:.5rem}
@@ -60,8 +31,11 @@ fieldset fieldset legend{font-weight:500;color:var(--muted);font-size:.95rem;mar
 .choice span{display:block}
 .choice .desc{color:var(--muted);font-size:.9rem}
 code{font-size:.9em;word-break:break-all}
-label.field{display:block;font-weight:600;margin:.75rem 0 .25rem}
+label[for]{display:block;font-weight:600;margin:.75rem 0 .25rem}
+.hint{color:var(--muted);font-size:.9rem;margin:0 0 .25rem}
+.field-error{color:var(--danger);font-size:.9rem;font-weight:600;margin:0 0 .25rem}
 input[type=email],input[type=password],input[type=text]{width:100%;font:inherit;padding:.65rem .75rem;border:1px solid var(--line);border-radius:8px;background:var(--card);color:var(--fg)}
+input[aria-invalid=true]{border:2px solid var(--danger)}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.25rem}
 button{font:inherit;font-weight:600;min-height:2.75rem;padding:.6rem 1.25rem;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg);cursor:pointer;flex:1 1 8rem}
 button.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}
@@ -72,11 +46,15 @@ a{color:var(--accent)}
 const STYLE_HASH = `sha256-${createHash('sha256').update(STYLES).digest('base64')}`;
 
 /**
- * Headers of every HTML page of the OAuth flow: no framing (clickjacking on the consent page),
- * no caching, nothing loaded from elsewhere. No `form-action`: browsers apply it to the redirect
- * that follows the consent form, and that redirect goes to the client's own URI.
+ * Headers of every HTML page and of every redirect between pages: no framing (X-Frame-Options
+ * and CSP `frame-ancestors`, against clickjacking the consent page), no caching, nothing loaded
+ * from elsewhere, no script at all (`default-src 'none'` and no `script-src`), no referrer.
+ *
+ * Deliberately no `form-action`: browsers apply it to the redirect that follows a form post, and
+ * the consent form's answer is a redirect to the client's own URI (another origin, or a private
+ * scheme such as `cursor://`), which `form-action 'self'` would block.
  */
-export const PAGE_HEADERS: Record<string, string> = {
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Cache-Control': 'no-store',
   Pragma: 'no-cache',
@@ -86,8 +64,15 @@ export const PAGE_HEADERS: Record<string, string> = {
   'Referrer-Policy': 'no-referrer',
 };
 
-export function page(title: string, body: RawHtml): string {
-  return html`<!doctype html>
+/** A whole HTML document built by `page()`: the only thing `sendPage` sends. */
+export class HtmlPage {
+  constructor(readonly html: string) {}
+}
+
+/** Wraps a page's content in the shared shell: language, viewport, title, the stylesheet. */
+export function page(title: string, body: SafeHtml): HtmlPage {
+  return new HtmlPage(
+    html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -102,16 +87,17 @@ ${body}
 </main>
 </body>
 </html>
-`.html;
+`.value,
+  );
 }
 
-export function sendPage(res: Response, status: number, document: string): void {
+export function sendPage(res: Response, status: number, document: HtmlPage): void {
   res.status(status);
   for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
-  res.send(document);
+  res.send(document.html);
 }
 
-/** A redirect from an HTML flow step, with the same no-store and no-framing headers. */
+/** A redirect from one HTML step to the next, with the same no-store and no-framing headers. */
 export function sendRedirect(res: Response, status: 302 | 303, location: string): void {
   res.status(status);
   for (const [name, value] of Object.entries(PAGE_HEADERS)) {

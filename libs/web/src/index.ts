@@ -1,0 +1,3 @@
+export * from './form-csrf';
+export * from './html';
+export * from './page';
