@@ -14,7 +14,7 @@ import {
   RegisteredTestClient,
   TestBrowser,
 } from './factories/oauth';
-import { OAUTH_PAGE_CSP, OAUTH_PAGE_HEADERS } from './fixtures/oauth';
+import { PAGE_CSP, PAGE_HEADERS } from './fixtures/html-pages';
 
 const CONSENT = '/api/agent/oauth/authorize';
 
@@ -55,8 +55,8 @@ describe('OAuth authorize, login and consent (SPEC §5)', () => {
   }
 
   function expectPageHeaders(res: Response) {
-    for (const [name, value] of Object.entries(OAUTH_PAGE_HEADERS)) expect(res.headers.get(name)).toBe(value);
-    expect(res.headers.get('content-security-policy')).toMatch(OAUTH_PAGE_CSP);
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) expect(res.headers.get(name)).toBe(value);
+    expect(res.headers.get('content-security-policy')).toMatch(PAGE_CSP);
   }
 
   describe('before the redirect URI is trusted: an HTML error page, never a redirect', () => {
@@ -163,6 +163,36 @@ describe('OAuth authorize, login and consent (SPEC §5)', () => {
     const res = await browser.post('/login', { email: person.user.email, password: person.user.password, next: '/' });
     expect(res.status).toBe(403);
     expect(browser.cookies.has('ag_session')).toBe(false);
+  });
+
+  it('refuses a login form posted from another origin or with a wrong token, even with the CSRF cookie', async () => {
+    const person = await createPersonWithProject(t);
+    const browser = new TestBrowser(t.baseUrl);
+    const page = await browser.get('/login');
+    const cookie = page.headers.getSetCookie().find((c) => c.startsWith('ag_login_csrf='));
+    expect(cookie).toMatch(/^ag_login_csrf=[\w-]{43}; Max-Age=\d+; Path=\/login; Expires=[^;]+; HttpOnly; SameSite=Strict$/);
+    const token = hiddenField(await page.text(), 'csrf_token');
+    const post = (csrf: string, headers: Record<string, string> = {}) =>
+      fetch(`${t.baseUrl}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: `ag_login_csrf=${browser.cookies.get('ag_login_csrf')!}`,
+          ...headers,
+        },
+        body: new URLSearchParams({ email: person.user.email, password: person.user.password, next: '/', csrf_token: csrf }).toString(),
+      });
+    for (const res of [
+      await post(token, { origin: 'https://evil.example' }),
+      await post(token, { origin: 'null', 'sec-fetch-site': 'cross-site' }),
+      await post('x'.repeat(43)),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('The sign-in form expired. Please sign in again.');
+      expect(res.headers.getSetCookie().some((c) => c.startsWith('ag_session='))).toBe(false);
+    }
+    expect((await post(token, { origin: new URL(t.baseUrl).origin })).status).toBe(303);
   });
 
   it('never sends the login page to another site', async () => {

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { SessionTokenService } from '@app/credentials';
 import { createUser } from './factories';
+import { PAGE_CSP } from './fixtures/html-pages';
+import { chromiumAvailable, launchChromium } from './helpers/chromium';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 function csrfOf(html: string): string {
@@ -14,7 +16,7 @@ function expectPageHeaders(res: request.Response) {
   expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
   expect(res.headers['x-frame-options']).toBe('DENY');
   expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-  expect(res.headers['content-security-policy']).toContain("form-action 'self'");
+  expect(res.headers['content-security-policy']).toMatch(PAGE_CSP);
   expect(res.headers['content-security-policy']).not.toContain('script-src');
   expect(res.headers['cache-control']).toBe('no-store');
   expect(res.headers['access-control-allow-origin']).toBeUndefined();
@@ -52,6 +54,16 @@ describe('the HTML sign-up page', () => {
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Strict/i);
     expect(cookie).toMatch(/Path=\/signup/);
+  });
+
+  it('looks like the sign-in page: the same shell and stylesheet (one CSP hash)', async () => {
+    const signup = await request(t.baseUrl).get('/signup').expect(200);
+    const login = await request(t.baseUrl).get('/login').expect(200);
+    expect(signup.headers['content-security-policy']).toBe(login.headers['content-security-policy']);
+    const styleOf = (html: string) => /<style>([^<]+)<\/style>/.exec(html)?.[1];
+    expect(styleOf(signup.text)).toBeDefined();
+    expect(styleOf(signup.text)).toBe(styleOf(login.text));
+    expect(signup.text).toContain('<div class="card">');
   });
 
   it('creates the account, sets the HttpOnly session cookie and returns to next', async () => {
@@ -181,6 +193,40 @@ describe('the HTML sign-up page', () => {
   it('sends /signup/welcome without a session back to /signup', async () => {
     const res = await request(t.baseUrl).get('/signup/welcome').expect(303);
     expect(res.headers.location).toBe('/signup');
+  });
+});
+
+(chromiumAvailable() ? describe : describe.skip)('the HTML sign-up page in a real browser (Debian Chromium)', () => {
+  let t: TestApp;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  beforeAll(async () => {
+    t = await startTestApp();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('applies the shared stylesheet under the CSP, and a person signs up through the form', async () => {
+    const page = await browser.context.newPage();
+    const blocked: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+    });
+    await page.goto(`${t.baseUrl}/signup`);
+    expect(await page.evaluate("getComputedStyle(document.querySelector('.card')).borderTopLeftRadius")).toBe('12px');
+    const email = `browser-${randomUUID().slice(0, 8)}@example.test`;
+    await page.getByLabel('Your name').fill('Browser Person');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByLabel('Organisation name').fill('Browser Org');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(/\/signup\/welcome$/);
+    await page.getByRole('heading', { name: 'Welcome, Browser Person' }).waitFor();
+    expect(await page.getByText(email).count()).toBe(1);
+    expect(blocked).toEqual([]);
+    await page.close();
   });
 });
 

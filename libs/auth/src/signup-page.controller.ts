@@ -6,13 +6,12 @@ import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie } from '@app/credentials';
+import { FormCsrf, sendPage, sendRedirect } from '@app/web';
 import { AccountsService } from './accounts.service';
 import { EmailTakenError } from './auth.errors';
 import { AuthService } from './auth.service';
 import { SignupDto } from './dto/signup.dto';
-import { FormCsrf } from './html/form-csrf';
-import { sendPage } from './html/html';
-import { SignupField, signupDisabledPage, signupForm, SignupFormState, welcomePage } from './html/signup-page';
+import { SignupField, signupDisabledPage, signupPage, SignupFormState, welcomePage } from './views/signup.view';
 
 const FIELD_NAMES: SignupField[] = ['email', 'name', 'password', 'organizationName'];
 export const SIGNUP_CSRF_COOKIE = 'ag_signup_csrf';
@@ -35,13 +34,13 @@ export class SignupPageController {
     private readonly auth: AuthService,
     private readonly sessions: SessionTokenService,
   ) {
-    this.csrf = new FormCsrf(config, SIGNUP_CSRF_COOKIE, '/signup');
+    this.csrf = new FormCsrf(config, { cookie: SIGNUP_CSRF_COOKIE, path: '/signup' });
   }
 
   @Get()
   show(@Req() req: Request, @Res() res: Response, @Query('next') next: unknown): void {
-    if (!this.config.signupEnabled) return sendPage(res, 403, 'Sign-up is closed', signupDisabledPage());
-    sendPage(res, 200, 'Create your account', signupForm(this.blank(req, res, next)));
+    if (!this.config.signupEnabled) return sendPage(res, 403, signupDisabledPage());
+    sendPage(res, 200, signupPage(this.blank(req, res, next)));
   }
 
   @Post()
@@ -51,7 +50,7 @@ export class SignupPageController {
     @Body() body: Record<string, unknown>,
     @AuditOrigin() origin: RequestOrigin,
   ): Promise<void> {
-    if (!this.config.signupEnabled) return sendPage(res, 403, 'Sign-up is closed', signupDisabledPage());
+    if (!this.config.signupEnabled) return sendPage(res, 403, signupDisabledPage());
     const fields = Object.fromEntries(FIELD_NAMES.map((name) => [name, typeof body[name] === 'string' ? body[name] : ''])) as Record<
       SignupField,
       string
@@ -65,25 +64,24 @@ export class SignupPageController {
     };
     if (!this.csrf.verify(req, body.csrf)) {
       state.formError = 'This form has expired or did not come from this site. Please check the details and submit it again.';
-      return sendPage(res, 403, 'Create your account', signupForm(state));
+      return sendPage(res, 403, signupPage(state));
     }
     const dto = plainToInstance(SignupDto, fields);
     for (const error of await validate(dto)) {
       const field = error.property as SignupField;
       state.errors[field] = friendly(field, Object.values(error.constraints ?? {})[0] ?? 'is invalid');
     }
-    if (Object.keys(state.errors).length) return sendPage(res, 400, 'Create your account', signupForm(state));
+    if (Object.keys(state.errors).length) return sendPage(res, 400, signupPage(state));
     try {
       const account = await this.accounts.createAccount(dto, 'signup', origin);
       const session = await this.sessions.issue(account.user.id);
       setSessionCookie(res, session.accessToken, this.config);
-      res.clearCookie(SIGNUP_CSRF_COOKIE, { path: '/signup' });
-      res.setHeader('Cache-Control', 'no-store');
-      res.redirect(303, safeNextPath(next, WELCOME_PATH));
+      this.csrf.clear(res);
+      sendRedirect(res, 303, safeNextPath(next, WELCOME_PATH));
     } catch (error) {
       if (!(error instanceof EmailTakenError)) throw error;
       state.errors.email = 'An account with this email already exists. Sign in instead.';
-      sendPage(res, 409, 'Create your account', signupForm(state));
+      sendPage(res, 409, signupPage(state));
     }
   }
 
@@ -92,15 +90,11 @@ export class SignupPageController {
   async welcome(@Req() req: Request, @Res() res: Response): Promise<void> {
     const jwt = readSessionCookie(req);
     const session = jwt ? await this.sessions.resolve(jwt) : null;
-    if (!session) {
-      res.setHeader('Cache-Control', 'no-store');
-      return res.redirect(303, '/signup');
-    }
+    if (!session) return sendRedirect(res, 303, '/signup');
     const me = await this.auth.me(session.userId);
     sendPage(
       res,
       200,
-      'Welcome',
       welcomePage(
         me.user,
         me.memberships.map((m) => ({ ...m.organization, role: m.role })),

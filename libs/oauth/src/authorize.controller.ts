@@ -3,11 +3,11 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { RequestOrigin } from '@app/audit';
 import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
+import { sendPage, sendRedirect } from '@app/web';
 import { AuthorizationService } from './authorization.service';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
 import { OAuthPageError } from './oauth.errors';
 import { consentPage } from './views/consent.view';
-import { sendPage, sendRedirect } from './views/html';
 
 /**
  * `GET /api/agent/oauth/authorize` validates the request and shows the consent page (or sends

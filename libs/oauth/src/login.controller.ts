@@ -1,16 +1,15 @@
 import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '@app/config';
 import { AuthService, InvalidLoginError } from '@app/auth';
 import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
+import { FormCsrf, sendPage, sendRedirect } from '@app/web';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
 import { singleParam } from './oauth-params';
-import { sendPage, sendRedirect } from './views/html';
 import { loginPage } from './views/login.view';
 
-/** Double-submit cookie against login CSRF (a page elsewhere signing the browser in as someone else). */
+/** The sign-in form's CSRF cookie, against login CSRF (a page elsewhere signing the browser in as someone else). */
 const LOGIN_CSRF_COOKIE = 'ag_login_csrf';
 
 /**
@@ -22,16 +21,19 @@ const LOGIN_CSRF_COOKIE = 'ag_login_csrf';
 @UseFilters(OAuthPageErrorFilter)
 @Controller('login')
 export class LoginController {
+  private readonly csrf: FormCsrf;
+
   constructor(
     private readonly config: AppConfig,
     private readonly auth: AuthService,
-  ) {}
+  ) {
+    this.csrf = new FormCsrf(config, { cookie: LOGIN_CSRF_COOKIE, path: '/login' });
+  }
 
   @Get()
   show(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): void {
     const next = safeNextPath(singleParam(query, 'next').value);
-    const csrfToken = this.loginCsrf(req, res);
-    sendPage(res, 200, loginPage({ next, csrfToken, signupHref: this.signupHref(next) }));
+    sendPage(res, 200, loginPage({ next, csrfToken: this.csrf.issue(req, res), signupHref: this.signupHref(next) }));
   }
 
   @Post()
@@ -39,11 +41,10 @@ export class LoginController {
     const next = safeNextPath(singleParam(body, 'next').value);
     const email = singleParam(body, 'email').value ?? '';
     const password = singleParam(body, 'password').value ?? '';
-    const cookieToken = (req.cookies as Record<string, unknown> | undefined)?.[LOGIN_CSRF_COOKIE];
-    const formToken = singleParam(body, 'csrf_token').value;
-    if (typeof cookieToken !== 'string' || !formToken || !sameToken(cookieToken, formToken)) {
-      const csrfToken = this.loginCsrf(req, res, true);
-      sendPage(res, 403, loginPage({ next, csrfToken, email, error: 'The sign-in form expired. Please sign in again.', signupHref: this.signupHref(next) }));
+    const accepted = this.csrf.verify(req, singleParam(body, 'csrf_token').value);
+    const view = { next, email, csrfToken: this.csrf.issue(req, res), signupHref: this.signupHref(next) };
+    if (!accepted) {
+      sendPage(res, 403, loginPage({ ...view, error: 'The sign-in form expired. Please sign in again.' }));
       return;
     }
     let accessToken: string;
@@ -52,34 +53,15 @@ export class LoginController {
       ({ accessToken } = await this.auth.login(email, password));
     } catch (error) {
       if (!(error instanceof InvalidLoginError)) throw error;
-      sendPage(res, 401, loginPage({ next, csrfToken: cookieToken, email, error: 'Wrong email or password.', signupHref: this.signupHref(next) }));
+      sendPage(res, 401, loginPage({ ...view, error: 'Wrong email or password.' }));
       return;
     }
     setSessionCookie(res, accessToken, this.config);
-    res.clearCookie(LOGIN_CSRF_COOKIE, { path: '/login' });
+    this.csrf.clear(res);
     sendRedirect(res, 303, next);
   }
 
   private signupHref(next: string): string | undefined {
     return this.config.signupEnabled ? `/signup?next=${encodeURIComponent(next)}` : undefined;
   }
-
-  private loginCsrf(req: Request, res: Response, renew = false): string {
-    const existing = (req.cookies as Record<string, unknown> | undefined)?.[LOGIN_CSRF_COOKIE];
-    if (!renew && typeof existing === 'string' && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
-    const token = randomBytes(32).toString('base64url');
-    res.cookie(LOGIN_CSRF_COOKIE, token, {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: this.config.baseUrl.startsWith('https://'),
-      path: '/login',
-    });
-    return token;
-  }
-}
-
-function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
+import { sendPage } from '@app/web';
 import { OAuthError, OAuthPageError } from './oauth.errors';
-import { sendPage } from './views/html';
 import { errorPage } from './views/error.view';
 
 /** RFC 6749 §5.2 error bodies for the JSON OAuth endpoints, never cached. */

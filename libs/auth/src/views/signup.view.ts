@@ -1,4 +1,4 @@
-import { html, SafeHtml } from './html';
+import { html, HtmlPage, page } from '@app/web';
 import { PASSWORD_MIN_LENGTH } from '../dto/signup.dto';
 
 export type SignupField = 'email' | 'name' | 'password' | 'organizationName';
@@ -35,10 +35,12 @@ const FIELDS: { id: SignupField; label: string; type: string; autocomplete: stri
   },
 ];
 
-export function signupForm(state: SignupFormState): SafeHtml {
+export function signupPage(state: SignupFormState): HtmlPage {
   const problems = FIELDS.filter((f) => state.errors[f.id]).map((f) => ({ id: f.id, message: state.errors[f.id]! }));
   const loginHref = state.next ? `/login?next=${encodeURIComponent(state.next)}` : '/login';
-  return html`
+  return page(
+    'Create your account',
+    html`<div class="card">
 <h1>Create your account</h1>
 ${
   problems.length || state.formError
@@ -66,21 +68,27 @@ ${
     error ? html` aria-invalid="true"` : ''
   }>`;
   })}
-  <button type="submit">Create account</button>
+  <div class="actions"><button type="submit" class="primary">Create account</button></div>
 </form>
-<p>Already have an account? <a href="${loginHref}">Sign in</a></p>
-`;
+<p class="muted">Already have an account? <a href="${loginHref}">Sign in</a></p>
+</div>`,
+  );
 }
 
-export function signupDisabledPage(): SafeHtml {
-  return html`
+export function signupDisabledPage(): HtmlPage {
+  return page(
+    'Sign-up is closed',
+    html`<div class="card">
 <h1>Sign-up is closed</h1>
 <p>Accounts on this service are created by an administrator. If you already have one, <a href="/login">sign in</a>.</p>
-`;
+</div>`,
+  );
 }
 
-export function welcomePage(user: { name: string; email: string }, organizations: { id: string; name: string; role: string }[]): SafeHtml {
-  return html`
+export function welcomePage(user: { name: string; email: string }, organizations: { id: string; name: string; role: string }[]): HtmlPage {
+  return page(
+    'Welcome',
+    html`<div class="card">
 <h1>Welcome, ${user.name}</h1>
 <p>You are signed in as <strong>${user.email}</strong>.</p>
 ${
@@ -90,5 +98,6 @@ ${
     : ''
 }
 <p>Administer your organisation over the REST API (see the <a href="/api/docs">API documentation</a>), or connect an AI client to <code>/api/mcp</code>: it will send you here to sign in and pick a project.</p>
-`;
+</div>`,
+  );
 }

@@ -1,5 +1,5 @@
 import { AGENT_PERMISSION_NAMES, AGENT_PERMISSIONS, AgentPermission } from '@app/credentials';
-import { html, page } from './html';
+import { html, HtmlPage, page } from '@app/web';
 
 export interface ConsentProjectGroup {
   organizationId: string;
@@ -25,7 +25,7 @@ export interface ConsentView {
  * (radios grouped by organisation), a checkbox per agent permission, Approve or Deny. The form
  * carries only the pending request's id, the CSRF token and the choices.
  */
-export function consentPage(view: ConsentView): string {
+export function consentPage(view: ConsentView): HtmlPage {
   const hasProjects = view.groups.some((g) => g.projects.length > 0);
   const onlyOne = view.groups.length === 1 && view.groups[0].projects.length === 1;
   return page(

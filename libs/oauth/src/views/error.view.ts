@@ -1,7 +1,7 @@
-import { html, page } from './html';
+import { html, HtmlPage, page } from '@app/web';
 
 /** The page shown when the flow cannot go back to the client safely. */
-export function errorPage(title: string, detail: string): string {
+export function errorPage(title: string, detail: string): HtmlPage {
   return page(
     title,
     html`<div class="card" role="alert" aria-labelledby="error-title">

@@ -1,4 +1,4 @@
-import { html, page } from './html';
+import { html, HtmlPage, page } from '@app/web';
 
 export interface LoginView {
   next: string;
@@ -9,7 +9,7 @@ export interface LoginView {
 }
 
 /** Email and password form; posts to /login and continues to `next` (a path on this service). */
-export function loginPage(view: LoginView): string {
+export function loginPage(view: LoginView): HtmlPage {
   return page(
     'Sign in',
     html`<div class="card">
@@ -18,9 +18,9 @@ ${view.error ? html`<div class="error" role="alert" id="login-error">${view.erro
 <form method="post" action="/login" novalidate>
 <input type="hidden" name="next" value="${view.next}">
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
-<label class="field" for="email">Email</label>
+<label for="email">Email</label>
 <input type="email" id="email" name="email" autocomplete="username" required value="${view.email ?? ''}"${view.error ? html` aria-describedby="login-error" aria-invalid="true"` : ''}>
-<label class="field" for="password">Password</label>
+<label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${view.error ? html` aria-describedby="login-error" aria-invalid="true"` : ''}>
 <div class="actions"><button type="submit" class="primary">Sign in</button></div>
 </form>
