@@ -6,7 +6,8 @@
  * and tasks through the public API, and drives each scenario with autocannon from a second
  * process. In the same run, a bare MCP SDK handler in a plain Node HTTP server (same tools, in
  * memory, no authentication) is measured as the reference. Prints a markdown table and writes
- * bench-results/latest.json. Options: --duration S (default 10), --connections N (default 20).
+ * bench-results/latest.json. Options: --duration S (default 10), --connections N (default 20),
+ * --profile DIR (a CPU profile of the service).
  */
 const { spawn, execFileSync } = require('node:child_process');
 const { createHash, randomBytes } = require('node:crypto');
@@ -24,6 +25,9 @@ const option = (name, fallback) => {
 const DURATION = option('duration', 10);
 const CONNECTIONS = option('connections', 20);
 const WARMUP = Math.min(3, DURATION);
+const profileIndex = args.indexOf('--profile');
+/** `--profile DIR`: the service writes a V8 CPU profile into DIR when it stops. */
+const profileFlags = profileIndex >= 0 ? ['--cpu-prof', `--cpu-prof-dir=${args[profileIndex + 1]}`] : [];
 const LEGACY = '2025-11-25';
 const MODERN = '2026-07-28';
 
@@ -173,7 +177,7 @@ async function main() {
     await admin.end();
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const gateway = startProcess(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
+    const gateway = startProcess(process.execPath, [...profileFlags, join(root, 'dist/apps/gateway/src/main.js')], {
       NODE_ENV: 'production',
       PORT: String(port),
       HOST: '127.0.0.1',
