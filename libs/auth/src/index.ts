@@ -6,5 +6,6 @@ export * from './dto/login.dto';
 export * from './dto/session-token.dto';
 export * from './dto/signup.dto';
 export * from './email';
+export * from './auth-rate-limit.service';
 export * from './html/form-csrf';
 export * from './html/html';

@@ -7,7 +7,8 @@ import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie } from '@app/credentials';
 import { AccountsService } from './accounts.service';
-import { EmailTakenError } from './auth.errors';
+import { EmailTakenError, TooManySignupsError } from './auth.errors';
+import { AuthRateLimitService } from './auth-rate-limit.service';
 import { AuthService } from './auth.service';
 import { SignupDto } from './dto/signup.dto';
 import { FormCsrf } from './html/form-csrf';
@@ -34,6 +35,7 @@ export class SignupPageController {
     private readonly accounts: AccountsService,
     private readonly auth: AuthService,
     private readonly sessions: SessionTokenService,
+    private readonly limits: AuthRateLimitService,
   ) {
     this.csrf = new FormCsrf(config, SIGNUP_CSRF_COOKIE, '/signup');
   }
@@ -74,6 +76,7 @@ export class SignupPageController {
     }
     if (Object.keys(state.errors).length) return sendPage(res, 400, 'Create your account', signupForm(state));
     try {
+      await this.limits.countSignup(origin.ip ?? null);
       const account = await this.accounts.createAccount(dto, 'signup', origin);
       const session = await this.sessions.issue(account.user.id);
       setSessionCookie(res, session.accessToken, this.config);
@@ -81,6 +84,11 @@ export class SignupPageController {
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, safeNextPath(next, WELCOME_PATH));
     } catch (error) {
+      if (error instanceof TooManySignupsError) {
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
+        state.formError = error.pageMessage;
+        return sendPage(res, 429, 'Create your account', signupForm(state));
+      }
       if (!(error instanceof EmailTakenError)) throw error;
       state.errors.email = 'An account with this email already exists. Sign in instead.';
       sendPage(res, 409, 'Create your account', signupForm(state));

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '@app/config';
-import { AuthService, InvalidLoginError } from '@app/auth';
+import { AuthService, InvalidLoginError, TooManyLoginAttemptsError } from '@app/auth';
 import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
 import { singleParam } from './oauth-params';
@@ -49,8 +49,13 @@ export class LoginController {
     let accessToken: string;
     try {
       if (!email || !password || email.length > 320 || password.length > 1024) throw new InvalidLoginError();
-      ({ accessToken } = await this.auth.login(email, password));
+      ({ accessToken } = await this.auth.login(email, password, req.ip ?? null));
     } catch (error) {
+      if (error instanceof TooManyLoginAttemptsError) {
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
+        sendPage(res, 429, loginPage({ next, csrfToken: cookieToken, email, error: error.pageMessage, signupHref: this.signupHref(next) }));
+        return;
+      }
       if (!(error instanceof InvalidLoginError)) throw error;
       sendPage(res, 401, loginPage({ next, csrfToken: cookieToken, email, error: 'Wrong email or password.', signupHref: this.signupHref(next) }));
       return;
