@@ -165,16 +165,17 @@ export class OAuthClientsService {
     }
   }
 
-  /** Registrations that never completed an authorisation expire after a day. */
-  private async deleteUnusedClients(): Promise<void> {
-    await this.dataSource.query(
+  /** Registrations that never completed an authorisation expire after a day (at most 100 per call). Answers how many went. */
+  async deleteUnusedClients(): Promise<number> {
+    const result: unknown = await this.dataSource.query(
       `DELETE FROM oauth_clients WHERE client_id IN (
          SELECT client_id FROM oauth_clients
           WHERE last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1)
             AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)
-          LIMIT 100)`,
+          LIMIT 100 FOR UPDATE SKIP LOCKED)`,
       [UNUSED_CLIENT_TTL_SECONDS],
     );
+    return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
   }
 }
 

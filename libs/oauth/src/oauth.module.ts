@@ -11,6 +11,7 @@ import { OAuthClient } from './entities/oauth-client.entity';
 import { OAuthGrant } from './entities/oauth-grant.entity';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { LoginController } from './login.controller';
+import { OAuthCleanupService } from './oauth-cleanup.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
@@ -23,7 +24,7 @@ import { OAuthTokensService } from './oauth-tokens.service';
 @Module({
   imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken]), AuthModule, RateLimitModule],
   controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
-  providers: [OAuthClientsService, AuthorizationService, OAuthTokensService, OAuthGrantsService],
+  providers: [OAuthClientsService, AuthorizationService, OAuthTokensService, OAuthGrantsService, OAuthCleanupService],
   exports: [OAuthGrantsService],
 })
 export class OAuthModule {}

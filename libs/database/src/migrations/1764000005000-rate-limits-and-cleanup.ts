@@ -4,10 +4,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Shared rate-limit counters (fixed windows) for every instance: failed logins per email and
  * per IP, sign-ups and OAuth client registrations per IP. The registration limit used to count
  * `oauth_clients` rows by `registration_ip`; it now uses these counters, so that index goes.
- * Also the indexes the periodic cleanup of expired OAuth rows scans by.
+ * Also the indexes the periodic cleanup of expired OAuth rows scans by (codes and refresh
+ * tokens by expiry, grants by revocation, OAuth access tokens by expiry).
  */
-export class RateLimits1764000005000 implements MigrationInterface {
-  name = 'RateLimits1764000005000';
+export class RateLimitsAndCleanup1764000005000 implements MigrationInterface {
+  name = 'RateLimitsAndCleanup1764000005000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
@@ -21,9 +22,11 @@ export class RateLimits1764000005000 implements MigrationInterface {
     await q.query(`CREATE INDEX oauth_authorization_codes_expiry_idx ON oauth_authorization_codes (expires_at)`);
     await q.query(`CREATE INDEX oauth_refresh_tokens_expiry_idx ON oauth_refresh_tokens (expires_at)`);
     await q.query(`CREATE INDEX oauth_grants_revoked_idx ON oauth_grants (revoked_at) WHERE revoked_at IS NOT NULL`);
+    await q.query(`CREATE INDEX agent_tokens_oauth_expiry_idx ON agent_tokens (expires_at) WHERE source = 'oauth'`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP INDEX IF EXISTS agent_tokens_oauth_expiry_idx`);
     await q.query(`DROP INDEX IF EXISTS oauth_grants_revoked_idx`);
     await q.query(`DROP INDEX IF EXISTS oauth_refresh_tokens_expiry_idx`);
     await q.query(`DROP INDEX IF EXISTS oauth_authorization_codes_expiry_idx`);
