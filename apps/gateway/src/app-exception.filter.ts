@@ -32,6 +32,7 @@ export class AppExceptionFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof DomainError) {
+      for (const [name, value] of Object.entries(exception.headers)) res.setHeader(name, value);
       res.status(exception.status).json({
         statusCode: exception.status,
         message: exception.message,

@@ -12,6 +12,7 @@ import { ApiErrorDto, ApiErrors } from '@app/common';
 import { AppConfig } from '@app/config';
 import { CurrentPrincipal, Public, RestAuth, SessionPrincipal, SessionTokenService } from '@app/credentials';
 import { AccountsService } from './accounts.service';
+import { AuthRateLimitService } from './auth-rate-limit.service';
 import { SignupDisabledError } from './auth.errors';
 import { AuthService } from './auth.service';
 import { LoginDto } from './dto/login.dto';
@@ -26,6 +27,7 @@ export class AuthController {
     private readonly accounts: AccountsService,
     private readonly auth: AuthService,
     private readonly sessions: SessionTokenService,
+    private readonly limits: AuthRateLimitService,
   ) {}
 
   @Post('auth/signup')
@@ -34,9 +36,10 @@ export class AuthController {
   @ApiOperation({ summary: 'Create an account and a new organisation (you become its admin); answers a session JWT' })
   @ApiCreatedResponse({ type: SignupResponseDto })
   @ApiForbiddenResponse({ description: 'Sign-up is disabled on this deployment (SIGNUP_ENABLED=false).', type: ApiErrorDto })
-  @ApiErrors(400, 409)
+  @ApiErrors(400, 409, 429)
   async signup(@Body() body: SignupDto, @AuditOrigin() origin: RequestOrigin): Promise<SignupResponseDto> {
     if (!this.config.signupEnabled) throw new SignupDisabledError();
+    await this.limits.countSignup(origin.ip ?? null);
     const account = await this.accounts.createAccount(body, 'signup', origin);
     return { ...account, ...(await this.sessions.issue(account.user.id)) };
   }
@@ -47,9 +50,9 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Exchange email and password for a session JWT' })
   @ApiOkResponse({ type: SessionTokenDto })
-  @ApiErrors(400, 401)
-  async login(@Body() body: LoginDto): Promise<SessionTokenDto> {
-    const { accessToken, tokenType, expiresIn } = await this.auth.login(body.email, body.password);
+  @ApiErrors(400, 401, 429)
+  async login(@Body() body: LoginDto, @AuditOrigin() origin: RequestOrigin): Promise<SessionTokenDto> {
+    const { accessToken, tokenType, expiresIn } = await this.auth.login(body.email, body.password, origin.ip ?? null);
     return { accessToken, tokenType, expiresIn };
   }
 

@@ -1,4 +1,4 @@
-import { ConflictError, DomainError } from '@app/common';
+import { ConflictError, DomainError, TooManyRequestsError } from '@app/common';
 
 export class EmailTakenError extends ConflictError {
   constructor() {
@@ -17,4 +17,35 @@ export class InvalidLoginError extends DomainError {
   constructor() {
     super('invalid_credentials', 'Invalid email or password', 401);
   }
+}
+
+/**
+ * Too many failed logins for this email or from this address: refused before the password is
+ * checked, so a correct password is refused too until the window ends.
+ */
+export class TooManyLoginAttemptsError extends TooManyRequestsError {
+  /** The sentence the HTML sign-in page shows. */
+  readonly pageMessage: string;
+
+  constructor(retryAfterSeconds: number) {
+    super('too_many_login_attempts', `Too many failed sign-in attempts; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds);
+    this.pageMessage = `Too many failed sign-in attempts. Please wait ${waitText(retryAfterSeconds)} before trying again.`;
+  }
+}
+
+export class TooManySignupsError extends TooManyRequestsError {
+  /** The sentence the HTML sign-up page shows. */
+  readonly pageMessage: string;
+
+  constructor(retryAfterSeconds: number) {
+    super('too_many_signups', `Too many sign-ups from this address; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds);
+    this.pageMessage = `Too many accounts were created from this network recently. Please wait ${waitText(retryAfterSeconds)} before trying again.`;
+  }
+}
+
+/** "45 seconds", "1 minute", "15 minutes" (rounded up). */
+function waitText(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }

@@ -1,13 +1,16 @@
 import { Module } from '@nestjs/common';
+import { RateLimitModule } from '@app/rate-limit';
 import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { AuthRateLimitService } from './auth-rate-limit.service';
 import { SignupPageController } from './signup-page.controller';
 
 /** Sign-up (REST and HTML), password login and `GET /api/me`. */
 @Module({
+  imports: [RateLimitModule],
   controllers: [AuthController, SignupPageController],
-  providers: [AccountsService, AuthService],
+  providers: [AccountsService, AuthService, AuthRateLimitService],
   exports: [AccountsService, AuthService],
 })
 export class AuthModule {}

@@ -7,6 +7,7 @@ import type { MembershipRole } from '@app/organizations';
 import { hashPassword, verifyPassword } from '@app/users';
 import { InvalidLoginError } from './auth.errors';
 import { normalizeEmail } from './email';
+import { AuthRateLimitService } from './auth-rate-limit.service';
 
 export interface SessionToken {
   accessToken: string;
@@ -28,13 +29,17 @@ export class AuthService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly sessions: SessionTokenService,
+    private readonly limits: AuthRateLimitService,
   ) {}
 
   /**
    * A session JWT for the right email and password. An unknown email costs the same scrypt
    * work as a wrong password and gets the same error, so neither timing nor message tells them apart.
+   * Every login path goes through here: past the failed-attempt limits (per email and per `ip`)
+   * it throws `TooManyLoginAttemptsError` without looking at the password.
    */
-  async login(email: string, password: string): Promise<SessionToken & { userId: string }> {
+  async login(email: string, password: string, ip: string | null): Promise<SessionToken & { userId: string }> {
+    await this.limits.beginLogin(email, ip);
     const rows: { id: string; password_hash: string }[] = await this.dataSource.query(
       'SELECT id, password_hash FROM users WHERE lower(email) = $1',
       [normalizeEmail(email)],
@@ -42,6 +47,7 @@ export class AuthService {
     const user = rows[0];
     const ok = await verifyPassword(password, user?.password_hash ?? (await this.decoy()));
     if (!user || !ok) throw new InvalidLoginError();
+    await this.limits.loginSucceeded(email, ip);
     return { ...(await this.sessions.issue(user.id)), userId: user.id };
   }
 

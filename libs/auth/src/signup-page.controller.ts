@@ -8,7 +8,8 @@ import { AppConfig } from '@app/config';
 import { Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie } from '@app/credentials';
 import { FormCsrf, sendPage, sendRedirect } from '@app/web';
 import { AccountsService } from './accounts.service';
-import { EmailTakenError } from './auth.errors';
+import { EmailTakenError, TooManySignupsError } from './auth.errors';
+import { AuthRateLimitService } from './auth-rate-limit.service';
 import { AuthService } from './auth.service';
 import { SignupDto } from './dto/signup.dto';
 import { SignupField, signupDisabledPage, signupPage, SignupFormState, welcomePage } from './views/signup.view';
@@ -33,6 +34,7 @@ export class SignupPageController {
     private readonly accounts: AccountsService,
     private readonly auth: AuthService,
     private readonly sessions: SessionTokenService,
+    private readonly limits: AuthRateLimitService,
   ) {
     this.csrf = new FormCsrf(config, { cookie: SIGNUP_CSRF_COOKIE, path: '/signup' });
   }
@@ -73,12 +75,18 @@ export class SignupPageController {
     }
     if (Object.keys(state.errors).length) return sendPage(res, 400, signupPage(state));
     try {
+      await this.limits.countSignup(origin.ip ?? null);
       const account = await this.accounts.createAccount(dto, 'signup', origin);
       const session = await this.sessions.issue(account.user.id);
       setSessionCookie(res, session.accessToken, this.config);
       this.csrf.clear(res);
       sendRedirect(res, 303, safeNextPath(next, WELCOME_PATH));
     } catch (error) {
+      if (error instanceof TooManySignupsError) {
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
+        state.formError = error.pageMessage;
+        return sendPage(res, 429, signupPage(state));
+      }
       if (!(error instanceof EmailTakenError)) throw error;
       state.errors.email = 'An account with this email already exists. Sign in instead.';
       sendPage(res, 409, signupPage(state));

@@ -26,9 +26,10 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'A valid credential that may not do this (an agent token, a missing permission or role, an API key on a session-only route).',
   404: 'Not found, or in another organisation.',
   409: 'Conflicts with the current state.',
+  429: 'Too many attempts; the Retry-After header says after how many seconds to try again.',
 };
 
 /** Documents the error answers a route can give, all in the `ApiErrorDto` shape. */
-export function ApiErrors(...statuses: (400 | 401 | 403 | 404 | 409)[]) {
+export function ApiErrors(...statuses: (400 | 401 | 403 | 404 | 409 | 429)[]) {
   return applyDecorators(...statuses.map((status) => ApiResponse({ status, description: DESCRIPTIONS[status], type: ApiErrorDto })));
 }

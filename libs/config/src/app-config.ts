@@ -32,6 +32,15 @@ export class AppConfig {
   readonly trustProxy: boolean;
   readonly logLevel: LogLevel;
   readonly registrationRateLimitPerMinute: number;
+  /** Failed logins for one email within `loginFailureWindowSeconds` before further attempts get 429. */
+  readonly loginMaxFailuresPerEmail: number;
+  /** Failed logins from one IP address within the same window before further attempts get 429. */
+  readonly loginMaxFailuresPerIp: number;
+  readonly loginFailureWindowSeconds: number;
+  /** Sign-ups (REST and the HTML page) per IP address per hour. */
+  readonly signupRateLimitPerHour: number;
+  /** How often expired OAuth rows and old rate-limit counters are deleted; 0 never. */
+  readonly cleanupIntervalSeconds: number;
 
   constructor(env: EnvironmentVariables) {
     this.nodeEnv = env.NODE_ENV;
@@ -57,6 +66,11 @@ export class AppConfig {
     this.trustProxy = env.TRUST_PROXY;
     this.logLevel = env.LOG_LEVEL;
     this.registrationRateLimitPerMinute = env.REGISTRATION_RATE_LIMIT_PER_MINUTE;
+    this.loginMaxFailuresPerEmail = env.LOGIN_MAX_FAILURES_PER_EMAIL;
+    this.loginMaxFailuresPerIp = env.LOGIN_MAX_FAILURES_PER_IP;
+    this.loginFailureWindowSeconds = env.LOGIN_FAILURE_WINDOW_SECONDS;
+    this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;
+    this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;
   }
 
   /** Reads and validates the environment; throws a `ConfigValidationError` naming every bad variable. */

@@ -122,6 +122,36 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(100000)
   REGISTRATION_RATE_LIMIT_PER_MINUTE = 30;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  LOGIN_MAX_FAILURES_PER_EMAIL = 10;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  LOGIN_MAX_FAILURES_PER_IP = 50;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  LOGIN_FAILURE_WINDOW_SECONDS = 900;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  SIGNUP_RATE_LIMIT_PER_HOUR = 30;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(86400)
+  CLEANUP_INTERVAL_SECONDS = 600;
 }
 
 export class ConfigValidationError extends Error {

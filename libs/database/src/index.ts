@@ -4,3 +4,4 @@ export * from './embedded-postgres';
 export * from './migrations';
 export * from './pg-errors';
 export * from './query-returning';
+export * from './periodic-cleanup';

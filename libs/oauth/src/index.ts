@@ -6,3 +6,4 @@ export * from './entities/oauth-grant.entity';
 export * from './entities/authorization-request.entity';
 export * from './entities/authorization-code.entity';
 export * from './entities/refresh-token.entity';
+export * from './oauth-cleanup.service';

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestj
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
-import { AuthService, InvalidLoginError } from '@app/auth';
+import { AuthService, InvalidLoginError, TooManyLoginAttemptsError } from '@app/auth';
 import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
 import { FormCsrf, sendPage, sendRedirect } from '@app/web';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
@@ -50,8 +50,13 @@ export class LoginController {
     let accessToken: string;
     try {
       if (!email || !password || email.length > 320 || password.length > 1024) throw new InvalidLoginError();
-      ({ accessToken } = await this.auth.login(email, password));
+      ({ accessToken } = await this.auth.login(email, password, req.ip ?? null));
     } catch (error) {
+      if (error instanceof TooManyLoginAttemptsError) {
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
+        sendPage(res, 429, loginPage({ ...view, error: error.pageMessage }));
+        return;
+      }
       if (!(error instanceof InvalidLoginError)) throw error;
       sendPage(res, 401, loginPage({ ...view, error: 'Wrong email or password.' }));
       return;

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import { RateLimitService } from '@app/rate-limit';
 import { CLIENT_AUTH_METHODS, ClientAuthMethod } from './entities/oauth-client.entity';
 import { invalidClient, OAuthError } from './oauth.errors';
 import { digestsEqual, parseBasicCredentials } from './oauth-params';
@@ -46,6 +47,7 @@ export class OAuthClientsService {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly audit: AuditService,
+    private readonly rateLimits: RateLimitService,
   ) {}
 
   /**
@@ -143,20 +145,17 @@ export class OAuthClientsService {
   }
 
   /**
-   * Per-IP limit on registrations, counted in the database so every instance shares it. Two
-   * registrations racing at the limit may both pass; the limit is a flood guard, not a quota.
+   * Per-IP limit on registrations, on the shared database counters (`RateLimitService`), so
+   * every instance shares it. The registration is counted before it is written: parallel
+   * registrations cannot slip past the limit together.
    */
   private async enforceRateLimit(ip: string | null): Promise<void> {
     if (!ip) return;
-    const [row]: { n: number; retry: number | null }[] = await this.dataSource.query(
-      `SELECT count(*)::int AS n,
-              ceil(extract(epoch FROM (min(created_at) + interval '60 seconds' - now())))::int AS retry
-         FROM oauth_clients
-        WHERE registration_ip = $1 AND created_at > now() - interval '60 seconds'`,
-      [ip],
-    );
-    if (row.n >= this.config.registrationRateLimitPerMinute) {
-      const retryAfter = Math.min(60, Math.max(1, row.retry ?? 60));
+    const decision = await this.rateLimits.consume([
+      { key: `oauth-register:ip:${ip}`, limit: this.config.registrationRateLimitPerMinute, windowSeconds: 60 },
+    ]);
+    if (!decision.allowed) {
+      const retryAfter = decision.retryAfterSeconds;
       throw new OAuthError(
         'temporarily_unavailable',
         `Too many client registrations from this address; retry in ${retryAfter} s`,
@@ -166,16 +165,17 @@ export class OAuthClientsService {
     }
   }
 
-  /** Registrations that never completed an authorisation expire after a day. */
-  private async deleteUnusedClients(): Promise<void> {
-    await this.dataSource.query(
+  /** Registrations that never completed an authorisation expire after a day (at most 100 per call). Answers how many went. */
+  async deleteUnusedClients(): Promise<number> {
+    const result: unknown = await this.dataSource.query(
       `DELETE FROM oauth_clients WHERE client_id IN (
          SELECT client_id FROM oauth_clients
           WHERE last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1)
             AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)
-          LIMIT 100)`,
+          LIMIT 100 FOR UPDATE SKIP LOCKED)`,
       [UNUSED_CLIENT_TTL_SECONDS],
     );
+    return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
   }
 }
 

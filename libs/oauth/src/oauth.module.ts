@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
+import { RateLimitModule } from '@app/rate-limit';
 import { AgentGrantsController } from './agent-grants.controller';
 import { AuthorizationService } from './authorization.service';
 import { AuthorizeController } from './authorize.controller';
@@ -10,6 +11,7 @@ import { OAuthClient } from './entities/oauth-client.entity';
 import { OAuthGrant } from './entities/oauth-grant.entity';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { LoginController } from './login.controller';
+import { OAuthCleanupService } from './oauth-cleanup.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
@@ -20,9 +22,9 @@ import { OAuthTokensService } from './oauth-tokens.service';
  * and consent, token, revocation, and the person's list of connected clients.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken]), AuthModule],
+  imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken]), AuthModule, RateLimitModule],
   controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
-  providers: [OAuthClientsService, AuthorizationService, OAuthTokensService, OAuthGrantsService],
+  providers: [OAuthClientsService, AuthorizationService, OAuthTokensService, OAuthGrantsService, OAuthCleanupService],
   exports: [OAuthGrantsService],
 })
 export class OAuthModule {}

@@ -1,0 +1,87 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { deleteInBatches, PeriodicTask } from '@app/database';
+
+/** One counter: at most `limit` hits per fixed window of `windowSeconds`, which starts at the first hit. */
+export interface RateLimitRule {
+  /** Namespaced key, e.g. `login:ip:203.0.113.7`. Keep personal data out (hash it). */
+  key: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Fixed-window counters in the database (`rate_limit_counters`), so every instance of the
+ * service shares them. `consume` counts a hit on every rule in one statement and says whether
+ * all were still within their limit; because the hit is counted before the caller does the
+ * work, parallel requests cannot slip past a limit together. Expired windows start over on the
+ * next hit and are deleted by a periodic cleanup.
+ */
+@Injectable()
+export class RateLimitService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('RateLimit');
+  private readonly cleanup: PeriodicTask;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    config: AppConfig,
+  ) {
+    this.cleanup = new PeriodicTask(config.cleanupIntervalSeconds, () => this.deleteExpired(), this.logger);
+  }
+
+  onModuleInit(): void {
+    this.cleanup.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.cleanup.stop();
+  }
+
+  /**
+   * Counts one hit on each rule. Refused when any rule is past its limit (the hit still counts);
+   * `retryAfterSeconds` is when the last exceeded window ends (at least 1).
+   */
+  async consume(rules: RateLimitRule[]): Promise<RateLimitDecision> {
+    if (rules.length === 0) return { allowed: true };
+    // A fixed order of keys, so two statements touching the same rows never deadlock.
+    const sorted = [...rules].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const rows: { key: string; hits: number; retry_after: number }[] = await this.dataSource.query(
+      `INSERT INTO rate_limit_counters AS c (key, hits, window_ends_at)
+       SELECT r.key, 1, now() + make_interval(secs => r.window_seconds)
+         FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS r(key, window_seconds, n)
+        ORDER BY r.n
+       ON CONFLICT (key) DO UPDATE SET
+         hits = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE least(c.hits + 1, 1000000000) END,
+         window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
+       RETURNING c.key, c.hits, ceil(extract(epoch FROM c.window_ends_at - now()))::int AS retry_after`,
+      [sorted.map((r) => r.key), sorted.map((r) => r.windowSeconds)],
+    );
+    let retryAfter = 0;
+    for (const row of rows) {
+      const rule = sorted.find((r) => r.key === row.key)!;
+      if (row.hits > rule.limit) retryAfter = Math.max(retryAfter, Math.min(rule.windowSeconds, Math.max(1, row.retry_after)));
+    }
+    return retryAfter > 0 ? { allowed: false, retryAfterSeconds: retryAfter } : { allowed: true };
+  }
+
+  /** Takes one hit back (the attempt turned out not to count, e.g. a successful login). */
+  async release(key: string): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE rate_limit_counters SET hits = hits - 1 WHERE key = $1 AND hits > 0 AND window_ends_at > now()',
+      [key],
+    );
+  }
+
+  /** Forgets a counter altogether. */
+  async reset(key: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM rate_limit_counters WHERE key = $1', [key]);
+  }
+
+  /** Deletes counters whose window has ended (they would start over anyway). Answers how many. */
+  async deleteExpired(): Promise<number> {
+    return deleteInBatches(this.dataSource, 'rate_limit_counters', 'key', 'window_ends_at <= now()');
+  }
+}
