@@ -1,18 +1,6 @@
 /** Jest: unit specs beside the code, e2e specs under test/. NestJS 12 and jose ship ES modules only,
  * so the swc transform also runs on those packages. */
-const swc = [
-  '@swc/jest',
-  {
-    jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true },
-      keepClassNames: true,
-      target: 'es2022',
-    },
-    module: { type: 'commonjs' },
-    sourceMaps: 'inline',
-  },
-];
+const swc = ['@swc/jest', require('./test/helpers/swc-options.cjs')];
 
 const common = {
   rootDir: __dirname,

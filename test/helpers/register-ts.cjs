@@ -8,6 +8,7 @@ const { readFileSync } = require('node:fs');
 const Module = require('node:module');
 const { join } = require('node:path');
 const { transformSync } = require('@swc/core');
+const swcOptions = require('./swc-options.cjs');
 
 const root = join(__dirname, '..', '..');
 const ALIAS = /^@app\/([^/]+)(\/.*)?$/;
@@ -20,16 +21,6 @@ Module._resolveFilename = function (request, ...rest) {
 };
 
 require.extensions['.ts'] = (module, filename) => {
-  const { code } = transformSync(readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true },
-      keepClassNames: true,
-      target: 'es2022',
-    },
-    module: { type: 'commonjs' },
-    sourceMaps: 'inline',
-  });
+  const { code } = transformSync(readFileSync(filename, 'utf8'), { ...swcOptions, filename });
   module._compile(code, filename);
 };
