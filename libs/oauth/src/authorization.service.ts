@@ -145,7 +145,6 @@ export class AuthorizationService {
   /** Stores the validated request for the consent page; returns its id and the form's CSRF token. */
   async createPending(userId: string, request: ValidatedAuthorization): Promise<{ requestId: string; csrfToken: string }> {
     const csrfToken = randomBytes(32).toString('base64url');
-    await this.dataSource.query(`DELETE FROM oauth_authorization_requests WHERE expires_at < now() - interval '1 hour'`);
     const [row]: { id: string }[] = await this.dataSource.query(
       `INSERT INTO oauth_authorization_requests
          (client_id, user_id, redirect_uri, redirect_uri_sent, state, code_challenge, requested_permissions, resource, csrf_hash, expires_at)

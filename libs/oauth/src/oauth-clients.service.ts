@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
+import { deleteInBatches } from '@app/database';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import { RateLimitService } from '@app/rate-limit';
 import { CLIENT_AUTH_METHODS, ClientAuthMethod } from './entities/oauth-client.entity';
@@ -81,7 +82,6 @@ export class OAuthClientsService {
       });
       return row.created_at;
     });
-    await this.deleteUnusedClients();
     return {
       client_id: clientId,
       client_id_issued_at: Math.floor(new Date(createdAt).getTime() / 1000),
@@ -165,17 +165,16 @@ export class OAuthClientsService {
     }
   }
 
-  /** Registrations that never completed an authorisation expire after a day (at most 100 per call). Answers how many went. */
-  async deleteUnusedClients(): Promise<number> {
-    const result: unknown = await this.dataSource.query(
-      `DELETE FROM oauth_clients WHERE client_id IN (
-         SELECT client_id FROM oauth_clients
-          WHERE last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1)
-            AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)
-          LIMIT 100 FOR UPDATE SKIP LOCKED)`,
+  /** Registrations that never completed an authorisation expire after a day. Answers how many went. */
+  deleteUnusedClients(): Promise<number> {
+    return deleteInBatches(
+      this.dataSource,
+      'oauth_clients',
+      'client_id',
+      `last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1)
+       AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)`,
       [UNUSED_CLIENT_TTL_SECONDS],
     );
-    return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
   }
 }
 
