@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-const ROOT = join(__dirname, '..');
+import { spawnGateway } from './helpers/gateway-process';
 
 /**
  * Runs the real entry point (apps/gateway/src/main.ts, compiled on the fly by the swc require
@@ -13,15 +11,11 @@ const ROOT = join(__dirname, '..');
 function runGateway(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const cwd = mkdtempSync(join(tmpdir(), 'ag-start-'));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', join(ROOT, 'test/helpers/register-ts.cjs'), join(ROOT, 'apps/gateway/src/main.ts')], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: join(cwd, 'data'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnGateway(cwd, { LOG_LEVEL: 'silent', ...env });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.on('error', reject);
     child.on('close', (code) => {

@@ -12,25 +12,27 @@ export interface GatewayProcess {
 }
 
 /**
+ * Spawns the real entry point (`apps/gateway/src/main.ts`, compiled on the fly by the swc
+ * require hook, so no build is needed) from the working directory `cwd` (no `.env` there),
+ * with a minimal environment plus `env`.
+ */
+export function spawnGateway(cwd: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['-r', join(ROOT, 'test/helpers/register-ts.cjs'), join(ROOT, 'apps/gateway/src/main.ts')], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: join(cwd, 'data'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/**
  * The real entry point (`apps/gateway/src/main.ts`, compiled on the fly by the swc require hook,
  * so no build is needed) in its own process on 127.0.0.1, started from an empty working
  * directory. Resolves once `/health/ready` answers; stops with SIGTERM (SIGKILL after 10 s).
  */
 export async function startGatewayProcess(port: number, env: Record<string, string>): Promise<GatewayProcess> {
   const cwd = mkdtempSync(join(tmpdir(), 'ag-proc-'));
-  const child = spawn(process.execPath, ['-r', join(ROOT, 'test/helpers/register-ts.cjs'), join(ROOT, 'apps/gateway/src/main.ts')], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: join(cwd, 'data'),
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawnGateway(cwd, { LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env });
+  child.stdout?.resume();
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
