@@ -1,5 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { CallbackServer } from './helpers/callback-server';
 import { chromiumAvailable, launchChromium } from './helpers/chromium';
@@ -7,6 +7,15 @@ import { createProject } from './factories';
 import { authorizePath, createPersonWithProject, pkcePair, registerClient, tokenRequest } from './factories/oauth';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
+
+/**
+ * Closes a page once its last navigation (here the redirect to the client's callback) has
+ * loaded: Chromium can leave a `close()` issued mid-navigation unanswered.
+ */
+async function closeWhenLoaded(page: Page): Promise<void> {
+  await page.waitForLoadState('load');
+  await page.close();
+}
 
 describeBrowser('consent in a real browser (Debian Chromium)', () => {
   let t: TestApp;
@@ -60,7 +69,7 @@ describeBrowser('consent in a real browser (Debian Chromium)', () => {
     const received = callback.next();
     await page.getByRole('button', { name: 'Approve' }).click();
     const url = await received;
-    await page.close();
+    await closeWhenLoaded(page);
     expect(url.searchParams.get('state')).toBe('browser-state');
     expect(url.searchParams.get('iss')).toBe(t.baseUrl);
     const tokens = await tokenRequest(t.baseUrl, {
@@ -95,7 +104,7 @@ describeBrowser('consent in a real browser (Debian Chromium)', () => {
     const received = callback.next();
     await page.getByRole('button', { name: 'Deny' }).click();
     const url = await received;
-    await page.close();
+    await closeWhenLoaded(page);
     expect(Object.fromEntries(url.searchParams)).toEqual({
       error: 'access_denied',
       error_description: 'The person denied the request',
