@@ -7,7 +7,8 @@ import { DataSource } from 'typeorm';
 import { AuditService } from '@app/audit';
 import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
-import { EmbeddedPostgres, MIGRATIONS } from '@app/database';
+import { EmbeddedPostgres, MIGRATIONS, SnakeNamingStrategy } from '@app/database';
+import { OrganizationDirectory, TENANCY_ENTITIES, UserDirectory } from '@app/tenancy';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -100,7 +101,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   return withDatabase(config, async (ds) => {
     await migrate(ds, io);
     try {
-      const account = await new AccountsService(ds, new AuditService()).createAccount(input, 'cli');
+      const accounts = new AccountsService(ds, new AuditService(), new UserDirectory(ds), new OrganizationDirectory(ds));
+      const account = await accounts.createAccount(input, 'cli');
       io.stdout.write(
         `Created ${account.user.email} (user ${account.user.id}), admin of "${account.organization.name}" (organization ${account.organization.id}).\n`,
       );
@@ -130,6 +132,8 @@ async function withDatabase(config: AppConfig, fn: (ds: DataSource) => Promise<n
   const ds = new DataSource({
     type: 'postgres',
     url: config.databaseUrl ?? embedded!.url,
+    entities: TENANCY_ENTITIES,
+    namingStrategy: new SnakeNamingStrategy(),
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
     logging: ['error'],

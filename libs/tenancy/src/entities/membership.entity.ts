@@ -1,7 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-
-export const MEMBERSHIP_ROLES = ['admin', 'member'] as const;
-export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
+import type { MembershipRole } from '../roles';
 
 @Entity('memberships')
 export class Membership {
