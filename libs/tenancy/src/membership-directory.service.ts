@@ -52,7 +52,7 @@ export class MembershipDirectory {
       .insert()
       .values({ organizationId, userId, role })
       .orIgnore()
-      .returning(['user_id'])
+      .returning('user_id')
       .updateEntity(false)
       .execute();
     return (result.raw as unknown[]).length > 0;

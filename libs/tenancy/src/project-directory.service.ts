@@ -41,7 +41,8 @@ export class ProjectDirectory {
 
   /** The organisation's live projects, oldest first. */
   async list(organizationId: string): Promise<ProjectRecord[]> {
-    return this.repo().find({ where: { organizationId, deletedAt: IsNull() }, select: COLUMNS, order: { createdAt: 'ASC', id: 'ASC' } });
+    const projects = await this.repo().find({ where: { organizationId, deletedAt: IsNull() }, select: COLUMNS, order: { createdAt: 'ASC', id: 'ASC' } });
+    return projects.map(toRecord);
   }
 
   /**
@@ -49,11 +50,12 @@ export class ProjectDirectory {
    * `em`'s transaction) a concurrent deletion waits until that transaction ends.
    */
   async find(organizationId: string, projectId: string, em?: EntityManager, options: { lock?: 'share' } = {}): Promise<ProjectRecord | null> {
-    return this.repo(em).findOne({
+    const project = await this.repo(em).findOne({
       where: { id: projectId, organizationId, deletedAt: IsNull() },
       select: COLUMNS,
       ...(options.lock === 'share' ? { lock: { mode: 'pessimistic_read' as const } } : {}),
     });
+    return project ? toRecord(project) : null;
   }
 
   /** The live project with its organisation's name, if it belongs to that organisation. */
@@ -88,8 +90,7 @@ export class ProjectDirectory {
   }
 
   async create(organizationId: string, name: string, em?: EntityManager): Promise<ProjectRecord> {
-    const project = await this.repo(em).save(this.repo(em).create({ organizationId, name, deletedAt: null }));
-    return { id: project.id, name: project.name, organizationId: project.organizationId, createdAt: project.createdAt };
+    return toRecord(await this.repo(em).save(this.repo(em).create({ organizationId, name, deletedAt: null })));
   }
 
   /** Marks the live project deleted; null when there is none (already deleted, or another organisation's). */
@@ -99,10 +100,14 @@ export class ProjectDirectory {
       .update()
       .set({ deletedAt: () => 'now()' })
       .where('id = :projectId AND organization_id = :organizationId AND deleted_at IS NULL', { projectId, organizationId })
-      .returning(['id', 'name', 'deleted_at'])
+      .returning('id, name, deleted_at')
       .updateEntity(false)
       .execute();
     const [row] = result.raw as { id: string; name: string; deleted_at: Date }[];
     return row ? { id: row.id, name: row.name, deletedAt: new Date(row.deleted_at) } : null;
   }
+}
+
+function toRecord(project: Project): ProjectRecord {
+  return { id: project.id, name: project.name, organizationId: project.organizationId, createdAt: project.createdAt };
 }

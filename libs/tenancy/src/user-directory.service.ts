@@ -31,7 +31,8 @@ export class UserDirectory {
   }
 
   async findById(userId: string): Promise<UserProfile | null> {
-    return this.repo().findOne({ where: { id: userId }, select: { id: true, email: true, name: true, createdAt: true } });
+    const user = await this.repo().findOne({ where: { id: userId }, select: { id: true, email: true, name: true, createdAt: true } });
+    return user ? { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt } : null;
   }
 
   async isEmailTaken(email: string, em?: EntityManager): Promise<boolean> {
