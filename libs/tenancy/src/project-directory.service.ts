@@ -89,6 +89,15 @@ export class ProjectDirectory {
     return rows.map((r) => ({ id: r.project_id, name: r.project_name, organization: { id: r.organization_id, name: r.organization_name } }));
   }
 
+  /** Whether the project is live, in that organisation, and the person is a member of it. */
+  async isReachableBy(userId: string, organizationId: string, projectId: string, em?: EntityManager): Promise<boolean> {
+    return this.repo(em)
+      .createQueryBuilder('p')
+      .innerJoin(Membership, 'm', 'm.organizationId = p.organizationId AND m.userId = :userId', { userId })
+      .where('p.id = :projectId AND p.organizationId = :organizationId AND p.deletedAt IS NULL', { projectId, organizationId })
+      .getExists();
+  }
+
   async create(organizationId: string, name: string, em?: EntityManager): Promise<ProjectRecord> {
     return toRecord(await this.repo(em).save(this.repo(em).create({ organizationId, name, deletedAt: null })));
   }
