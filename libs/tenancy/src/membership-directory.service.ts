@@ -34,7 +34,11 @@ export class MembershipDirectory {
 
   /** The organisation's members, in the order they joined. */
   async list(organizationId: string): Promise<MemberRecord[]> {
-    const rows = await this.memberQuery().where('m.organizationId = :organizationId', { organizationId }).orderBy('m.createdAt').addOrderBy('m.userId').getRawMany<RawMember>();
+    const rows = await this.memberQuery()
+      .where('m.organizationId = :organizationId', { organizationId })
+      .orderBy('m.createdAt')
+      .addOrderBy('m.userId')
+      .getRawMany<RawMember>();
     return rows.map(toMember);
   }
 

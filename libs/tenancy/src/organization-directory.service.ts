@@ -36,7 +36,13 @@ export class OrganizationDirectory {
    * memberships run one after another.
    */
   async lock(organizationId: string, em: EntityManager): Promise<void> {
-    await em.getRepository(Organization).createQueryBuilder('o').select('o.id').where('o.id = :organizationId', { organizationId }).setLock('pessimistic_write').getOne();
+    await em
+      .getRepository(Organization)
+      .createQueryBuilder('o')
+      .select('o.id')
+      .where('o.id = :organizationId', { organizationId })
+      .setLock('pessimistic_write')
+      .getOne();
   }
 
   /**

@@ -41,7 +41,11 @@ export class ProjectDirectory {
 
   /** The organisation's live projects, oldest first. */
   async list(organizationId: string): Promise<ProjectRecord[]> {
-    const projects = await this.repo().find({ where: { organizationId, deletedAt: IsNull() }, select: COLUMNS, order: { createdAt: 'ASC', id: 'ASC' } });
+    const projects = await this.repo().find({
+      where: { organizationId, deletedAt: IsNull() },
+      select: COLUMNS,
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
     return projects.map(toRecord);
   }
 
@@ -49,7 +53,12 @@ export class ProjectDirectory {
    * The live project if it belongs to the organisation, else null. With `lock: 'share'` (inside
    * `em`'s transaction) a concurrent deletion waits until that transaction ends.
    */
-  async find(organizationId: string, projectId: string, em?: EntityManager, options: { lock?: 'share' } = {}): Promise<ProjectRecord | null> {
+  async find(
+    organizationId: string,
+    projectId: string,
+    em?: EntityManager,
+    options: { lock?: 'share' } = {},
+  ): Promise<ProjectRecord | null> {
     const project = await this.repo(em).findOne({
       where: { id: projectId, organizationId, deletedAt: IsNull() },
       select: COLUMNS,
