@@ -8,8 +8,8 @@ export const ORGANIZATION_ROUTE_METADATA = 'agent-gateway:organization-param';
 
 export interface RestAccessOptions {
   /**
-   * For routes under an organisation (`@OrganizationRoute`): the permission an `rk_` key must hold. A
-   * session needs the role `minRole` in the organisation instead.
+   * For routes under an organisation (`@OrganizationRoute`): the permission an `rk_` key must
+   * hold. A session needs the role `minRole` in the organisation instead.
    */
   permission?: ApiKeyPermission;
   /** The least role a session needs in the route's organisation; default `admin`. */
