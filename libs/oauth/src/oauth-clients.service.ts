@@ -159,8 +159,7 @@ export class OAuthClientsService {
       throw new OAuthError(
         'temporarily_unavailable',
         `Too many client registrations from this address; retry in ${retryAfter} s`,
-        429,
-        { 'Retry-After': String(retryAfter) },
+        { retryAfterSeconds: retryAfter },
       );
     }
   }
