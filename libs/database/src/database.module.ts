@@ -5,6 +5,7 @@ import { AppConfig } from '@app/config';
 import { DatabaseConnection } from './database-connection';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
+import { CleanupScheduler } from './periodic-cleanup';
 import { QuietQueryLogger } from './quiet-query.logger';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
@@ -33,8 +34,9 @@ class DatabaseConnectionModule {
             return new DatabaseConnection(embedded.url, embedded, moduleRef);
           },
         },
+        CleanupScheduler,
       ],
-      exports: [DatabaseConnection],
+      exports: [DatabaseConnection, CleanupScheduler],
     };
   }
 }
