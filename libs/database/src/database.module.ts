@@ -12,6 +12,8 @@ import { SnakeNamingStrategy } from './snake-naming.strategy';
 export interface DatabaseModuleOptions {
   /** Tests: start the embedded database in memory from a migrated snapshot instead of DATA_DIR. */
   embeddedSnapshot?: Blob;
+  /** Run the checked-in migrations at start (default). The command line runs them itself to report them. */
+  migrationsRun?: boolean;
 }
 
 @Global()
@@ -64,7 +66,7 @@ export class DatabaseModule {
             // Extensions are the migrations' business; the schema uses the built-in gen_random_uuid().
             installExtensions: false,
             migrations: MIGRATIONS,
-            migrationsRun: true,
+            migrationsRun: options.migrationsRun ?? true,
             migrationsTransactionMode: 'each' as const,
             namingStrategy: new SnakeNamingStrategy(),
             logger: new QuietQueryLogger(),
