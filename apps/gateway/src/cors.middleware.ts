@@ -16,8 +16,8 @@ const MCP_ALLOW_HEADERS = [
   'Mcp-Method',
   'Mcp-Name',
   'Last-Event-ID',
-];
-const MCP_EXPOSE_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version'];
+].join(', ');
+const MCP_EXPOSE_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version'].join(', ');
 
 /** Endpoints a browser-based MCP client calls without cookies: open to any origin. */
 const PUBLIC_OAUTH_PATHS = new Set(['/api/agent/oauth/token', '/api/agent/oauth/register', '/api/agent/oauth/revoke']);
@@ -47,7 +47,7 @@ export function corsOptionsDelegate(config: AppConfig): CorsOptionsDelegate<Requ
         // No Origin (not a browser): `true` reflects none, so nothing is granted, but a
         // preflight is still answered.
         origin: origin === undefined ? true : config.isOriginAllowed(origin) ? origin : false,
-        methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+        methods: 'GET, POST, DELETE, OPTIONS',
         allowedHeaders: MCP_ALLOW_HEADERS,
         exposedHeaders: MCP_EXPOSE_HEADERS,
         preflightContinue,
@@ -59,9 +59,9 @@ export function corsOptionsDelegate(config: AppConfig): CorsOptionsDelegate<Requ
     if (wellKnown || PUBLIC_OAUTH_PATHS.has(path)) {
       callback(null, {
         origin: '*',
-        methods: wellKnown ? ['GET', 'OPTIONS'] : ['POST', 'OPTIONS'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'MCP-Protocol-Version'],
-        exposedHeaders: ['WWW-Authenticate'],
+        methods: wellKnown ? 'GET, OPTIONS' : 'POST, OPTIONS',
+        allowedHeaders: 'Authorization, Content-Type, Accept, MCP-Protocol-Version',
+        exposedHeaders: 'WWW-Authenticate',
         preflightContinue,
         ...PREFLIGHT,
       });
