@@ -23,7 +23,7 @@ const ALLOWED_IMPORTS = {
   'service-keys': ['credentials', 'tenancy', 'audit', 'config', 'common'],
   'api-keys': ['credentials', 'tenancy', 'audit', 'config', 'common'],
   discovery: ['credentials', 'config', 'common'],
-  health: ['database', 'config', 'common'],
+  health: ['credentials', 'database', 'config', 'common'],
   mcp: ['capabilities', 'credentials', 'config', 'common'],
 };
 
