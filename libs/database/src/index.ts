@@ -4,5 +4,4 @@ export * from './embedded-postgres';
 export * from './migrations';
 export * from './pg-errors';
 export * from './query-returning';
-export * from './snake-naming.strategy';
 export * from './periodic-cleanup';

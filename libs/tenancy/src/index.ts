@@ -1,4 +1,3 @@
-export { TENANCY_ENTITIES } from './entities';
 export * from './email';
 export * from './membership-directory.service';
 export * from './organization-directory.service';

@@ -3,8 +3,5 @@ import { Organization } from './organization.entity';
 import { Project } from './project.entity';
 import { User } from './user.entity';
 
-/**
- * Tenancy's entities, for a data source built outside Nest (the command line); everything else
- * reaches these tables through tenancy's services.
- */
+/** Tenancy's entities, registered together (their foreign keys name each other). */
 export const TENANCY_ENTITIES = [User, Organization, Membership, Project];
