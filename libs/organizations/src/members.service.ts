@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
-import { isUuid } from '@app/database';
 import { MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import { AccessRevocationService } from './access-revocation.service';
 import type { MemberDto, RemovedMemberDto } from './dto/member.dto';
@@ -49,7 +48,6 @@ export class MembersService {
   }
 
   async changeRole(organizationId: string, userId: string, role: MembershipRole, actor: Actor, origin?: RequestOrigin): Promise<MemberDto> {
-    if (!isUuid(userId)) throw new MemberNotFoundError();
     return this.dataSource.transaction(async (em) => {
       await this.organizations.lock(organizationId, em);
       const current = await this.memberOrFail(em, organizationId, userId);
@@ -74,7 +72,6 @@ export class MembersService {
    * organisation (`AccessRevocationService.revokeMemberAccess`).
    */
   async remove(organizationId: string, userId: string, actor: Actor, origin?: RequestOrigin): Promise<RemovedMemberDto> {
-    if (!isUuid(userId)) throw new MemberNotFoundError();
     return this.dataSource.transaction(async (em) => {
       await this.organizations.lock(organizationId, em);
       const current = await this.memberOrFail(em, organizationId, userId);

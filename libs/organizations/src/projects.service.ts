@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
-import { isUuid } from '@app/database';
 import { ProjectDirectory, ProjectRecord } from '@app/tenancy';
 import { AccessRevocationService } from './access-revocation.service';
 import type { DeletedProjectDto, ProjectDto } from './dto/project.dto';
@@ -27,7 +26,6 @@ export class ProjectsService {
   }
 
   async get(organizationId: string, projectId: string): Promise<ProjectDto> {
-    if (!isUuid(projectId)) throw new ProjectNotFoundError();
     const project = await this.projects.find(organizationId, projectId);
     if (!project) throw new ProjectNotFoundError();
     return toDto(project);
@@ -55,7 +53,6 @@ export class ProjectsService {
    * it, so the next MCP request with one of them is refused. A deleted project is "not found".
    */
   async delete(organizationId: string, projectId: string, actor: Actor, origin?: RequestOrigin): Promise<DeletedProjectDto> {
-    if (!isUuid(projectId)) throw new ProjectNotFoundError();
     return this.dataSource.transaction(async (em) => {
       const deleted = await this.projects.softDelete(organizationId, projectId, em);
       if (!deleted) throw new ProjectNotFoundError();

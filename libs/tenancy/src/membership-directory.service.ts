@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { isUuid } from '@app/database';
 import { Membership } from './entities/membership.entity';
 import { User } from './entities/user.entity';
 import type { MembershipRole } from './roles';
@@ -42,7 +43,9 @@ export class MembershipDirectory {
     return rows.map(toMember);
   }
 
+  /** The member, or null (also for a user id that is not a UUID). */
   async find(organizationId: string, userId: string, em?: EntityManager): Promise<MemberRecord | null> {
+    if (!isUuid(userId)) return null;
     const row = await this.memberQuery(em)
       .where('m.organizationId = :organizationId AND m.userId = :userId', { organizationId, userId })
       .getRawOne<RawMember>();

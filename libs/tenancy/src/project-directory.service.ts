@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { isUuid } from '@app/database';
 import { Membership } from './entities/membership.entity';
 import { Organization } from './entities/organization.entity';
 import { Project } from './entities/project.entity';
@@ -29,7 +30,8 @@ const COLUMNS = { id: true, name: true, organizationId: true, createdAt: true } 
 
 /**
  * The `projects` table. Deleted projects are soft-deleted (`deleted_at`) and invisible to every
- * method here: for the rest of the service a deleted project does not exist.
+ * method here: for the rest of the service a deleted project does not exist. A project id that
+ * is not a UUID finds nothing (never a database error).
  */
 @Injectable()
 export class ProjectDirectory {
@@ -59,6 +61,7 @@ export class ProjectDirectory {
     em?: EntityManager,
     options: { lock?: 'share' } = {},
   ): Promise<ProjectRecord | null> {
+    if (!isUuid(projectId)) return null;
     const project = await this.repo(em).findOne({
       where: { id: projectId, organizationId, deletedAt: IsNull() },
       select: COLUMNS,
@@ -113,6 +116,7 @@ export class ProjectDirectory {
 
   /** Marks the live project deleted; null when there is none (already deleted, or another organisation's). */
   async softDelete(organizationId: string, projectId: string, em?: EntityManager): Promise<DeletedProject | null> {
+    if (!isUuid(projectId)) return null;
     const result = await this.repo(em)
       .createQueryBuilder()
       .update()
