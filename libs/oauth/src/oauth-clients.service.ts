@@ -57,7 +57,7 @@ export class OAuthClientsService {
    * which case a `dgs_` secret is returned once.
    */
   async register(metadata: unknown, origin: RequestOrigin): Promise<Record<string, unknown>> {
-    const input = parseMetadata(metadata);
+    const input = parseMetadata(metadata, this.config.oauthExtraRedirectSchemes);
     await this.enforceRateLimit(origin.ip ?? null);
     const clientId = randomUUID();
     const secret = input.tokenEndpointAuthMethod === 'none' ? undefined : generateToken(TOKEN_PREFIXES.clientSecret);
@@ -196,7 +196,7 @@ interface ParsedMetadata {
 }
 
 /** RFC 7591 §2 metadata, validated; errors are RFC 7591 §3.2.2 codes. */
-function parseMetadata(metadata: unknown): ParsedMetadata {
+function parseMetadata(metadata: unknown, extraSchemes: readonly string[]): ParsedMetadata {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object');
   }
@@ -210,7 +210,7 @@ function parseMetadata(metadata: unknown): ParsedMetadata {
     throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
   }
   for (const uri of uris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblem(uri, extraSchemes);
     if (problem) {
       const shown = typeof uri === 'string' ? uri.slice(0, 200) : JSON.stringify(uri);
       throw new OAuthError('invalid_redirect_uri', `Redirect URI ${shown} ${problem}`);
