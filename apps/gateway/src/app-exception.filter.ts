@@ -1,10 +1,11 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { DomainError } from '@app/common';
 import { McpUnauthorizedException, sendMcpUnauthorized } from '@app/credentials';
+import { allowedMethods } from './method-not-allowed';
 
 /**
  * The one global exception filter. REST errors keep NestJS's shape `{statusCode, message,
@@ -39,6 +40,12 @@ export class AppExceptionFilter implements ExceptionFilter {
         error: STATUS_CODES[exception.status],
         code: exception.code,
       });
+      return;
+    }
+    const allow = exception instanceof NotFoundException ? allowedMethods(req) : [];
+    if (allow.length) {
+      res.setHeader('Allow', allow.join(', '));
+      res.status(405).json({ statusCode: 405, message: `This route accepts ${allow.join(', ')}, not ${req.method}`, error: 'Method Not Allowed' });
       return;
     }
     if (exception instanceof HttpException) {

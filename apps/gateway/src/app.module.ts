@@ -1,8 +1,9 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ApiKeysModule } from '@app/api-keys';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
+import { validationException } from '@app/common';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
@@ -14,6 +15,7 @@ import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizatio
 import { ServiceKeysModule } from '@app/service-keys';
 import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
+import { JsonBodyInterceptor } from './json-body.interceptor';
 
 export interface AppModuleOptions {
   database?: DatabaseModuleOptions;
@@ -42,9 +44,10 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
         {
           provide: APP_PIPE,
-          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, exceptionFactory: validationException }),
         },
       ],
     };
