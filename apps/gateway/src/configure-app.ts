@@ -12,6 +12,7 @@ import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '@a
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsPolicy, MCP_PATH } from './cors.middleware';
 import { createLogger } from './logger';
+import { textGuard } from './text-guard.middleware';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -54,6 +55,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.use(bodyErrorHandler);
   app.use(bodyDepthGuard);
   app.use(cookieParser());
+  app.use(textGuard);
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
