@@ -40,7 +40,6 @@ describe('NUL bytes and unpaired surrogates never reach the database', () => {
   }
 
   function expectRefused(res: request.Response, route: string) {
-    expect({ route, status: res.status }).toEqual({ route, status: expect.any(Number) });
     if (res.status < 400 || res.status >= 500) throw new Error(`${route} answered ${res.status}: ${res.text.slice(0, 300)}`);
   }
 
@@ -107,7 +106,7 @@ describe('NUL bytes and unpaired surrogates never reach the database', () => {
     });
     const surrogate = await send('POST', `/api/organizations/${team.organization.id}/projects`).send({ name: `odd${LONE_SURROGATE}` });
     expect(surrogate.status).toBe(400);
-    const rows = await t.dataSource.query(`SELECT name FROM projects WHERE organization_id = $1 AND name LIKE 'evil%' OR name LIKE 'odd%'`, [
+    const rows = await t.dataSource.query(`SELECT name FROM projects WHERE organization_id = $1 AND (name LIKE 'evil%' OR name LIKE 'odd%')`, [
       team.organization.id,
     ]);
     expect(rows).toEqual([]);

@@ -13,7 +13,7 @@ const PRESENCE_CONSTRAINTS = ['isDefined', 'isNotEmpty', 'arrayNotEmpty'];
 const FORMAT_CONSTRAINTS = ['isEmail', 'isIso8601', 'isISO8601', 'isUuid'];
 /** A key that reads as a field name can be named; anything else is not repeated. */
 const FIELD_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-/** A submitted string at least this long never appears in a message (a custom message could echo one). */
+/** A submitted string at least this long never appears in its field's message (a custom message could echo one). */
 const MIN_ECHO_LENGTH = 6;
 
 /**
@@ -43,9 +43,12 @@ export function validationMessages(errors: readonly ValidationError[], parent = 
   return out;
 }
 
+/**
+ * The last net for a scalar string. (List fields are checked by validators that name entries by
+ * position; their messages list the allowed entries, which a valid entry would match.)
+ */
 function withoutEcho(message: string, value: unknown, field: string): string {
-  const strings = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v.length >= MIN_ECHO_LENGTH);
-  return strings.some((s) => message.includes(s)) ? `${field} is invalid` : message;
+  return typeof value === 'string' && value.length >= MIN_ECHO_LENGTH && message.includes(value) ? `${field} is invalid` : message;
 }
 
 /** `ValidationPipe`'s `exceptionFactory`: a 400 in NestJS's shape with `validationMessages`. */
