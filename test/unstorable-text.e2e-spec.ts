@@ -87,13 +87,18 @@ describe('NUL bytes and unpaired surrogates never reach the database', () => {
     expect(register.body).toEqual({ error: 'invalid_client_metadata', error_description: expect.stringMatching(MESSAGE) });
   });
 
-  it('the MCP endpoint answers a JSON-RPC error echoing the request id', async () => {
-    const res = await request(t.baseUrl)
-      .post('/api/mcp')
-      .set('Accept', 'application/json, text/event-stream')
-      .send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_task', arguments: { title: `t${NUL}` } } });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(MESSAGE) } });
+  it('the MCP endpoint answers JSON-RPC errors: invalid params to the request inside params, else 400 invalid request', async () => {
+    const mcp = () => request(t.baseUrl).post('/api/mcp').set('Accept', 'application/json, text/event-stream');
+    const params = await mcp().send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_task', arguments: { title: `t${NUL}` } } });
+    expect(params.status).toBe(200);
+    expect(params.body).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(MESSAGE) } });
+    expect(params.body.error.message).toContain('params.arguments.title');
+    const method = await mcp().send({ jsonrpc: '2.0', id: 8, method: `tools/call${LONE_SURROGATE}` });
+    expect(method.status).toBe(400);
+    expect(method.body).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32600, message: expect.stringMatching(MESSAGE) } });
+    const header = await mcp().set('x-agent-token', 'dga_x').query({ q: NUL }).send({ jsonrpc: '2.0', id: 9, method: 'ping' });
+    expect(header.status).toBe(400);
+    expect(header.body.error.code).toBe(-32600);
   });
 
   it('REST answers its 400 naming the field, and nothing was stored', async () => {

@@ -15,7 +15,8 @@ const SHOWABLE_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.[\]-]{0,80}$/;
  * as sent: a NUL character (a 500 from the database otherwise) or an unpaired UTF-16 surrogate
  * (stored as U+FFFD otherwise), anywhere in the path, the query string, the parsed body (JSON or
  * form, keys included), the cookies or the headers. Every route answers in its usual shape:
- * the MCP endpoint a JSON-RPC error, the OAuth token, revocation and registration endpoints an
+ * the MCP endpoint a JSON-RPC error (invalid params, as the SDK answers them, when the text is
+ * in a request's params), the OAuth token, revocation and registration endpoints an
  * RFC 6749 error, the authorize endpoint and the HTML pages an error page, REST its 400.
  */
 export function textGuard(req: Request, res: Response, next: NextFunction): void {
@@ -24,9 +25,12 @@ export function textGuard(req: Request, res: Response, next: NextFunction): void
   const message = `The request contains a NUL character or an unpaired UTF-16 surrogate in ${found.where}`;
   const path = req.path;
   if (path === MCP_PATH) {
-    const inParams = /^(\[\d+\]\.)?params\b/.test(found.bodyPath ?? '');
-    res.status(400).setHeader('Cache-Control', 'no-store');
-    res.json(jsonRpcError(echoableId(req.body), inParams ? JSON_RPC_INVALID_PARAMS : JSON_RPC_INVALID_REQUEST, message));
+    // Inside a request's params it is what the SDK answers any invalid params with: a JSON-RPC
+    // -32602 error to that request (HTTP 200); anywhere else the request itself is refused (400).
+    const id = echoableId(req.body);
+    const inParams = id !== null && /^params\b/.test(found.bodyPath ?? '');
+    res.status(inParams ? 200 : 400).setHeader('Cache-Control', 'no-store');
+    res.json(jsonRpcError(id, inParams ? JSON_RPC_INVALID_PARAMS : JSON_RPC_INVALID_REQUEST, message));
     return;
   }
   if (OAUTH_JSON_PATHS.has(path)) {
