@@ -3,3 +3,4 @@ export * from './json-depth';
 export * from './openapi';
 export * from './validation';
 export * from './text-safety';
+export * from './http-status';
