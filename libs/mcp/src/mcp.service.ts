@@ -15,9 +15,8 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import { AppConfig } from '@app/config';
 import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
-import type { ProjectContext } from './capability';
+import { CapabilityRegistry, type ProjectContext, type Toolset } from '@app/capabilities';
 import { capabilityFailure } from './capability-errors';
-import { CapabilityRegistry, Toolset } from './capability-registry';
 import {
   echoableId,
   jsonRpcError,

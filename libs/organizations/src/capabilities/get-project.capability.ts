@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { NotFoundError } from '@app/common';
-import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
+import { Capability, CapabilityDefinition, ProjectContext } from '@app/capabilities';
 
 const input = z.object({}).strict();
 
