@@ -3,7 +3,6 @@ export * from './entities/project.entity';
 export * from './entities/membership.entity';
 export * from './capabilities/get-project.capability';
 export * from './capabilities/project-capabilities.module';
-export * from './access-revocation.service';
 export * from './members.service';
 export * from './organizations.errors';
 export * from './organizations.module';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { isUuid } from '@app/database';
-import { AccessRevocationService } from './access-revocation.service';
+import { CredentialRevoker } from '@app/credentials';
 import type { MemberDto, RemovedMemberDto } from './dto/member.dto';
 import type { MembershipRole } from './entities/membership.entity';
 import { AlreadyMemberError, LastAdminError, MemberNotFoundError, NoSuchUserError } from './organizations.errors';
@@ -28,7 +28,7 @@ export class MembersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
-    private readonly revocation: AccessRevocationService,
+    private readonly revocation: CredentialRevoker,
   ) {}
 
   async list(organizationId: string): Promise<MemberDto[]> {
@@ -90,7 +90,7 @@ export class MembersService {
 
   /**
    * Removes a member and, in the same transaction, revokes what they reached through the
-   * organisation (`AccessRevocationService.revokeMemberAccess`).
+   * organisation (`CredentialRevoker.revokeMemberAccess`).
    */
   async remove(organizationId: string, userId: string, actor: Actor, origin?: RequestOrigin): Promise<RemovedMemberDto> {
     if (!isUuid(userId)) throw new MemberNotFoundError();

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { OAuthModule } from '@app/oauth';
-import { AccessRevocationService } from './access-revocation.service';
+import { AuditEventsController } from './audit-events.controller';
 import { Membership } from './entities/membership.entity';
 import { Organization } from './entities/organization.entity';
 import { Project } from './entities/project.entity';
@@ -12,11 +11,11 @@ import { OrganizationsService } from './organizations.service';
 import { ProjectsController } from './projects.controller';
 import { ProjectsService } from './projects.service';
 
-/** Organisations, their projects and their members (SPEC §6). */
+/** Organisations, their projects, their members and their audit events (SPEC §6). */
 @Module({
-  imports: [TypeOrmModule.forFeature([Organization, Project, Membership]), OAuthModule],
-  controllers: [OrganizationsController, ProjectsController, MembersController],
-  providers: [OrganizationsService, ProjectsService, MembersService, AccessRevocationService],
-  exports: [OrganizationsService, ProjectsService, MembersService, AccessRevocationService],
+  imports: [TypeOrmModule.forFeature([Organization, Project, Membership])],
+  controllers: [OrganizationsController, ProjectsController, MembersController, AuditEventsController],
+  providers: [OrganizationsService, ProjectsService, MembersService],
+  exports: [OrganizationsService, ProjectsService, MembersService],
 })
 export class OrganizationsModule {}

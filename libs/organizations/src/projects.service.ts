@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { isUuid, queryReturning } from '@app/database';
-import { AccessRevocationService } from './access-revocation.service';
+import { CredentialRevoker } from '@app/credentials';
 import type { DeletedProjectDto, ProjectDto } from './dto/project.dto';
 import { ProjectNotFoundError } from './organizations.errors';
 
@@ -24,7 +24,7 @@ export class ProjectsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
-    private readonly revocation: AccessRevocationService,
+    private readonly revocation: CredentialRevoker,
   ) {}
 
   async list(organizationId: string): Promise<ProjectDto[]> {
