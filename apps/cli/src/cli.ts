@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { AuditService } from '@app/audit';
+import { AuditEventsRepository, AuditService } from '@app/audit';
 import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
 import { EmbeddedPostgres, MIGRATIONS } from '@app/database';
@@ -100,7 +100,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   return withDatabase(config, async (ds) => {
     await migrate(ds, io);
     try {
-      const account = await new AccountsService(ds, new AuditService()).createAccount(input, 'cli');
+      const account = await new AccountsService(ds, new AuditService(new AuditEventsRepository(ds))).createAccount(input, 'cli');
       io.stdout.write(
         `Created ${account.user.email} (user ${account.user.id}), admin of "${account.organization.name}" (organization ${account.organization.id}).\n`,
       );

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditEventsRepository } from './audit-events.repository';
 import { AuditEventsService } from './audit-events.service';
 import { AuditService } from './audit.service';
 import { AuditEvent } from './entities/audit-event.entity';
@@ -8,7 +9,7 @@ import { AuditEvent } from './entities/audit-event.entity';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEvent])],
-  providers: [AuditService, AuditEventsService],
+  providers: [AuditEventsRepository, AuditService, AuditEventsService],
   exports: [AuditService, AuditEventsService],
 })
 export class AuditModule {}
