@@ -127,6 +127,17 @@ export class AgentTokensRepository {
     );
   }
 
+  /** Writes batched `last_used_at` values in one statement; a stored later use is kept. */
+  async recordUses(uses: Map<string, Date>): Promise<void> {
+    const ids = [...uses.keys()];
+    await this.dataSource.query(
+      `UPDATE agent_tokens AS t SET last_used_at = u.used_at
+         FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
+        WHERE t.id = u.id AND (t.last_used_at IS NULL OR t.last_used_at < u.used_at)`,
+      [ids, ids.map((id) => uses.get(id)!.toISOString())],
+    );
+  }
+
   private revokeWhere(em: EntityManager, where: string, params: unknown[]): Promise<number> {
     return queryAffected(em, `UPDATE agent_tokens SET revoked_at = now() WHERE ${where} AND revoked_at IS NULL`, params);
   }

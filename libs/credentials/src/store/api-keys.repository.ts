@@ -48,4 +48,15 @@ export class ApiKeysRepository {
     );
     return row ? { name: row.name, revokedAt: row.revoked_at } : null;
   }
+
+  /** Writes batched `last_used_at` values in one statement; a stored later use is kept. */
+  async recordUses(uses: Map<string, Date>): Promise<void> {
+    const ids = [...uses.keys()];
+    await this.dataSource.query(
+      `UPDATE api_keys AS t SET last_used_at = u.used_at
+         FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
+        WHERE t.id = u.id AND (t.last_used_at IS NULL OR t.last_used_at < u.used_at)`,
+      [ids, ids.map((id) => uses.get(id)!.toISOString())],
+    );
+  }
 }
