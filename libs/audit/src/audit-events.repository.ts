@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AuditEvent } from './entities/audit-event.entity';
 
 /** An event with its exact position: `created_at` as whole microseconds since the epoch (a JS Date keeps only milliseconds). */
@@ -10,28 +11,9 @@ export type PositionedAuditEvent = AuditEvent & { createdUs: string };
 export class AuditEventsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * In the caller's transaction, so the event commits or rolls back with the change it records.
-   * Plain SQL, not the entity's repository: the command line records events on a data source of
-   * its own that registers no entities.
-   */
+  /** In the caller's transaction, so the event commits or rolls back with the change it records. */
   async insert(em: EntityManager, event: Omit<AuditEvent, 'id' | 'createdAt'>): Promise<void> {
-    await em.query(
-      `INSERT INTO audit_events (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [
-        event.organizationId,
-        event.projectId,
-        event.actorType,
-        event.actorId,
-        event.action,
-        event.targetType,
-        event.targetId,
-        JSON.stringify(event.metadata),
-        event.ip,
-        event.userAgent,
-      ],
-    );
+    await em.getRepository(AuditEvent).insert(event as QueryDeepPartialEntity<AuditEvent>);
   }
 
   /** An organisation's events, newest first, after a (microseconds, id) position when given. */

@@ -1,3 +1,4 @@
 export * from './json-rpc';
 export * from './mcp.module';
 export * from './protocol-versions';
+export * from './mcp-http.errors';

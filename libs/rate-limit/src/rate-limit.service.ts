@@ -1,6 +1,5 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { PeriodicTask } from '@app/database';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { CleanupScheduler } from '@app/database';
 import { RateLimitCountersRepository } from './rate-limit-counters.repository';
 
 /** One counter: at most `limit` hits per fixed window of `windowSeconds`, which starts at the first hit. */
@@ -21,23 +20,16 @@ export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfter
  * next hit and are deleted by a periodic cleanup.
  */
 @Injectable()
-export class RateLimitService implements OnModuleInit, OnModuleDestroy {
+export class RateLimitService implements OnModuleInit {
   private readonly logger = new Logger('RateLimit');
-  private readonly cleanup: PeriodicTask;
 
   constructor(
     private readonly counters: RateLimitCountersRepository,
-    config: AppConfig,
-  ) {
-    this.cleanup = new PeriodicTask(config.cleanupIntervalSeconds, () => this.deleteExpired(), this.logger);
-  }
+    private readonly scheduler: CleanupScheduler,
+  ) {}
 
   onModuleInit(): void {
-    this.cleanup.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.cleanup.stop();
+    this.scheduler.every('rate-limit-cleanup', () => this.deleteExpired(), this.logger);
   }
 
   /**
