@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentTokenService } from './agent-token.service';
@@ -12,6 +12,7 @@ import { OAuthGrant } from './entities/oauth-grant.entity';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { ServiceKey } from './entities/service-key.entity';
 import { OrganizationAccessPolicy } from './organization-access.policy';
+import { OrganizationRouteCheck } from './organization-route.check';
 import { SessionTokenService } from './session-token.service';
 import { AgentTokensRepository } from './store/agent-tokens.repository';
 import { ApiKeysRepository } from './store/api-keys.repository';
@@ -33,13 +34,14 @@ const CREDENTIAL_STORES = [
 
 @Global()
 @Module({
-  imports: [PassportModule, TypeOrmModule.forFeature([AgentToken, ApiKey, ServiceKey, OAuthGrant, RefreshToken])],
+  imports: [PassportModule, DiscoveryModule, TypeOrmModule.forFeature([AgentToken, ApiKey, ServiceKey, OAuthGrant, RefreshToken])],
   providers: [
     AgentTokenService,
     ApiKeyResolver,
     ApiKeyUsageRecorder,
     SessionTokenService,
     OrganizationAccessPolicy,
+    OrganizationRouteCheck,
     AgentTokenStrategy,
     ApiKeyStrategy,
     SessionJwtStrategy,
@@ -47,6 +49,6 @@ const CREDENTIAL_STORES = [
     ...CREDENTIAL_STORES,
     { provide: APP_GUARD, useClass: CredentialGuard },
   ],
-  exports: [AgentTokenService, TokenUsageRecorder, ApiKeyUsageRecorder, SessionTokenService, OrganizationAccessPolicy, ...CREDENTIAL_STORES],
+  exports: [AgentTokenService, TokenUsageRecorder, ApiKeyUsageRecorder, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule, ...CREDENTIAL_STORES],
 })
 export class CredentialsModule {}

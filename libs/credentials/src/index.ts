@@ -11,6 +11,7 @@ export type { RefreshToken, RefreshTokenOrigin } from './entities/refresh-token.
 export type { ServiceKey } from './entities/service-key.entity';
 export * from './mcp-unauthorized';
 export * from './organization-access.policy';
+export * from './organization-route.check';
 export * from './permissions';
 export * from './principal';
 export * from './session-token.service';

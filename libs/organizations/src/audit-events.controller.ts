@@ -2,11 +2,12 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditEventPageDto, AuditEventsService, ListAuditEventsQueryDto } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { RestAuth } from '@app/credentials';
+import { OrganizationRoute, RestAuth } from '@app/credentials';
 
 @ApiTags('audit')
 @ApiBearerAuth()
 @Controller('api/organizations/:orgId/audit-events')
+@OrganizationRoute('orgId')
 export class AuditEventsController {
   constructor(private readonly events: AuditEventsService) {}
 
