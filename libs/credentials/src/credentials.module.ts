@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { TenancyModule } from '@app/tenancy';
 import { AgentTokenService } from './agent-token.service';
 import { ApiKeyResolver } from './api-key-resolver.service';
 import { CredentialGuard } from './credential.guard';
@@ -34,7 +35,7 @@ const CREDENTIAL_STORES = [
 
 @Global()
 @Module({
-  imports: [PassportModule, DiscoveryModule, TypeOrmModule.forFeature([AgentToken, ApiKey, ServiceKey, OAuthGrant, RefreshToken])],
+  imports: [PassportModule, DiscoveryModule, TypeOrmModule.forFeature([AgentToken, ApiKey, ServiceKey, OAuthGrant, RefreshToken]), TenancyModule],
   providers: [
     AgentTokenService,
     ApiKeyResolver,

@@ -4,11 +4,11 @@ import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { AGENT_PERMISSION_NAMES, generateToken, hashToken, isAgentPermission, OAuthGrantsRepository, TOKEN_PREFIXES } from '@app/credentials';
 import { isUuid } from '@app/database';
+import { ProjectDirectory } from '@app/tenancy';
 import { errorRedirect } from './authorize-urls';
 import { ConsentViewService, expiredRequest } from './consent-view.service';
 import { OAuthPageError } from './oauth.errors';
 import { digestsEqual, singleParam } from './oauth-params';
-import { reachableProjects } from './reachable-projects';
 import { withResponseParams } from './redirect-uri';
 import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
 import { AuthorizationRequestsRepository, PendingAuthorization } from './store/authorization-requests.repository';
@@ -35,6 +35,7 @@ export class ConsentDecisionService {
     private readonly codes: AuthorizationCodesRepository,
     private readonly clients: OAuthClientsRepository,
     private readonly grants: OAuthGrantsRepository,
+    private readonly projects: ProjectDirectory,
     private readonly audit: AuditService,
   ) {}
 
@@ -74,14 +75,14 @@ export class ConsentDecisionService {
     if (permissions.length === 0) return formError(400, 'Tick at least one permission, or choose Deny.');
 
     const outcome = await this.dataSource.transaction(async (em) => {
-      const reachable = (await reachableProjects(em, userId)).find((p) => p.projectId === projectParam.value);
+      const reachable = (await this.projects.reachableBy(userId, em)).find((p) => p.id === projectParam.value);
       if (!reachable) return { kind: 'unreachable' as const };
       if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };
       const grantId = await this.grants.create(em, {
         userId,
         clientId: pending.clientId,
-        organizationId: reachable.organizationId,
-        projectId: reachable.projectId,
+        organizationId: reachable.organization.id,
+        projectId: reachable.id,
         permissions,
         resource: pending.resource,
       });
@@ -101,8 +102,8 @@ export class ConsentDecisionService {
       );
       await this.clients.markAuthorized(em, pending.clientId);
       await this.audit.record(em, {
-        organizationId: reachable.organizationId,
-        projectId: reachable.projectId,
+        organizationId: reachable.organization.id,
+        projectId: reachable.id,
         actorType: 'user',
         actorId: userId,
         action: 'consent.approved',

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { AgentPermission, hashToken } from '@app/credentials';
 import { isUuid } from '@app/database';
+import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { authorizePath } from './authorize-urls';
 import type { ValidatedAuthorization } from './authorize-request.validator';
 import { OAuthPageError } from './oauth.errors';
-import { emailOf, groupProjects, reachableProjects } from './reachable-projects';
+import { groupProjects } from './reachable-projects';
 import { redirectHost } from './redirect-uri';
 import { AuthorizationRequestsRepository, PendingAuthorization } from './store/authorization-requests.repository';
 import type { ConsentView } from './views/consent.view';
@@ -18,8 +18,9 @@ export const CONSENT_TTL_SECONDS = 600;
 @Injectable()
 export class ConsentViewService {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly requests: AuthorizationRequestsRepository,
+    private readonly users: UserDirectory,
+    private readonly projects: ProjectDirectory,
   ) {}
 
   /** Stores the validated request for the consent page; returns its id and the form's CSRF token. */
@@ -56,15 +57,14 @@ export class ConsentViewService {
   ): Promise<ConsentView> {
     const pending = await this.findPending(requestId);
     if (!pending) throw expiredRequest();
-    const em = this.dataSource.manager;
     return {
       requestId,
       csrfToken,
       clientName: pending.clientName,
       redirectHost: redirectHost(pending.redirectUri),
-      userEmail: await emailOf(em, userId),
+      userEmail: (await this.users.findById(userId))?.email ?? '',
       switchAccountHref: `/login?next=${encodeURIComponent(authorizePath(pending))}`,
-      groups: groupProjects(await reachableProjects(em, userId)),
+      groups: groupProjects(await this.projects.reachableBy(userId)),
       checkedPermissions: choices.permissions ?? pending.requestedPermissions,
       selectedProjectId: choices.projectId,
       error: choices.error,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { RateLimitModule } from '@app/rate-limit';
+import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
@@ -30,7 +31,7 @@ import { TokenRevocationService } from './token-revocation.service';
  * clients, consent requests and codes; grants and tokens are the credentials store's.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthClient, AuthorizationRequest, AuthorizationCode]), AuthModule, RateLimitModule],
+  imports: [TypeOrmModule.forFeature([OAuthClient, AuthorizationRequest, AuthorizationCode]), AuthModule, RateLimitModule, TenancyModule],
   controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
   providers: [
     OAuthClientsRepository,

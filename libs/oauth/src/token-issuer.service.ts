@@ -12,6 +12,7 @@ import {
   RefreshTokensRepository,
   TOKEN_PREFIXES,
 } from '@app/credentials';
+import { ProjectDirectory } from '@app/tenancy';
 import type { RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
 import { scopeString } from './oauth-params';
@@ -41,6 +42,7 @@ export class TokenIssuer {
     private readonly grants: OAuthGrantsRepository,
     private readonly agentTokens: AgentTokensRepository,
     private readonly refreshTokens: RefreshTokensRepository,
+    private readonly projects: ProjectDirectory,
   ) {}
 
   /**
@@ -48,9 +50,11 @@ export class TokenIssuer {
    * deleted, and its person still a member of the project's organisation.
    */
   async liveGrant(em: EntityManager, grantId: string): Promise<OAuthGrant | Failure> {
-    const grant = await this.grants.findWithAccess(em, grantId);
+    const grant = await this.grants.find(em, grantId);
     if (!grant || grant.revokedAt) return fail('invalid_grant', 'The grant has been revoked');
-    if (!grant.hasAccess) return fail('invalid_grant', 'The person who approved this grant can no longer reach its project');
+    if (!(await this.projects.isReachableBy(grant.userId, grant.organizationId, grant.projectId, em))) {
+      return fail('invalid_grant', 'The person who approved this grant can no longer reach its project');
+    }
     return grant;
   }
 

@@ -1,9 +1,6 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { TenancyModule } from '@app/tenancy';
 import { AuditEventsController } from './audit-events.controller';
-import { Membership } from './entities/membership.entity';
-import { Organization } from './entities/organization.entity';
-import { Project } from './entities/project.entity';
 import { MembersController } from './members.controller';
 import { MembersService } from './members.service';
 import { OrganizationsController } from './organizations.controller';
@@ -11,9 +8,9 @@ import { OrganizationsService } from './organizations.service';
 import { ProjectsController } from './projects.controller';
 import { ProjectsService } from './projects.service';
 
-/** Organisations, their projects, their members and their audit events (SPEC §6). */
+/** The REST routes for organisations, their projects, their members and their audit events (SPEC §6), on tenancy's services. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Organization, Project, Membership])],
+  imports: [TenancyModule],
   controllers: [OrganizationsController, ProjectsController, MembersController, AuditEventsController],
   providers: [OrganizationsService, ProjectsService, MembersService],
   exports: [OrganizationsService, ProjectsService, MembersService],

@@ -16,6 +16,7 @@ import {
   TOKEN_PREFIXES,
 } from '@app/credentials';
 import { isPgError, isUuid, PG_UNIQUE_VIOLATION } from '@app/database';
+import { ProjectDirectory } from '@app/tenancy';
 import {
   CreatedServiceKeyDto,
   DerivedProjectTokenDto,
@@ -50,6 +51,7 @@ export class ServiceKeysService {
     private readonly tokens: AgentTokensRepository,
     private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,
+    private readonly projects: ProjectDirectory,
   ) {}
 
   async create(
@@ -130,11 +132,7 @@ export class ServiceKeysService {
         const key = await this.keys.findForShare(em, organizationId, keyId);
         if (!key) throw new ServiceKeyNotFoundError();
         if (key.revokedAt) throw new ServiceKeyRevokedError();
-        const projects: unknown[] = await em.query(
-          `SELECT 1 FROM projects WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL FOR SHARE`,
-          [projectId, organizationId],
-        );
-        if (projects.length === 0) throw new ProjectNotFoundError();
+        if (!(await this.projects.find(organizationId, projectId, em, { lock: 'share' }))) throw new ProjectNotFoundError();
         const permissions = key.permissions;
         const row = await this.tokens.insert(em, {
           tokenHash: hashToken(token),

@@ -39,43 +39,8 @@ export class OAuthGrantsRepository {
     return em.getRepository(OAuthGrant).findOneBy({ id: grantId, userId });
   }
 
-  /**
-   * The grant with whether it still stands beyond its own revocation: its project not deleted
-   * and its person still a member of the project's organisation.
-   */
-  async findWithAccess(em: EntityManager, grantId: string): Promise<(OAuthGrant & { hasAccess: boolean }) | null> {
-    const [row]: {
-      id: string;
-      user_id: string;
-      client_id: string;
-      organization_id: string;
-      project_id: string;
-      permissions: AgentPermission[];
-      resource: string | null;
-      created_at: Date;
-      revoked_at: Date | null;
-      has_access: boolean;
-    }[] = await em.query(
-      `SELECT g.id, g.user_id, g.client_id, g.organization_id, g.project_id, g.permissions, g.resource, g.created_at, g.revoked_at,
-              (p.deleted_at IS NULL AND EXISTS (
-                 SELECT 1 FROM memberships m WHERE m.user_id = g.user_id AND m.organization_id = g.organization_id)) AS has_access
-         FROM oauth_grants g JOIN projects p ON p.id = g.project_id
-        WHERE g.id = $1`,
-      [grantId],
-    );
-    if (!row) return null;
-    return Object.assign(new OAuthGrant(), {
-      id: row.id,
-      userId: row.user_id,
-      clientId: row.client_id,
-      organizationId: row.organization_id,
-      projectId: row.project_id,
-      permissions: row.permissions,
-      resource: row.resource,
-      createdAt: row.created_at,
-      revokedAt: row.revoked_at,
-      hasAccess: row.has_access,
-    });
+  find(em: EntityManager, grantId: string): Promise<OAuthGrant | null> {
+    return em.getRepository(OAuthGrant).findOneBy({ id: grantId });
   }
 
   /** The person's live grants that produced tokens, newest first, with their last use. */
