@@ -8,6 +8,8 @@ export type AuditAction =
   | 'service_key.revoked'
   | 'project_token.derived'
   | 'project_token.revoked'
+  | 'project_token.rotated'
+  | 'api_key.rotated'
   | 'api_key.created'
   | 'api_key.revoked'
   | 'oauth_client.registered'
