@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig } from './app-config';
@@ -6,6 +6,7 @@ import { ConfigValidationError } from './env.schema';
 
 describe('AppConfig.fromEnvironment', () => {
   const base = { DATA_DIR: mkdtempSync(join(tmpdir(), 'ag-config-')), NODE_ENV: 'test' };
+  afterAll(() => rmSync(base.DATA_DIR, { recursive: true, force: true }));
 
   function problemsOf(env: Record<string, string>): string[] {
     try {

@@ -35,7 +35,7 @@ export class MembersService {
     const rows: MemberRow[] = await this.dataSource.query(
       `SELECT ${MEMBER_COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id
         WHERE m.organization_id = $1
-        ORDER BY m.created_at, m.user_id`,
+        ORDER BY date_trunc('milliseconds', m.created_at), m.user_id`,
       [organizationId],
     );
     return rows.map(toDto);
