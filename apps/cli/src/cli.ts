@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { AuditService } from '@app/audit';
 import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
-import { EmbeddedPostgres, MIGRATIONS } from '@app/database';
+import { DataFolderLockedError, EmbeddedPostgres, MIGRATIONS, runMigrations } from '@app/database';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -16,7 +16,8 @@ export interface CliIo {
   stderr: Pick<NodeJS.WritableStream, 'write'>;
 }
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
+/** `busy` (EX_TEMPFAIL): the embedded database's folder is held by another process (the running service). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, busy: 75, config: 78 } as const;
 
 const USAGE = `Usage: agent-gateway-cli <command> [options]
 
@@ -73,7 +74,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   if (command === 'migrate') {
-    return withDatabase(config, async (ds) => {
+    return withDatabase(config, io, async (ds) => {
       await migrate(ds, io);
       return EXIT.ok;
     });
@@ -97,7 +98,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`Cannot create the admin:\n  - ${shown.join('\n  - ')}\n`);
     return EXIT.usage;
   }
-  return withDatabase(config, async (ds) => {
+  return withDatabase(config, io, async (ds) => {
     await migrate(ds, io);
     try {
       const account = await new AccountsService(ds, new AuditService()).createAccount(input, 'cli');
@@ -116,17 +117,26 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function migrate(ds: DataSource, io: CliIo): Promise<void> {
-  const applied = await ds.runMigrations({ transaction: 'each' });
+  const applied = await runMigrations(ds);
   io.stdout.write(
     applied.length ? `Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}\n` : 'Database schema is up to date.\n',
   );
 }
 
-/** Opens the configured database (embedded in DATA_DIR when DATABASE_URL is unset), runs `fn`, closes. */
-async function withDatabase(config: AppConfig, fn: (ds: DataSource) => Promise<number>): Promise<number> {
-  const embedded = config.databaseUrl
-    ? undefined
-    : await EmbeddedPostgres.start({ dataDir: `${config.dataDir}/pg`, maxConnections: 2 });
+/**
+ * Opens the configured database (embedded in DATA_DIR when DATABASE_URL is unset), runs `fn`,
+ * closes. A data folder another process holds (the running service) is refused before anything
+ * is written: a change made to a copy the service does not see would be lost.
+ */
+async function withDatabase(config: AppConfig, io: CliIo, fn: (ds: DataSource) => Promise<number>): Promise<number> {
+  let embedded: EmbeddedPostgres | undefined;
+  try {
+    embedded = config.databaseUrl ? undefined : await EmbeddedPostgres.start({ dataDir: `${config.dataDir}/pg`, maxConnections: 2 });
+  } catch (error) {
+    if (!(error instanceof DataFolderLockedError)) throw error;
+    io.stderr.write(`${error.message}\n`);
+    return EXIT.busy;
+  }
   const ds = new DataSource({
     type: 'postgres',
     url: config.databaseUrl ?? embedded!.url,

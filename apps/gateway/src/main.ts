@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { AppConfig, ConfigValidationError } from '@app/config';
+import { DataFolderLockedError } from '@app/database';
 import { bootLogger, createGatewayApp } from './configure-app';
 
 async function bootstrap(): Promise<void> {
@@ -21,6 +22,10 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
+  if (error instanceof DataFolderLockedError) {
+    process.stderr.write(`Agent Gateway refused to start. ${error.message}\n`);
+    process.exit(75);
+  }
   process.stderr.write(`Agent Gateway failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });
