@@ -8,9 +8,12 @@ import { json, urlencoded } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/common';
 import { AppConfig } from '@app/config';
+import { Readiness } from '@app/health';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '@app/mcp';
+import { METRICS_PATH, Metrics, metricsEndpoint, observeRequests } from '@app/observability';
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsPolicy, MCP_PATH } from './cors.middleware';
+import { closeConnectionsWhenDraining } from './graceful-shutdown';
 import { createLogger } from './logger';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
@@ -32,6 +35,10 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
+  const requestLog = new Logger('Request');
+  app.use(observeRequests(app.get(Metrics), (line) => requestLog.log(line)));
+  if (config.metricsToken) app.use(METRICS_PATH, metricsEndpoint(app.get(Metrics), config.metricsToken));
+  app.use(closeConnectionsWhenDraining(app.get(Readiness)));
   app.use(corsPolicy(config));
   // The MCP endpoint parses any JSON value (not only objects and arrays), so a valid JSON body
   // that is not a JSON-RPC message is answered -32600 by the SDK instead of -32700 here.

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { AppConfig, ConfigValidationError } from '@app/config';
 import { DataFolderLockedError } from '@app/database';
 import { bootLogger, createGatewayApp } from './configure-app';
+import { installGracefulShutdown } from './graceful-shutdown';
 
 async function bootstrap(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
@@ -16,7 +17,7 @@ async function bootstrap(): Promise<void> {
     throw error;
   }
   const app = await createGatewayApp(config);
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  installGracefulShutdown(app, config);
   await app.listen(config.port, config.host);
   bootLogger.log(`Agent Gateway listening on ${config.host}:${config.port}; MCP endpoint ${config.mcpResourceUrl}`);
 }
