@@ -113,7 +113,7 @@ export class CredentialGuard implements CanActivate {
 function refusalOf(req: Request, error: unknown): Parameters<Metrics['recordCredentialRefusal']> {
   const extracted = extractCredential(req, req.headers['x-agent-token'] !== undefined);
   const form = extracted.kind === 'token' ? credentialForm(extracted.token) : 'none';
-  const status = (error as { getStatus?: () => number }).getStatus?.() ?? 500;
+  const status = error instanceof McpUnauthorizedException ? 401 : ((error as { getStatus?: () => number }).getStatus?.() ?? 500);
   const byStatus = status === 401 ? 'invalid' : status === 403 ? 'forbidden' : status === 404 ? 'not_found' : 'error';
   const reason = extracted.kind === 'token' ? byStatus : extracted.kind === 'none' ? 'missing' : extracted.kind;
   return [form, reason];
