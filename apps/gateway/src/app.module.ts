@@ -1,5 +1,6 @@
-import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
+import { DynamicModule, Module, Type, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { ApiKeysModule } from '@app/api-keys';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
@@ -18,6 +19,8 @@ import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
   database?: DatabaseModuleOptions;
+  /** Controllers mounted beside the features' own (tests mount probe routes with it). */
+  controllers?: Type[];
 }
 
 @Module({})
@@ -29,6 +32,7 @@ export class AppModule {
         AppConfigModule.forRoot(config),
         DatabaseModule.forRoot(options.database),
         ObservabilityModule,
+        ScheduleModule.forRoot(),
         CredentialsModule,
         AuditModule,
         DiscoveryModule,
@@ -42,6 +46,7 @@ export class AppModule {
         TasksModule,
         OAuthModule,
       ],
+      controllers: options.controllers ?? [],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },
         {

@@ -6,6 +6,7 @@ import { AppConfig } from '@app/config';
 import { DatabaseConnection } from './database-connection';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
+import { CleanupScheduler } from './periodic-cleanup';
 import { QuietQueryLogger } from './quiet-query.logger';
 import { runMigrations } from './run-migrations';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
@@ -13,6 +14,8 @@ import { SnakeNamingStrategy } from './snake-naming.strategy';
 export interface DatabaseModuleOptions {
   /** Tests: start the embedded database in memory from a migrated snapshot instead of DATA_DIR. */
   embeddedSnapshot?: Blob;
+  /** Run the checked-in migrations at start (default). The command line runs them itself to report them. */
+  migrationsRun?: boolean;
 }
 
 @Global()
@@ -35,8 +38,9 @@ class DatabaseConnectionModule {
             return new DatabaseConnection(embedded.url, embedded, moduleRef);
           },
         },
+        CleanupScheduler,
       ],
-      exports: [DatabaseConnection],
+      exports: [DatabaseConnection, CleanupScheduler],
     };
   }
 }
@@ -65,6 +69,7 @@ export class DatabaseModule {
             // Extensions are the migrations' business; the schema uses the built-in gen_random_uuid().
             installExtensions: false,
             migrations: MIGRATIONS,
+            // Run by the data source factory below, under an advisory lock.
             migrationsRun: false,
             migrationsTransactionMode: 'each' as const,
             namingStrategy: new SnakeNamingStrategy(),
@@ -76,9 +81,9 @@ export class DatabaseModule {
             // Parse: wrong parameters, wrong rows). One pooled connection keeps each query whole.
             extra: { max: db.embedded ? 1 : config.databasePoolSize, idleTimeoutMillis: 30_000 },
           }),
-          dataSourceFactory: async (options) => {
-            const dataSource = await new DataSource(options!).initialize();
-            await runMigrations(dataSource);
+          dataSourceFactory: async (dataSourceOptions) => {
+            const dataSource = await new DataSource(dataSourceOptions!).initialize();
+            if (options.migrationsRun ?? true) await runMigrations(dataSource);
             return dataSource;
           },
         }),
