@@ -21,7 +21,7 @@ describe('request log', () => {
   let gateway: GatewayProcess;
   beforeAll(async () => {
     gateway = await startGatewayProcess(await freePort(), { DATA_DIR: join(cwd, 'data'), LOG_LEVEL: 'info' });
-  });
+  }, 120_000);
   afterAll(async () => {
     await gateway?.stop();
     rmSync(cwd, { recursive: true, force: true });
