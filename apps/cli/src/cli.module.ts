@@ -6,16 +6,15 @@ import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule } from '@app/database';
 import { AuthorizationCode, AuthorizationRequest, OAuthClient, OAuthGrant, RefreshToken } from '@app/oauth';
-import { Membership, Organization, Project } from '@app/organizations';
 import { ServiceKey } from '@app/service-keys';
 import { Task } from '@app/tasks';
 
 /**
  * Entities of the modules the command line does not load. The entities it does use refer to
- * them (an agent token to its project, grant and service key, …), and a data source whose
+ * them (an agent token to its grant and service key, …), and a data source whose
  * entities refer to unknown ones does not start.
  */
-const REFERENCED_ENTITIES = [Organization, Project, Membership, ServiceKey, OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken, Task];
+const REFERENCED_ENTITIES = [ServiceKey, OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken, Task];
 
 /**
  * The command line's application context: the same modules the gateway runs (configuration,
