@@ -49,6 +49,11 @@ export class AppConfig {
   readonly metricsToken: string | undefined;
   /** Port of a separate metrics listener on 127.0.0.1 (no token needed there); unset: none. */
   readonly metricsPort: number | undefined;
+  /**
+   * Private-use redirect URI schemes without a dot that OAuth clients may register, lower case
+   * (a scheme with a dot is accepted anyway; the dangerous ones never are).
+   */
+  readonly oauthExtraRedirectSchemes: readonly string[];
 
   constructor(env: EnvironmentVariables) {
     this.nodeEnv = env.NODE_ENV;
@@ -83,6 +88,7 @@ export class AppConfig {
     this.shutdownDrainSeconds = env.SHUTDOWN_DRAIN_SECONDS;
     this.metricsToken = env.METRICS_TOKEN;
     this.metricsPort = env.METRICS_PORT;
+    this.oauthExtraRedirectSchemes = splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES).map((s) => s.toLowerCase());
   }
 
   /** Reads and validates the environment; throws a `ConfigValidationError` naming every bad variable. */
