@@ -44,6 +44,16 @@ describe('AppConfig.fromEnvironment', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([expect.stringMatching(/^SESSION_SECRET: required when NODE_ENV=production/)]);
   });
 
+  it('refuses CLIENT_METADATA_ALLOW_LOOPBACK in production and allows it elsewhere', () => {
+    const secret = 'x'.repeat(40);
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: secret, CLIENT_METADATA_ALLOW_LOOPBACK: 'true' })).toEqual([
+      expect.stringMatching(/^CLIENT_METADATA_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production/),
+    ]);
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: secret, CLIENT_METADATA_ALLOW_LOOPBACK: 'false' })).toEqual([]);
+    expect(AppConfig.fromEnvironment({ ...base, CLIENT_METADATA_ALLOW_LOOPBACK: 'true' }).clientMetadataAllowLoopback).toBe(true);
+    expect(AppConfig.fromEnvironment({ ...base }).clientMetadataAllowLoopback).toBe(false);
+  });
+
   it('derives the MCP URLs from BASE_URL without a trailing slash', () => {
     const config = AppConfig.fromEnvironment({ ...base, BASE_URL: 'https://gw.example.com/' });
     expect(config.baseUrl).toBe('https://gw.example.com');

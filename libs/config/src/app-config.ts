@@ -41,6 +41,11 @@ export class AppConfig {
   readonly signupRateLimitPerHour: number;
   /** How often expired OAuth rows and old rate-limit counters are deleted; 0 never. */
   readonly cleanupIntervalSeconds: number;
+  /** Development and tests only: `http` and loopback `client_id` metadata-document URLs. */
+  readonly clientMetadataAllowLoopback: boolean;
+  /** Client ID Metadata Document fetches per requesting IP address, and per target host, per minute. */
+  readonly clientMetadataFetchesPerIpPerMinute: number;
+  readonly clientMetadataFetchesPerHostPerMinute: number;
 
   constructor(env: EnvironmentVariables) {
     this.nodeEnv = env.NODE_ENV;
@@ -71,6 +76,9 @@ export class AppConfig {
     this.loginFailureWindowSeconds = env.LOGIN_FAILURE_WINDOW_SECONDS;
     this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;
     this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;
+    this.clientMetadataAllowLoopback = env.CLIENT_METADATA_ALLOW_LOOPBACK;
+    this.clientMetadataFetchesPerIpPerMinute = env.CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE;
+    this.clientMetadataFetchesPerHostPerMinute = env.CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE;
   }
 
   /** Reads and validates the environment; throws a `ConfigValidationError` naming every bad variable. */

@@ -152,6 +152,22 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(86400)
   CLEANUP_INTERVAL_SECONDS = 600;
+
+  @Transform(toBool)
+  @IsBoolean()
+  CLIENT_METADATA_ALLOW_LOOPBACK = false;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE = 20;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE = 60;
 }
 
 export class ConfigValidationError extends Error {
@@ -193,6 +209,9 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
         problems.push(`MCP_ALLOWED_ORIGINS: ${JSON.stringify(origin)} must be an origin such as https://app.example.com (no path or trailing slash)`);
       }
     }
+  }
+  if (env.NODE_ENV === 'production' && env.CLIENT_METADATA_ALLOW_LOOPBACK) {
+    problems.push('CLIENT_METADATA_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production (it lets client_id URLs reach loopback addresses over http; development and tests only)');
   }
   if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) {
     problems.push('SESSION_SECRET: required when NODE_ENV=production (at least 32 characters)');

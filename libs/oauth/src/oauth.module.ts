@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { RateLimitModule } from '@app/rate-limit';
 import { AgentGrantsController } from './agent-grants.controller';
+import { ClientMetadataModule } from './client-metadata/client-metadata.module';
 import { AuthorizationService } from './authorization.service';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizationCode } from './entities/authorization-code.entity';
@@ -22,9 +23,9 @@ import { OAuthTokensService } from './oauth-tokens.service';
  * and consent, token, revocation, and the person's list of connected clients.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken]), AuthModule, RateLimitModule],
+  imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken]), AuthModule, RateLimitModule, ClientMetadataModule],
   controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
   providers: [OAuthClientsService, AuthorizationService, OAuthTokensService, OAuthGrantsService, OAuthCleanupService],
-  exports: [OAuthGrantsService],
+  exports: [OAuthGrantsService, ClientMetadataModule],
 })
 export class OAuthModule {}
