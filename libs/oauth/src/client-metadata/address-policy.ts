@@ -62,12 +62,14 @@ export function addressProblem(address: string, policy: AddressPolicy): string |
       const inner = addressProblem(v6.toIPv4Address().toString(), policy);
       return inner ? `is an IPv4-mapped address that ${inner}` : 'is an IPv4-mapped address (connect over IPv4 instead)';
     }
-    // ::/96 (IPv4-compatible, deprecated): `ipaddr.js` calls `::7f00:1` unicast.
-    if (v6.parts.slice(0, 6).every((part) => part === 0)) return 'is an IPv4-compatible IPv6 address';
   }
   const range = parsed.range();
   if (range === 'loopback' && policy.allowLoopback) return undefined;
   if (range !== 'unicast') return `is ${RANGE_NAMES[range] ?? `a non-public (${range})`} address`;
+  // ::/96 (IPv4-compatible, deprecated) past `::` and `::1`: `ipaddr.js` calls `::7f00:1` unicast.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {
+    return 'is an IPv4-compatible IPv6 address';
+  }
   return undefined;
 }
 
