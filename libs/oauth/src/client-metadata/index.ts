@@ -1,6 +1,7 @@
 export * from './client-metadata.module';
 export * from './client-metadata-document.service';
 export * from './client-metadata-document.entity';
+export * from './client-metadata-document.repository';
 export * from './client-metadata.errors';
 export * from './client-id-url';
 export * from './address-policy';
