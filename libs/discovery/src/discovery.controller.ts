@@ -39,6 +39,7 @@ export class DiscoveryController {
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
       scopes_supported: AGENT_PERMISSION_NAMES,
       authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
     };
   }
 

@@ -5,10 +5,11 @@ import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { AGENT_PERMISSION_NAMES, AgentPermission, generateToken, hashToken, isAgentPermission, TOKEN_PREFIXES } from '@app/credentials';
 import { isUuid, queryReturning } from '@app/database';
+import { ClientMetadataError } from './client-metadata/client-metadata.errors';
 import { OAuthClientsService, RegisteredClient } from './oauth-clients.service';
 import { AuthorizeRedirectErrorCode, OAuthPageError } from './oauth.errors';
 import { digestsEqual, isOwnResource, isValidCodeChallenge, permissionsFromScope, singleParam } from './oauth-params';
-import { matchRedirectUri, redirectHost, withResponseParams } from './redirect-uri';
+import { matchRedirectUri, metadataDocumentHost, redirectHost, withResponseParams } from './redirect-uri';
 import type { ConsentProjectGroup, ConsentView } from './views/consent.view';
 
 /** How long the consent page stays valid after the authorize request. */
@@ -68,11 +69,14 @@ export class AuthorizationService {
     private readonly audit: AuditService,
   ) {}
 
-  async check(query: Record<string, unknown>): Promise<AuthorizeCheck> {
+  async check(query: Record<string, unknown>, requesterIp: string | null = null): Promise<AuthorizeCheck> {
     const clientIdParam = singleParam(query, 'client_id');
     if (clientIdParam.duplicate) throw new OAuthPageError(400, 'Invalid request', 'The client_id parameter was sent more than once.');
     if (!clientIdParam.value) throw new OAuthPageError(400, 'Invalid request', 'The request does not name an application (client_id is missing).');
-    const client = await this.clients.find(clientIdParam.value);
+    const client = await this.clients.find(clientIdParam.value, requesterIp).catch((error: unknown) => {
+      if (error instanceof ClientMetadataError) throw new OAuthPageError(400, 'Application could not be verified', error.message);
+      throw error;
+    });
     if (!client) {
       throw new OAuthPageError(400, 'Unknown application', 'The application that sent you here is not registered with Agent Gateway.');
     }
@@ -179,6 +183,7 @@ export class AuthorizationService {
       requestId,
       csrfToken,
       clientName: pending.client_name,
+      clientIdHost: metadataDocumentHost(pending.client_id),
       redirectHost: redirectHost(pending.redirect_uri),
       userEmail: user?.email ?? '',
       switchAccountHref: `/login?next=${encodeURIComponent(authorizePath(pending))}`,
