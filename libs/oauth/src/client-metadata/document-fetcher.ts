@@ -118,6 +118,8 @@ function exchange(url: URL, target: ResolvedAddress, options: FetcherOptions, to
     }
     req.on('error', () => finish(new ClientMetadataError(`The client metadata document at ${host} could not be fetched (connection failed)`)));
     req.on('response', (res: IncomingMessage) => {
+      // Destroying the request mid-body makes the response emit an error: answered already.
+      res.on('error', () => finish(new ClientMetadataError(`The client metadata document at ${host} could not be read (connection broken)`)));
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400) {
         res.resume();
@@ -137,7 +139,6 @@ function exchange(url: URL, target: ResolvedAddress, options: FetcherOptions, to
         chunks.push(chunk);
       });
       res.on('end', () => finish(undefined, { body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-      res.on('error', () => finish(new ClientMetadataError(`The client metadata document at ${host} could not be read (connection broken)`)));
     });
     req.end();
   });
