@@ -1,5 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { ClientRequest, RequestOptions } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { RateLimitService } from '@app/rate-limit';
 import {
   ClientMetadataDocumentRepository,
@@ -206,6 +213,38 @@ describe('Client ID Metadata Documents, loopback switch on (development and test
       'The redirect_uri is not one of the redirect_uris in the client metadata document',
     );
     expect((await refusal(service.resolveWithRedirect(url, 'http://127.0.0.1:51234/other', null))).message).toContain('not one of the redirect_uris');
+  });
+
+  it('over https connects to the checked address and verifies the certificate against the host name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ag-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'),
+      '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=docs.example.test', '-addext', 'subjectAltName=DNS:docs.example.test'], { stdio: 'ignore' });
+    const cert = readFileSync(join(dir, 'cert.pem'));
+    const seen: { host?: string; servername?: string | false | null }[] = [];
+    const server = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
+      seen.push({ host: req.headers.host, servername: (req.socket as TLSSocket).servername });
+      const url = `https://${req.headers.host}${req.url}`;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document('TLS Client')(url)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      // The test's own CA is added to what the service's request would use; nothing else changes.
+      const trusting: RequestOpener = (_url, options) => https.request({ ...options, ca: cert });
+      const resolve = jest.fn<Promise<ResolvedAddress[]>, [string]>(async () => [{ address: '127.0.0.1', family: 4 }]);
+      const tls = serviceWith(t, resolve, trusting);
+      const client = await tls.resolve(`https://docs.example.test:${port}/client.json`, null);
+      expect(client.clientName).toBe('TLS Client');
+      expect(seen).toEqual([{ host: `docs.example.test:${port}`, servername: 'docs.example.test' }]);
+      // The same server under a name its certificate does not carry: refused by TLS.
+      const error = await refusal(tls.resolve(`https://other.example.test:${port}/client.json`, null));
+      expect(error.message).toBe('The client metadata document at other.example.test could not be fetched (connection failed)');
+      expect(seen).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('limits fetches per requesting address (cached documents cost nothing)', async () => {
