@@ -1,5 +1,6 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { ApiKeysModule } from '@app/api-keys';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
@@ -27,6 +28,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         DatabaseModule.forRoot(options.database),
+        ScheduleModule.forRoot(),
         CredentialsModule,
         AuditModule,
         DiscoveryModule,

@@ -5,12 +5,11 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import type { NextFunction, Request, Response } from 'express';
 import { json, urlencoded } from 'express';
-import { STATUS_CODES } from 'node:http';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/common';
+import { exceedsJsonDepth, MAX_JSON_DEPTH, restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '@app/mcp';
 import { AppModule, AppModuleOptions } from './app.module';
-import { corsPolicy, MCP_PATH } from './cors.middleware';
+import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors.middleware';
 import { createLogger } from './logger';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
@@ -32,7 +31,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
-  app.use(corsPolicy(config));
+  app.use(mcpOriginCheck(config));
+  app.enableCors(corsOptionsDelegate(config));
   // The MCP endpoint parses any JSON value (not only objects and arrays), so a valid JSON body
   // that is not a JSON-RPC message is answered -32600 by the SDK instead of -32700 here.
   app.use(MCP_PATH, json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES }));
@@ -78,7 +78,7 @@ function bodyErrorHandler(err: unknown, req: Request, res: Response, next: NextF
       .json(jsonRpcError(null, malformed ? JSON_RPC_PARSE_ERROR : JSON_RPC_INVALID_REQUEST, rpcMessage));
     return;
   }
-  res.status(status).json({ statusCode: status, message, error: STATUS_CODES[status] ?? 'Bad Request' });
+  res.status(status).json(restErrorBody(status, message));
 }
 
 /**
@@ -92,11 +92,7 @@ function bodyDepthGuard(req: Request, res: Response, next: NextFunction): void {
     res.status(400).setHeader('Cache-Control', 'no-store').json(jsonRpcError(null, JSON_RPC_INVALID_REQUEST, `Invalid Request: ${message}`));
     return;
   }
-  res.status(400).json({ statusCode: 400, message, error: 'Bad Request' });
-}
-
-function isMcpPath(path: string): boolean {
-  return path === MCP_PATH || path === `${MCP_PATH}/`;
+  res.status(400).json(restErrorBody(400, message));
 }
 
 export const bootLogger = new Logger('Bootstrap');

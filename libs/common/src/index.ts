@@ -2,3 +2,4 @@ export * from './domain-error';
 export * from './json-depth';
 export * from './openapi';
 export * from './validation';
+export * from './http-status';

@@ -5,12 +5,15 @@ import { AppConfig } from '@app/config';
 import { DatabaseConnection } from './database-connection';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
+import { CleanupScheduler } from './periodic-cleanup';
 import { QuietQueryLogger } from './quiet-query.logger';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export interface DatabaseModuleOptions {
   /** Tests: start the embedded database in memory from a migrated snapshot instead of DATA_DIR. */
   embeddedSnapshot?: Blob;
+  /** Run the checked-in migrations at start (default). The command line runs them itself to report them. */
+  migrationsRun?: boolean;
 }
 
 @Global()
@@ -33,8 +36,9 @@ class DatabaseConnectionModule {
             return new DatabaseConnection(embedded.url, embedded, moduleRef);
           },
         },
+        CleanupScheduler,
       ],
-      exports: [DatabaseConnection],
+      exports: [DatabaseConnection, CleanupScheduler],
     };
   }
 }
@@ -62,7 +66,7 @@ export class DatabaseModule {
             // Extensions are the migrations' business; the schema uses the built-in gen_random_uuid().
             installExtensions: false,
             migrations: MIGRATIONS,
-            migrationsRun: true,
+            migrationsRun: options.migrationsRun ?? true,
             migrationsTransactionMode: 'each' as const,
             namingStrategy: new SnakeNamingStrategy(),
             logger: new QuietQueryLogger(),

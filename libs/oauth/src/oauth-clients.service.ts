@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
+import type { OAuthClientInformationFull } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
@@ -60,7 +62,7 @@ export class OAuthClientsService {
    * `redirectUriProblem`; `none` (public client) unless a secret-based method is asked for, in
    * which case a `dgs_` secret is returned once.
    */
-  async register(metadata: unknown, origin: RequestOrigin): Promise<Record<string, unknown>> {
+  async register(metadata: unknown, origin: RequestOrigin): Promise<OAuthClientInformationFull> {
     const input = parseMetadata(metadata);
     await this.enforceRateLimit(origin.ip ?? null);
     const clientId = randomUUID();
@@ -197,8 +199,7 @@ export class OAuthClientsService {
       throw new OAuthError(
         'temporarily_unavailable',
         `Too many client registrations from this address; retry in ${retryAfter} s`,
-        429,
-        { 'Retry-After': String(retryAfter) },
+        { retryAfterSeconds: retryAfter },
       );
     }
   }
@@ -233,7 +234,15 @@ interface ParsedMetadata {
   tokenEndpointAuthMethod: ClientAuthMethod;
 }
 
-/** RFC 7591 §2 metadata, validated; errors are RFC 7591 §3.2.2 codes. */
+/** The MCP SDK's RFC 7591 §2 field schemas: the shape of each field this server reads. */
+const FIELD = OAuthClientMetadataSchema.shape;
+
+/**
+ * RFC 7591 §2 metadata, validated; errors are RFC 7591 §3.2.2 codes. The shape of each field
+ * read comes from the SDK's `OAuthClientMetadataSchema`; fields this server does not use are
+ * ignored, not checked. Redirect URIs follow this server's own rules (`redirectUriProblem`),
+ * which are stricter than a URL's shape and name what is wrong.
+ */
 function parseMetadata(metadata: unknown): ParsedMetadata {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object');
@@ -269,7 +278,7 @@ function parseMetadata(metadata: unknown): ParsedMetadata {
 
   let grantTypes: string[] = [...SUPPORTED_GRANT_TYPES];
   if (m.grant_types !== undefined) {
-    if (!Array.isArray(m.grant_types) || !m.grant_types.every((g) => typeof g === 'string')) {
+    if (!FIELD.grant_types.safeParse(m.grant_types).success) {
       throw new OAuthError('invalid_client_metadata', 'grant_types must be an array of strings');
     }
     grantTypes = SUPPORTED_GRANT_TYPES.filter((g) => (m.grant_types as string[]).includes(g));
@@ -286,8 +295,9 @@ function parseMetadata(metadata: unknown): ParsedMetadata {
 
   let clientName = 'Unnamed application';
   if (m.client_name !== undefined) {
-    if (typeof m.client_name !== 'string') throw new OAuthError('invalid_client_metadata', 'client_name must be a string');
-    const trimmed = m.client_name.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+    const name = FIELD.client_name.safeParse(m.client_name);
+    if (!name.success || name.data === undefined) throw new OAuthError('invalid_client_metadata', 'client_name must be a string');
+    const trimmed = name.data.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
     if (trimmed.length > MAX_CLIENT_NAME) {
       throw new OAuthError('invalid_client_metadata', `client_name must be at most ${MAX_CLIENT_NAME} characters`);
     }

@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AuditModule } from '@app/audit';
+import { AuthModule } from '@app/auth';
+import { AppConfig, AppConfigModule } from '@app/config';
+import { CredentialsModule } from '@app/credentials';
+import { DatabaseModule } from '@app/database';
+
+/**
+ * The command line's application context: the same modules the gateway runs (configuration,
+ * database, accounts and their audit), without HTTP and without the periodic cleanups. The
+ * migrations are run by the commands themselves, so `migrate` can say what it applied.
+ */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        AppConfigModule.forRoot(config),
+        DatabaseModule.forRoot({ migrationsRun: false }),
+        CredentialsModule,
+        AuditModule,
+        AuthModule,
+      ],
+    };
+  }
+}
