@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
+import { CleanupScheduler } from '@app/database';
 import { RateLimitService } from '@app/rate-limit';
 import {
   ClientMetadataDocumentRepository,
@@ -51,7 +52,7 @@ function recordingOpener(): { open: RequestOpener; calls: RequestOptions[] } {
 }
 
 function serviceWith(t: TestApp, resolve: HostResolver, open?: RequestOpener): ClientMetadataDocumentService {
-  return new ClientMetadataDocumentService(t.app.get(ClientMetadataDocumentRepository), t.app.get(RateLimitService), t.config, { resolve, open });
+  return new ClientMetadataDocumentService(t.app.get(ClientMetadataDocumentRepository), t.app.get(RateLimitService), t.config, t.app.get(CleanupScheduler), { resolve, open });
 }
 
 describe('Client ID Metadata Documents, loopback switch on (development and tests)', () => {
@@ -139,7 +140,7 @@ describe('Client ID Metadata Documents, loopback switch on (development and test
     const url = docs.json('/impostor.json', () => document()('https://trusted.example.com/client.json'));
     const error = await refusal(service.resolve(url, null));
     expect(error.message).toBe('The client metadata document has a client_id that differs from the URL it was fetched from');
-    expect(error).toMatchObject({ code: 'invalid_client', status: 400 });
+    expect(error).toMatchObject({ code: 'invalid_client', kind: 'invalid_input' });
     expect(await cachedRow(url)).toBeUndefined();
   });
 
@@ -254,8 +255,8 @@ describe('Client ID Metadata Documents, loopback switch on (development and test
     await service.resolve(urls[0], ip); // cached: not counted
     const error = await refusal(service.resolve(urls[3], ip));
     expect(error).toBeInstanceOf(ClientMetadataRateLimitError);
-    expect(error.status).toBe(429);
-    expect(error.headers['Retry-After']).toMatch(/^\d+$/);
+    expect(error.kind).toBe('rate_limited');
+    expect((error as ClientMetadataRateLimitError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(docs.hitsOf('/limited-4.json')).toBe(0);
   });
 });
@@ -366,7 +367,7 @@ describe('Client ID Metadata Documents, loopback switch off (the default)', () =
     expect((await refusal(failing.resolve('https://nowhere.example.test/client.json', null))).message).toBe(
       'The client_id host nowhere.example.test could not be resolved',
     );
-    const hanging = new ClientMetadataDocumentService(t.app.get(ClientMetadataDocumentRepository), t.app.get(RateLimitService), t.config, {
+    const hanging = new ClientMetadataDocumentService(t.app.get(ClientMetadataDocumentRepository), t.app.get(RateLimitService), t.config, t.app.get(CleanupScheduler), {
       resolve: () => new Promise(() => undefined),
       timeoutMs: 300,
     });

@@ -9,7 +9,7 @@ import { deleteInBatches } from '@app/database';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import { RateLimitService } from '@app/rate-limit';
 import { ClientMetadataDocumentService } from './client-metadata/client-metadata-document.service';
-import { ClientMetadataError } from './client-metadata/client-metadata.errors';
+import { ClientMetadataError, ClientMetadataRateLimitError } from './client-metadata/client-metadata.errors';
 import type { ClientMetadata } from './client-metadata/document-validation';
 import { CLIENT_AUTH_METHODS, ClientAuthMethod } from './entities/oauth-client.entity';
 import { invalidClient, OAuthError } from './oauth.errors';
@@ -157,8 +157,10 @@ export class OAuthClientsService {
       try {
         return await this.documentClient(clientId, null);
       } catch (error) {
+        if (error instanceof ClientMetadataRateLimitError) {
+          throw new OAuthError('temporarily_unavailable', error.message, { retryAfterSeconds: error.retryAfterSeconds });
+        }
         if (!(error instanceof ClientMetadataError)) throw error;
-        if (error.status === 429) throw new OAuthError('temporarily_unavailable', error.message, 429, { ...error.headers });
         throw invalidClient(`Client authentication failed: ${error.message}`, usedBasic);
       }
     }

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AppConfig } from '@app/config';
-import { PeriodicTask } from '@app/database';
+import { CleanupScheduler } from '@app/database';
 import { RateLimitService } from '@app/rate-limit';
 import { matchRedirectUri } from '../redirect-uri';
 import { ClientMetadataDocumentRepository } from './client-metadata-document.repository';
@@ -38,10 +38,9 @@ export interface ClientMetadataFetchOverrides {
  * headers (5 minutes … 24 hours); a failure is never cached, so the next request tries again.
  */
 @Injectable()
-export class ClientMetadataDocumentService implements OnModuleInit, OnModuleDestroy {
+export class ClientMetadataDocumentService implements OnModuleInit {
   private readonly logger = new Logger('ClientMetadata');
   private readonly inFlight = new Map<string, Promise<ClientMetadata>>();
-  private readonly cleanup: PeriodicTask;
   private readonly resolver: HostResolver;
   private readonly open: RequestOpener | undefined;
   private readonly timeoutMs: number;
@@ -51,6 +50,7 @@ export class ClientMetadataDocumentService implements OnModuleInit, OnModuleDest
     private readonly documents: ClientMetadataDocumentRepository,
     private readonly rateLimits: RateLimitService,
     private readonly config: AppConfig,
+    private readonly scheduler: CleanupScheduler,
     @Optional() @Inject(CLIENT_METADATA_FETCH_OPTIONS) overrides?: ClientMetadataFetchOverrides,
   ) {
     if (config.clientMetadataAllowLoopback && config.nodeEnv === 'production') {
@@ -60,15 +60,10 @@ export class ClientMetadataDocumentService implements OnModuleInit, OnModuleDest
     this.open = overrides?.open;
     this.timeoutMs = overrides?.timeoutMs ?? CLIENT_METADATA_TIMEOUT_MS;
     this.maxBytes = overrides?.maxBytes ?? CLIENT_METADATA_MAX_BYTES;
-    this.cleanup = new PeriodicTask(config.cleanupIntervalSeconds, () => this.documents.deleteExpired(), this.logger);
   }
 
   onModuleInit(): void {
-    this.cleanup.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.cleanup.stop();
+    this.scheduler.every('client-metadata-documents-cleanup', () => this.documents.deleteExpired(), this.logger);
   }
 
   /** Whether `clientId` names a metadata document (else it is a registered client's id). */

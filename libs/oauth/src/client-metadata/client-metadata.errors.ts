@@ -1,4 +1,4 @@
-import { DomainError } from '@app/common';
+import { DomainError, type ErrorKind } from '@app/common';
 
 /**
  * A Client ID Metadata Document could not be used: its `client_id` URL is not acceptable, the
@@ -8,8 +8,8 @@ import { DomainError } from '@app/common';
  * would be unsafe).
  */
 export class ClientMetadataError extends DomainError {
-  constructor(message: string, status: 400 | 429 = 400, headers: Record<string, string> = {}) {
-    super('invalid_client', message, status, headers);
+  constructor(message: string, kind: ErrorKind = 'invalid_input') {
+    super('invalid_client', message, kind);
     this.name = 'ClientMetadataError';
   }
 }
@@ -17,11 +17,7 @@ export class ClientMetadataError extends DomainError {
 /** Too many document fetches for one requesting address or one target host. */
 export class ClientMetadataRateLimitError extends ClientMetadataError {
   constructor(readonly retryAfterSeconds: number) {
-    super(
-      `Too many client metadata document fetches; try again in ${retryAfterSeconds} s`,
-      429,
-      { 'Retry-After': String(retryAfterSeconds) },
-    );
+    super(`Too many client metadata document fetches; try again in ${retryAfterSeconds} s`, 'rate_limited');
     this.name = 'ClientMetadataRateLimitError';
   }
 }
