@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { RateLimitModule } from '@app/rate-limit';
+import { User } from '@app/users';
 import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
@@ -8,7 +10,7 @@ import { SignupPageController } from './signup-page.controller';
 
 /** Sign-up (REST and HTML), password login and `GET /api/me`. */
 @Module({
-  imports: [RateLimitModule],
+  imports: [TypeOrmModule.forFeature([User]), RateLimitModule],
   controllers: [AuthController, SignupPageController],
   providers: [AccountsService, AuthService, AuthRateLimitService],
   exports: [AccountsService, AuthService],

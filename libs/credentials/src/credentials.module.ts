@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentTokenService } from './agent-token.service';
@@ -8,19 +8,21 @@ import { CredentialGuard } from './credential.guard';
 import { AgentToken } from './entities/agent-token.entity';
 import { ApiKey } from './entities/api-key.entity';
 import { OrganizationAccessPolicy } from './organization-access.policy';
+import { OrganizationRouteCheck } from './organization-route.check';
 import { SessionTokenService } from './session-token.service';
 import { ApiKeyUsageRecorder, TokenUsageRecorder } from './token-usage.recorder';
 import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strategies/bearer.strategies';
 
 @Global()
 @Module({
-  imports: [PassportModule, TypeOrmModule.forFeature([AgentToken, ApiKey])],
+  imports: [PassportModule, DiscoveryModule, TypeOrmModule.forFeature([AgentToken, ApiKey])],
   providers: [
     AgentTokenService,
     ApiKeyResolver,
     ApiKeyUsageRecorder,
     SessionTokenService,
     OrganizationAccessPolicy,
+    OrganizationRouteCheck,
     AgentTokenStrategy,
     ApiKeyStrategy,
     SessionJwtStrategy,

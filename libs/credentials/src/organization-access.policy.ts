@@ -8,7 +8,7 @@ import type { RestPrincipal } from './principal';
 /**
  * The access rule of every REST route, in one place (the guard calls `authorize` after it has
  * authenticated a session or an `rk_` key):
- * - routes under `/api/organizations/:orgId`: an `rk_` key reaches only its own organisation and
+ * - routes under an organisation (`@OrganizationRoute(param)`): an `rk_` key reaches only its own organisation and
  *   only with the route's permission; a session needs a membership with at least the route's
  *   role (default admin). Another organisation, or one that does not exist, is "not found", for
  *   every kind of credential, before any other check, so a 403 never confirms that it exists;

@@ -1,13 +1,17 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 
 export const MEMBERSHIP_ROLES = ['admin', 'member'] as const;
 export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
 
+@Index('memberships_user_idx', ['userId'])
+@Check('memberships_role_check', `role IN ('admin', 'member')`)
 @Entity('memberships')
 export class Membership {
+  @ForeignKey('Organization', { name: 'memberships_organization_id_fkey', onDelete: 'CASCADE' })
   @PrimaryColumn('uuid')
   organizationId: string;
 
+  @ForeignKey('User', { name: 'memberships_user_id_fkey', onDelete: 'CASCADE' })
   @PrimaryColumn('uuid')
   userId: string;
 
