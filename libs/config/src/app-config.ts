@@ -46,6 +46,11 @@ export class AppConfig {
   /** Client ID Metadata Document fetches per requesting IP address, and per target host, per minute. */
   readonly clientMetadataFetchesPerIpPerMinute: number;
   readonly clientMetadataFetchesPerHostPerMinute: number;
+  /**
+   * Private-use redirect URI schemes without a dot that OAuth clients may register, lower case
+   * (a scheme with a dot is accepted anyway; the dangerous ones never are).
+   */
+  readonly oauthExtraRedirectSchemes: readonly string[];
 
   constructor(env: EnvironmentVariables) {
     this.nodeEnv = env.NODE_ENV;
@@ -79,6 +84,7 @@ export class AppConfig {
     this.clientMetadataAllowLoopback = env.CLIENT_METADATA_ALLOW_LOOPBACK;
     this.clientMetadataFetchesPerIpPerMinute = env.CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE;
     this.clientMetadataFetchesPerHostPerMinute = env.CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE;
+    this.oauthExtraRedirectSchemes = splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES).map((s) => s.toLowerCase());
   }
 
   /** Reads and validates the environment; throws a `ConfigValidationError` naming every bad variable. */

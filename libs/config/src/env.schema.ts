@@ -168,6 +168,10 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(100000)
   CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE = 60;
+
+  /** Private-use redirect URI schemes without a dot that clients may register (comma-separated; empty: none). */
+  @IsString()
+  OAUTH_EXTRA_REDIRECT_SCHEMES = 'cursor,vscode,vscode-insiders,windsurf';
 }
 
 export class ConfigValidationError extends Error {
@@ -212,6 +216,11 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   }
   if (env.NODE_ENV === 'production' && env.CLIENT_METADATA_ALLOW_LOOPBACK) {
     problems.push('CLIENT_METADATA_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production (it lets client_id URLs reach loopback addresses over http; development and tests only)');
+  }
+  for (const scheme of splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES ?? '')) {
+    if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme)) {
+      problems.push(`OAUTH_EXTRA_REDIRECT_SCHEMES: ${JSON.stringify(scheme)} is not a URI scheme (letters, digits, +, - and ., without the colon)`);
+    }
   }
   if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) {
     problems.push('SESSION_SECRET: required when NODE_ENV=production (at least 32 characters)');

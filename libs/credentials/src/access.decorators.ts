@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { MembershipRole } from '@app/organizations';
+import type { MembershipRole } from '@app/tenancy';
 import type { ApiKeyPermission } from './permissions';
 import type { Principal } from './principal';
 

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { TenancyModule } from '@app/tenancy';
 import { AgentTokenService } from './agent-token.service';
 import { ApiKeyResolver } from './api-key-resolver.service';
 import { CredentialGuard } from './credential.guard';
@@ -15,7 +16,7 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
 
 @Global()
 @Module({
-  imports: [PassportModule, DiscoveryModule, TypeOrmModule.forFeature([AgentToken, ApiKey])],
+  imports: [PassportModule, DiscoveryModule, TypeOrmModule.forFeature([AgentToken, ApiKey]), TenancyModule],
   providers: [
     AgentTokenService,
     ApiKeyResolver,

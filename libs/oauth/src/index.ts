@@ -8,3 +8,4 @@ export * from './entities/authorization-code.entity';
 export * from './entities/refresh-token.entity';
 export * from './oauth-cleanup.service';
 export * from './client-metadata';
+export * from './views/error.view';

@@ -113,7 +113,7 @@ export class ClientMetadataDocumentService implements OnModuleInit {
       timeoutMs: this.timeoutMs,
       maxBytes: this.maxBytes,
     });
-    const metadata = validateClientMetadata(fetched.body, url.href);
+    const metadata = validateClientMetadata(fetched.body, url.href, this.config.oauthExtraRedirectSchemes);
     const lifetime = cacheLifetimeSeconds(fetched.headers, fetchedAt.getTime());
     if (lifetime > 0) await this.documents.save(metadata, fetchedAt, new Date(fetchedAt.getTime() + lifetime * 1000));
     else await this.documents.remove(metadata.clientId);

@@ -27,7 +27,7 @@ const FIELD = OAuthClientMetadataSchema.shape;
  * accept; a public client only (no `client_secret`, no `client_secret_expires_at`,
  * `token_endpoint_auth_method` absent or `none`). Other RFC 7591 fields are not used.
  */
-export function validateClientMetadata(body: string, url: string): ClientMetadata {
+export function validateClientMetadata(body: string, url: string, extraRedirectSchemes?: readonly string[]): ClientMetadata {
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -57,7 +57,7 @@ export function validateClientMetadata(body: string, url: string): ClientMetadat
   if (!Array.isArray(uris) || uris.length === 0) throw invalid('must list at least one redirect URI in redirect_uris');
   if (uris.length > MAX_REDIRECT_URIS) throw invalid(`must list at most ${MAX_REDIRECT_URIS} redirect URIs`);
   uris.forEach((uri, i) => {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblem(uri, extraRedirectSchemes);
     if (problem) throw invalid(`has an unacceptable redirect_uris[${i}]: it ${problem}`);
   });
   if (!FIELD.redirect_uris.safeParse(uris).success) throw invalid('must list redirect_uris as URLs');

@@ -1,7 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
-
-export const MEMBERSHIP_ROLES = ['admin', 'member'] as const;
-export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
+import type { MembershipRole } from '../roles';
 
 @Index('memberships_user_idx', ['userId'])
 @Check('memberships_role_check', `role IN ('admin', 'member')`)
