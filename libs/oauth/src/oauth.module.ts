@@ -3,6 +3,7 @@ import { AuthModule } from '@app/auth';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
+import { ClientMetadataModule } from './client-metadata/client-metadata.module';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
 import { CodeExchangeService } from './code-exchange.service';
@@ -25,7 +26,7 @@ import { TokenRevocationService } from './token-revocation.service';
  * clients, consent requests and codes; grants and tokens are the credentials store's.
  */
 @Module({
-  imports: [OAuthStoreModule, AuthModule, RateLimitModule, TenancyModule],
+  imports: [OAuthStoreModule, AuthModule, RateLimitModule, TenancyModule, ClientMetadataModule],
   controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
   providers: [
     OAuthClientsService,
@@ -40,6 +41,6 @@ import { TokenRevocationService } from './token-revocation.service';
     OAuthGrantsService,
     OAuthCleanupService,
   ],
-  exports: [OAuthGrantsService],
+  exports: [OAuthGrantsService, ClientMetadataModule],
 })
 export class OAuthModule {}
