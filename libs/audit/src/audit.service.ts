@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { Metrics } from '@app/observability';
 import { EntityManager } from 'typeorm';
 import { AuditEventsRepository } from './audit-events.repository';
 
@@ -25,6 +26,15 @@ export type AuditAction =
   | 'organization.created'
   /** An agent's capability call that changes data, e.g. `capability.delete_task`. */
   | `capability.${string}`;
+
+/** Audit actions that are revocations, and their name in the revocation metric. */
+const REVOCATIONS = {
+  'service_key.revoked': 'service_key',
+  'project_token.revoked': 'project_token',
+  'api_key.revoked': 'api_key',
+  'grant.revoked': 'grant',
+  'refresh_token.reuse_detected': 'refresh_token_reuse',
+} as const;
 
 /** Where a request came from, for the event. */
 export interface RequestOrigin {
@@ -72,9 +82,13 @@ export interface AgentWrite {
  */
 @Injectable()
 export class AuditService {
-  constructor(private readonly events: AuditEventsRepository) {}
+  constructor(
+    private readonly events: AuditEventsRepository,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
 
   async record(em: EntityManager, event: AuditEventInput): Promise<void> {
+    if (event.action in REVOCATIONS) this.metrics?.recordRevocation(REVOCATIONS[event.action as keyof typeof REVOCATIONS]);
     await this.events.insert(em, {
       organizationId: event.organizationId,
       projectId: event.projectId ?? null,

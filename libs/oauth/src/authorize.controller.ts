@@ -29,7 +29,7 @@ export class AuthorizeController {
 
   @Get()
   async authorize(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const checked = await this.validator.check(query);
+    const checked = await this.validator.check(query, req.ip ?? null);
     if (checked.kind === 'redirect') return sendRedirect(res, 302, checked.location);
     const userId = await this.sessionUser(req);
     if (!userId) return sendRedirect(res, 302, `/login?next=${encodeURIComponent(req.originalUrl)}`);

@@ -1,27 +1,20 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthModule } from '@app/auth';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
+import { ClientMetadataModule } from './client-metadata/client-metadata.module';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
 import { CodeExchangeService } from './code-exchange.service';
 import { ConsentDecisionService } from './consent-decision.service';
 import { ConsentViewService } from './consent-view.service';
-import { AuthorizationCode } from './entities/authorization-code.entity';
-import { AuthorizationRequest } from './entities/authorization-request.entity';
-import { OAuthClient } from './entities/oauth-client.entity';
-import { LoginController } from './login.controller';
 import { OAuthCleanupService } from './oauth-cleanup.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
 import { OAuthTokensService } from './oauth-tokens.service';
+import { OAuthStoreModule } from './store/oauth-store.module';
 import { RefreshRotationService } from './refresh-rotation.service';
-import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
-import { AuthorizationRequestsRepository } from './store/authorization-requests.repository';
-import { OAuthClientsRepository } from './store/oauth-clients.repository';
 import { TokenIssuer } from './token-issuer.service';
 import { TokenRevocationService } from './token-revocation.service';
 
@@ -31,12 +24,9 @@ import { TokenRevocationService } from './token-revocation.service';
  * clients, consent requests and codes; grants and tokens are the credentials store's.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthClient, AuthorizationRequest, AuthorizationCode]), AuthModule, RateLimitModule, TenancyModule],
-  controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
+  imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule],
+  controllers: [OAuthController, AuthorizeController, AgentGrantsController],
   providers: [
-    OAuthClientsRepository,
-    AuthorizationRequestsRepository,
-    AuthorizationCodesRepository,
     OAuthClientsService,
     AuthorizeRequestValidator,
     ConsentViewService,
@@ -49,6 +39,6 @@ import { TokenRevocationService } from './token-revocation.service';
     OAuthGrantsService,
     OAuthCleanupService,
   ],
-  exports: [OAuthGrantsService],
+  exports: [OAuthGrantsService, ClientMetadataModule],
 })
 export class OAuthModule {}
