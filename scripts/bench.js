@@ -264,6 +264,8 @@ async function main() {
       shortfall: flat ? [] : [`RSS grew ${mb(again.peakRss - priorPeak)} past the earlier peak`],
     });
 
+    const createTask = report.scenarios.find((x) => x.name.startsWith('tools/call create_task'));
+    report.scenarios.push(await auditInsertCost({ seed, pg, createTask }));
     report.scenarios.push(await refreshRotation({ base, seed, measure }));
     report.scenarios.push(await cascadeRevocation({ base, seed, pg }));
 
@@ -339,6 +341,67 @@ async function refreshRotation({ base, seed, measure }) {
 }
 
 /**
+ * The cost of auditing an agent's write: every create_task writes an audit event in its own
+ * transaction. Checks that each task the load made has its `capability.create_task` event, then
+ * times, straight on PostgreSQL with one connection, the create_task transaction with and without
+ * the audit insert (alternating rounds, so drift hits both) and reports the difference beside the
+ * create_task scenario's median latency.
+ */
+async function auditInsertCost({ seed, pg, createTask }) {
+  const db = new Client({ connectionString: pg.url('agent_gateway') });
+  await db.connect();
+  try {
+    const counts = await db.query(
+      `SELECT (SELECT count(*)::int FROM tasks WHERE project_id = $1) AS tasks,
+              (SELECT count(*)::int FROM audit_events WHERE project_id = $1 AND action = 'capability.create_task'
+                  AND metadata->>'outcome' = 'succeeded') AS events`,
+      [seed.projectId],
+    );
+    const { tasks, events } = counts.rows[0];
+    const [tokenRow] = (await db.query('SELECT id FROM agent_tokens WHERE service_key_id = $1 LIMIT 1', [seed.keyId])).rows;
+    const insertTask = `INSERT INTO tasks (project_id, title, description, status)
+      SELECT id, 'Audit bench', NULL, 'todo' FROM projects WHERE id = $1 AND deleted_at IS NULL RETURNING id`;
+    async function round(withAudit, n) {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) {
+        await db.query('BEGIN');
+        const { rows } = await db.query(insertTask, [seed.projectId]);
+        if (withAudit) {
+          await db.query(
+            `INSERT INTO audit_events (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata)
+             VALUES ($1, $2, 'agent_token', $3, 'capability.create_task', 'task', $4, $5)`,
+            [seed.orgId, seed.projectId, tokenRow.id, rows[0].id, JSON.stringify({ tool: 'create_task', outcome: 'succeeded', serviceKeyId: seed.keyId })],
+          );
+        }
+        await db.query('COMMIT');
+      }
+      return performance.now() - t0;
+    }
+    const perRound = 200;
+    let plain = 0;
+    let audited = 0;
+    await round(true, 50); // warm-up
+    for (let r = 0; r < 10; r++) {
+      plain += await round(false, perRound);
+      audited += await round(true, perRound);
+    }
+    const plainMs = plain / (10 * perRound);
+    const auditedMs = audited / (10 * perRound);
+    const extraMs = auditedMs - plainMs;
+    const p50 = createTask?.gateway?.latencyP50;
+    return {
+      name: 'audit event on create_task (the extra insert, one connection, straight on PostgreSQL)',
+      auditInsert: { plainMs, auditedMs, extraMs, createTaskP50: p50, tasks, events },
+      target: 'every create_task audited',
+      met: tasks > 0 && tasks === events,
+      shortfall: tasks === events ? [] : [`${tasks} tasks, ${events} create_task events`],
+    };
+  } finally {
+    await db.end();
+  }
+}
+
+/**
  * Revoking a service key with 10,000 derived tokens: the tokens are bulk-inserted for 10,000
  * projects; one real derived token probes /api/mcp right after the revoke call until it is
  * refused. Reports the revoke call's latency and the time to the first refused request.
@@ -407,6 +470,12 @@ function markdown(report) {
   for (const s of report.scenarios) {
     if (s.timeToFirstRefusedMs !== undefined || s.revokeMs !== undefined) {
       lines.push(`| ${s.name} | revoke call ${s.revokeMs.toFixed(0)} ms; first refused request after ${s.timeToFirstRefusedMs?.toFixed(0) ?? 'never'} ms; ${s.revokedTokens} revoked, ${s.stillActive} still active | | | | | | | | ${s.target} | ${s.met ? 'yes' : `NO: ${s.shortfall.join('; ')}`} |`);
+      continue;
+    }
+    if (s.auditInsert) {
+      const a = s.auditInsert;
+      const share = a.createTaskP50 ? `, ${((a.extraMs / a.createTaskP50) * 100).toFixed(0)}% of create_task's p50 ${a.createTaskP50} ms` : '';
+      lines.push(`| ${s.name} | transaction ${a.plainMs.toFixed(3)} ms without, ${a.auditedMs.toFixed(3)} ms with: +${a.extraMs.toFixed(3)} ms${share}; ${a.events} events for ${a.tasks} tasks | | | | | | | | ${s.target} | ${s.met ? 'yes' : `NO: ${s.shortfall.join('; ')}`} |`);
       continue;
     }
     const g = s.gateway ?? {};
