@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule as NestDiscoveryModule } from '@nestjs/core';
 import { CapabilityRegistry } from './capability-registry';
 import { McpController } from './mcp.controller';
+import { McpRateLimiter } from './mcp-rate-limiter';
 import { McpService } from './mcp.service';
 
 /**
@@ -11,7 +12,7 @@ import { McpService } from './mcp.service';
 @Module({
   imports: [NestDiscoveryModule],
   controllers: [McpController],
-  providers: [CapabilityRegistry, McpService],
+  providers: [CapabilityRegistry, McpService, McpRateLimiter],
   exports: [CapabilityRegistry],
 })
 export class McpModule {}
