@@ -1,4 +1,5 @@
 export * from './form-csrf';
+export * from './form-params';
 export * from './html';
 export * from './page';
 export * from './page-error.filter';
