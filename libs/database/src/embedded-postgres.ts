@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -27,6 +27,8 @@ export class EmbeddedPostgres {
     private readonly server: PGLiteSocketServer,
     readonly url: string,
     private readonly lock: DataFolderLock | undefined,
+    /** The data folder (`DATA_DIR/pg`); undefined in memory. */
+    readonly dataDir: string | undefined,
   ) {}
 
   /**
@@ -61,12 +63,53 @@ export class EmbeddedPostgres {
     EmbeddedPostgres.logger.log(
       options.dataDir ? `embedded database ready (data in ${options.dataDir})` : 'embedded database ready (in memory)',
     );
-    return new EmbeddedPostgres(db, server, url, lock);
+    return new EmbeddedPostgres(db, server, url, lock, options.dataDir);
   }
 
   /** A tarball of the data directory, for tests that start many databases from one migrated state. */
   dump(): Promise<Blob> {
     return this.db.dumpDataDir('none') as Promise<Blob>;
+  }
+
+  /**
+   * A consistent copy of the data folder, as a gzip tarball (PGlite's `dumpDataDir`) after a
+   * checkpoint, so every committed write is in the files copied. The caller makes sure no
+   * transaction is open meanwhile (the service holds its one pooled connection while it runs).
+   */
+  async consistentCopy(): Promise<Uint8Array> {
+    await this.db.exec('CHECKPOINT');
+    const blob = (await this.db.dumpDataDir('gzip')) as Blob;
+    return new Uint8Array(await blob.arrayBuffer());
+  }
+
+  /**
+   * Replaces the data folder with a backup made by `consistentCopy` (the command line's
+   * `restore`). Checks the backup opens as a database, takes the folder's lock (the service must
+   * be stopped), moves the current folder aside (never deleted) and
+   * unpacks the backup in its place. Returns where the previous folder went, if there was one.
+   */
+  static async restore(dataDir: string, backup: Uint8Array): Promise<string | undefined> {
+    const check = await PGlite.create({ loadDataDir: new Blob([backup]) });
+    try {
+      await check.query('SELECT count(*) FROM migrations');
+    } finally {
+      await check.close();
+    }
+    const lock = DataFolderLock.acquire(dataDir);
+    try {
+      let movedTo: string | undefined;
+      if (existsSync(dataDir)) {
+        movedTo = `${dataDir}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+        renameSync(dataDir, movedTo);
+      }
+      mkdirSync(dataDir, { recursive: true });
+      const db = await PGlite.create({ dataDir, loadDataDir: new Blob([backup]) });
+      await db.exec('CHECKPOINT');
+      await db.close();
+      return movedTo;
+    } finally {
+      lock.release();
+    }
   }
 
   async stop(): Promise<void> {

@@ -9,3 +9,4 @@ export * from './run-migrations';
 export * from './periodic-cleanup';
 export * from './database-unavailable';
 export * from './gateway-data-source';
+export * from './embedded-backup';
