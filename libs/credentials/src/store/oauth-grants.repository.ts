@@ -50,6 +50,26 @@ export class OAuthGrantsRepository {
     return em.getRepository(OAuthGrant).findOne({ where: { id: grantId }, lock: { mode: 'pessimistic_write' } });
   }
 
+  /** Which of these grants were revoked more than `seconds` ago (for other tables' cleanups). */
+  async revokedLongerAgoThan(grantIds: readonly string[], seconds: number): Promise<string[]> {
+    if (grantIds.length === 0) return [];
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM oauth_grants WHERE id = ANY($1) AND revoked_at < now() - make_interval(secs => $2)`,
+      [grantIds, seconds],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Which of these clients have a grant, live or revoked (for the OAuth server's cleanup of unused registrations). */
+  async clientsWithGrants(clientIds: readonly string[]): Promise<Set<string>> {
+    if (clientIds.length === 0) return new Set();
+    const rows: { client_id: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT client_id FROM oauth_grants WHERE client_id = ANY($1)`,
+      [clientIds],
+    );
+    return new Set(rows.map((r) => r.client_id));
+  }
+
   /** The person's live grants that produced tokens, newest first, with their last use. */
   async listLiveForUser(userId: string): Promise<ListedGrant[]> {
     const rows: {
