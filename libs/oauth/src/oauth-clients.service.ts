@@ -196,8 +196,6 @@ export class OAuthClientsService {
       );
     }
   }
-
-  /** Registrations that never completed an authorisation expire after a day. Answers how many went. */
 }
 
 function toClient(row: StoredClient): RegisteredClient {
