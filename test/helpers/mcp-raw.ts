@@ -1,0 +1,25 @@
+import { LEGACY_VERSIONS, MODERN_VERSION } from './mcp';
+
+/** Raw MCP requests, as an MCP client puts them on the wire, without the client's session logic. */
+export type Generation = 'legacy' | 'modern';
+const META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
+
+/** One raw `tools/call` as an MCP client sends it, in either protocol generation. */
+export async function callTool(baseUrl: string, token: string, generation: Generation, name: string, args: Record<string, unknown>, id = 1) {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+  };
+  let params: Record<string, unknown> = { name, arguments: args };
+  if (generation === 'modern') {
+    Object.assign(headers, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': name });
+    params = { ...params, _meta: META };
+  } else {
+    headers['mcp-protocol-version'] = LEGACY_VERSIONS[LEGACY_VERSIONS.length - 1];
+  }
+  const res = await fetch(`${baseUrl}/api/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }) });
+  const text = await res.text();
+  const data = text.startsWith('event:') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+  return { status: res.status, body: JSON.parse(data) as { id: unknown; result?: { structuredContent?: any; isError?: boolean }; error?: unknown } };
+}
