@@ -18,7 +18,7 @@ describe('MCP requests at once', () => {
   afterAll(async () => t?.close());
 
   it('answers 500 interleaved tools/call from 20 tokens on 20 projects, each with its own project', async () => {
-    const tenants = [];
+    const tenants: { project: { id: string; name: string }; token: string; taskId: string }[] = [];
     for (let i = 0; i < 20; i++) {
       const organization = await createOrganization(t.dataSource);
       const project = await createProject(t.dataSource, organization.id, `Concurrent project ${i}`);

@@ -108,8 +108,9 @@ export async function serveDirect(exchange: DirectExchange, server: Server, auth
   const transport = new SingleAnswerTransport();
   await server.connect(transport);
   transport.onmessage?.(exchange.message, { authInfo });
+  // Nothing outlives the answer: the instance holds no timer and no pending request, so it is
+  // dropped rather than closed (closing builds a connection-closed error for nothing).
   const answer = await transport.answer;
-  void server.close().catch(() => undefined);
   const text = `event: message\ndata: ${JSON.stringify(answer)}\n\n`;
   res.writeHead(200, { ...SSE_HEADERS, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
@@ -120,6 +121,7 @@ class SingleAnswerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
+  private answered = false;
   private resolve!: (message: JSONRPCMessage) => void;
   private reject!: (error: Error) => void;
   readonly answer = new Promise<JSONRPCMessage>((resolve, reject) => {
@@ -131,11 +133,15 @@ class SingleAnswerTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     // Only the response to the one request ends the exchange (a stateless answer carries nothing else).
-    if ('result' in message || 'error' in message) this.resolve(message);
+    if (!this.answered && ('result' in message || 'error' in message)) {
+      this.answered = true;
+      this.resolve(message);
+    }
   }
 
   async close(): Promise<void> {
-    this.reject(new Error('the MCP exchange closed before an answer'));
+    if (!this.answered) this.reject(new Error('the MCP exchange closed before an answer'));
+    this.answered = true;
     this.onclose?.();
   }
 }
