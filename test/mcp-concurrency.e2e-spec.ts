@@ -31,10 +31,13 @@ describe('MCP requests at once', () => {
       const tenant = tenants[(n * 7) % 20];
       const generation: Generation = n % 2 ? 'legacy' : 'modern';
       const tool = n % 3 === 0 ? 'get_project' : 'get_task';
-      return { tenant, generation, tool, id: n + 1 };
+      // Every tenth call is a 2025 batch of one, served by the SDK's generic path beside the direct one.
+      return { tenant, generation, tool, id: n + 1, batch: n % 10 === 5 };
     });
     const answers = await Promise.all(
-      calls.map((c) => callTool(t.baseUrl, c.tenant.token, c.generation, c.tool, c.tool === 'get_task' ? { id: c.tenant.taskId } : {}, c.id)),
+      calls.map((c) =>
+        callTool(t.baseUrl, c.tenant.token, c.generation, c.tool, c.tool === 'get_task' ? { id: c.tenant.taskId } : {}, { id: c.id, batch: c.batch }),
+      ),
     );
 
     answers.forEach((answer, n) => {
