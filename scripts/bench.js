@@ -81,7 +81,12 @@ function waitForListening(child, timeoutMs = 30000) {
 function median(runs) {
   const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
   const mid = sorted[Math.floor((sorted.length - 1) / 2)];
-  return { ...mid, rounds: runs.map((r) => ({ requestsPerSecond: r.requestsPerSecond, latencyP99: r.latencyP99 })) };
+  const cpu = runs.map((r) => r.cpuUsPerRequest).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
+  return {
+    ...mid,
+    cpuUsPerRequest: cpu.length ? cpu[Math.floor((cpu.length - 1) / 2)] : undefined,
+    rounds: runs.map((r) => ({ requestsPerSecond: r.requestsPerSecond, latencyP99: r.latencyP99, cpuUsPerRequest: r.cpuUsPerRequest })),
+  };
 }
 
 /** The 1, 5 and 15 minute load averages, to read the figures against. */
@@ -109,14 +114,45 @@ async function withPeakRss(pid, fn) {
   }
 }
 
-function load(scenario) {
+/** CPU time (user + system) a process has used so far, in microseconds, from /proc. */
+function cpuTimeUs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * One scenario run by load.js. With `pid`, also the CPU time that process spent per answered
+ * request during the measured run: a figure far less sensitive than req/s to other load on the
+ * machine (a server waiting for a core spends no CPU meanwhile).
+ */
+function load(scenario, pid) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(__dirname, 'bench', 'load.js'), JSON.stringify(scenario)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load exited ${code}`))));
+    let cpuAtStart;
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (cpuAtStart === undefined && out.includes('measuring\n') && pid) cpuAtStart = cpuTimeUs(pid);
+    });
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load exited ${code}`));
+      const result = JSON.parse(out.slice(out.indexOf('measuring\n') + 'measuring\n'.length));
+      if (cpuAtStart !== undefined) result.cpuUsPerRequest = (cpuTimeUs(pid) - cpuAtStart) / Math.max(1, result.total);
+      resolve(result);
+    });
   });
 }
 
@@ -244,11 +280,14 @@ async function main() {
     async function measure(label, target, request, extra = {}, round = 0) {
       const t = targets[target];
       const { result, peakRss } = await withPeakRss(t.pid, () =>
-        load({ url: t.url, path: request.path ?? t.path, connections: CONNECTIONS, duration: DURATION, warmup: round === 0 ? WARMUP : Math.min(1, WARMUP), ...request, ...extra }),
+        load({ url: t.url, path: request.path ?? t.path, connections: CONNECTIONS, duration: DURATION, warmup: round === 0 ? WARMUP : Math.min(1, WARMUP), ...request, ...extra }, t.pid),
       );
       const row = { label, target, round, ...result, peakRss };
       rows.push(row);
-      process.stderr.write(`${label} [${target}${round ? ` round ${round + 1}` : ''}]: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyP99} ms, non-2xx ${result.non2xx}\n`);
+      process.stderr.write(
+        `${label} [${target}${round ? ` round ${round + 1}` : ''}]: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyP99} ms, ` +
+          `${result.cpuUsPerRequest?.toFixed(0)} µs CPU/request, non-2xx ${result.non2xx}\n`,
+      );
       return row;
     }
     /**
@@ -488,6 +527,20 @@ function markdown(report) {
     lines.push(
       `| ${s.name} | ${fmtRps(g.requestsPerSecond)} | ${g.latencyP50 ?? ''} | ${g.latencyP99 ?? ''} | ${g.non2xx ?? ''} | ${g.peakRss ? mb(g.peakRss) : ''} | ${fmtRps(s.reference?.requestsPerSecond)} | ${s.reference?.latencyP99 ?? ''} | ${fmtRps(s.floor?.requestsPerSecond)} | ${s.floor?.latencyP99 ?? ''} | ${ratio} | ${ratioFloor} | ${s.target ?? ''} | ${met(s)} |`,
     );
+  }
+  const cpuRows = report.scenarios.filter((s) => s.floor && s.gateway?.cpuUsPerRequest !== undefined);
+  if (cpuRows.length) {
+    lines.push(
+      '',
+      'CPU time each server spent per answered request (median of the rounds; less sensitive than req/s to other load on the machine):',
+      '',
+      '| scenario | gateway µs | SDK µs | floor µs | SDK ÷ gateway | floor ÷ gateway |',
+      '|---|---:|---:|---:|---:|---:|',
+    );
+    for (const s of cpuRows) {
+      const [g, r, f] = [s.gateway.cpuUsPerRequest, s.reference.cpuUsPerRequest, s.floor.cpuUsPerRequest];
+      lines.push(`| ${s.name} | ${g.toFixed(0)} | ${r.toFixed(0)} | ${f.toFixed(0)} | ${(r / g).toFixed(2)}× | ${(f / g).toFixed(2)}× |`);
+    }
   }
   lines.push(
     '',
