@@ -1,4 +1,4 @@
-import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
+import { DynamicModule, Module, Type, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ApiKeysModule } from '@app/api-keys';
@@ -18,6 +18,8 @@ import { AppExceptionFilter } from './app-exception.filter';
 
 export interface AppModuleOptions {
   database?: DatabaseModuleOptions;
+  /** Controllers mounted beside the features' own (tests mount probe routes with it). */
+  controllers?: Type[];
 }
 
 @Module({})
@@ -42,6 +44,7 @@ export class AppModule {
         TasksModule,
         OAuthModule,
       ],
+      controllers: options.controllers ?? [],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },
         {

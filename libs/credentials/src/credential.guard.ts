@@ -9,7 +9,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import passport from 'passport';
-import { ACCESS_METADATA, RouteAccess } from './access.decorators';
+import { ACCESS_METADATA, ORGANIZATION_ROUTE_METADATA, RouteAccess } from './access.decorators';
 import { McpUnauthorizedException } from './mcp-unauthorized';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import type { AgentPrincipal, Principal, RestPrincipal } from './principal';
@@ -57,7 +57,7 @@ export class CredentialGuard implements CanActivate {
       case 'agent':
         return this.authenticateAgent(req);
       case 'rest':
-        return this.authenticateRest(req, access);
+        return this.authenticateRest(req, access, this.organizationParam(context));
     }
   }
 
@@ -80,7 +80,12 @@ export class CredentialGuard implements CanActivate {
     return true;
   }
 
-  private async authenticateRest(req: AuthenticatedRequest, access: Extract<RouteAccess, { type: 'rest' }>) {
+  /** The path parameter naming the route's organisation, as the route declares it (`@OrganizationRoute`). */
+  private organizationParam(context: ExecutionContext): string | undefined {
+    return this.reflector.getAllAndOverride<string | undefined>(ORGANIZATION_ROUTE_METADATA, [context.getHandler(), context.getClass()]);
+  }
+
+  private async authenticateRest(req: AuthenticatedRequest, access: Extract<RouteAccess, { type: 'rest' }>, orgParam: string | undefined) {
     const extracted = extractCredential(req, false);
     if (extracted.kind === 'none') throw new UnauthorizedException('Missing credential: send Authorization: Bearer <session JWT or rk_ API key>');
     if (extracted.kind !== 'token') throw new UnauthorizedException('Unrecognised credential');
@@ -91,8 +96,9 @@ export class CredentialGuard implements CanActivate {
     if (principal.kind === 'agent') {
       throw new ForbiddenException('An agent token opens capabilities at /api/mcp only; the REST surface needs a session or an rk_ API key');
     }
-    const orgId = req.params?.orgId;
-    await this.organizations.authorize(principal as RestPrincipal, access, typeof orgId === 'string' ? orgId : undefined);
+    // A declared organisation parameter that is missing from the request is no organisation (404).
+    const orgId = orgParam === undefined ? undefined : req.params?.[orgParam];
+    await this.organizations.authorize(principal as RestPrincipal, access, orgParam === undefined ? undefined : typeof orgId === 'string' ? orgId : '');
     req.principal = principal;
     return true;
   }

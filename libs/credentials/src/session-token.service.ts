@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { jwtVerify, SignJWT } from 'jose';
 import { AppConfig } from '@app/config';
 import { isUuid } from '@app/database';
+import { UserDirectory } from '@app/tenancy';
 import type { SessionPrincipal } from './principal';
 
 /** Session JWTs (HS256) for the dashboard and the login/consent pages. */
@@ -12,7 +12,7 @@ export class SessionTokenService {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly users: UserDirectory,
   ) {
     this.key = new TextEncoder().encode(config.sessionSecret);
   }
@@ -45,7 +45,6 @@ export class SessionTokenService {
       return null;
     }
     if (!sub || !isUuid(sub)) return null;
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM users WHERE id = $1', [sub]);
-    return rows.length ? { kind: 'session', userId: sub } : null;
+    return (await this.users.exists(sub)) ? { kind: 'session', userId: sub } : null;
   }
 }
