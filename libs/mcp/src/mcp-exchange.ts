@@ -95,14 +95,17 @@ export function directExchange(headers: IncomingHttpHeaders, body: unknown): Dir
  */
 export async function serveDirect(exchange: DirectExchange, server: Server, authInfo: AuthInfo, res: ServerResponse): Promise<void> {
   if (exchange.era === 'modern') {
-    const transport = new PerRequestHTTPServerTransport({ classification: exchange.classification });
+    const transport = new ModernTransport({ classification: exchange.classification }, exchange.message.id);
     await server.connect(transport);
-    const response = await transport.handleMessage(exchange.message, { authInfo });
-    const text = await response.text();
+    const outcome = await Promise.race([transport.result, transport.handleMessage(exchange.message, { authInfo })]);
+    if (!(outcome instanceof Response)) {
+      // What the SDK's transport answers for a plain result: status 200, the message as JSON.
+      writeWhole(res, 200, { 'Content-Type': 'application/json' }, JSON.stringify(outcome));
+      return;
+    }
     const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => (headers[name] = value));
-    res.writeHead(response.status, { ...headers, 'Content-Length': Buffer.byteLength(text) });
-    res.end(text);
+    outcome.headers.forEach((value, name) => (headers[name] = value));
+    writeWhole(res, outcome.status, headers, await outcome.text());
     return;
   }
   const transport = new SingleAnswerTransport();
@@ -111,9 +114,41 @@ export async function serveDirect(exchange: DirectExchange, server: Server, auth
   // Nothing outlives the answer: the instance holds no timer and no pending request, so it is
   // dropped rather than closed (closing builds a connection-closed error for nothing).
   const answer = await transport.answer;
-  const text = `event: message\ndata: ${JSON.stringify(answer)}\n\n`;
-  res.writeHead(200, { ...SSE_HEADERS, 'Content-Length': Buffer.byteLength(text) });
+  writeWhole(res, 200, SSE_HEADERS, `event: message\ndata: ${JSON.stringify(answer)}\n\n`);
+}
+
+/** The whole answer in one write, with its length (no chunked encoding). */
+function writeWhole(res: ServerResponse, status: number, headers: Record<string, string>, text: string): void {
+  res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * The SDK's single-exchange transport, except that the plain result of the request (no message
+ * sent before it) is handed over as the message itself rather than wrapped in a `Response` to be
+ * read back; errors and anything streamed go the SDK's way, with its statuses. The exchange ends
+ * with the answer: the instance holds nothing else, so it is dropped rather than closed.
+ */
+class ModernTransport extends PerRequestHTTPServerTransport {
+  private streamed = false;
+  private deliver!: (message: JSONRPCMessage) => void;
+  readonly result = new Promise<JSONRPCMessage>((resolve) => (this.deliver = resolve));
+
+  constructor(
+    options: ConstructorParameters<typeof PerRequestHTTPServerTransport>[0],
+    private readonly requestId: JSONRPCRequest['id'],
+  ) {
+    super(options);
+  }
+
+  override async send(message: JSONRPCMessage, options?: Parameters<PerRequestHTTPServerTransport['send']>[1]): Promise<void> {
+    if (!this.streamed && 'result' in message && message.id === this.requestId) {
+      this.deliver(message);
+      return;
+    }
+    if (!('result' in message) && !('error' in message)) this.streamed = true;
+    return super.send(message, options);
+  }
 }
 
 /** A transport for one request message: it keeps the server's answer to that request. */
