@@ -36,7 +36,11 @@ const ONLY = onlyIndex >= 0 ? args[onlyIndex + 1] : undefined;
 const TARGET = { sdk: 2, floor: 0.45, p99: 25 };
 const profileIndex = args.indexOf('--profile');
 /** `--profile DIR`: the service writes a V8 CPU profile into DIR when it stops. */
-const profileFlags = profileIndex >= 0 ? ['--cpu-prof', `--cpu-prof-dir=${args[profileIndex + 1]}`] : [];
+const profileDir = profileIndex >= 0 ? args[profileIndex + 1] : undefined;
+const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+/** The service's measured runs on the monotonic clock (µs), so a profile can be read for them alone. */
+const measuredWindows = [];
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const LEGACY = '2025-11-25';
 const MODERN = '2026-07-28';
 
@@ -143,12 +147,17 @@ function load(scenario, pid) {
     });
     let out = '';
     let cpuAtStart;
+    let windowStart;
     child.stdout.on('data', (d) => {
       out += d;
-      if (cpuAtStart === undefined && out.includes('measuring\n') && pid) cpuAtStart = cpuTimeUs(pid);
+      if (cpuAtStart === undefined && out.includes('measuring\n') && pid) {
+        cpuAtStart = cpuTimeUs(pid);
+        windowStart = monotonicUs();
+      }
     });
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`load exited ${code}`));
+      if (windowStart !== undefined) measuredWindows.push({ pid, label: scenario.label, start: windowStart, end: monotonicUs() });
       const result = JSON.parse(out.slice(out.indexOf('measuring\n') + 'measuring\n'.length));
       if (cpuAtStart !== undefined) result.cpuUsPerRequest = (cpuTimeUs(pid) - cpuAtStart) / Math.max(1, result.total);
       resolve(result);
@@ -280,7 +289,7 @@ async function main() {
     async function measure(label, target, request, extra = {}, round = 0) {
       const t = targets[target];
       const { result, peakRss } = await withPeakRss(t.pid, () =>
-        load({ url: t.url, path: request.path ?? t.path, connections: CONNECTIONS, duration: DURATION, warmup: round === 0 ? WARMUP : Math.min(1, WARMUP), ...request, ...extra }, t.pid),
+        load({ label, url: t.url, path: request.path ?? t.path, connections: CONNECTIONS, duration: DURATION, warmup: round === 0 ? WARMUP : Math.min(1, WARMUP), ...request, ...extra }, t.pid),
       );
       const row = { label, target, round, ...result, peakRss };
       rows.push(row);
@@ -381,6 +390,11 @@ async function main() {
     report.peakRss = { gateway: Math.max(...rows.filter((r) => r.target === 'gateway').map((r) => r.peakRss)) };
     mkdirSync(join(root, 'bench-results'), { recursive: true });
     writeFileSync(join(root, 'bench-results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+    if (profileDir) {
+      const windows = measuredWindows.filter((w) => w.pid === gateway.pid);
+      mkdirSync(profileDir, { recursive: true });
+      writeFileSync(join(profileDir, 'measured-windows.json'), `${JSON.stringify(windows, null, 2)}\n`);
+    }
     process.stdout.write(`${markdown(report)}\n`);
   } finally {
     cleanup();

@@ -3,17 +3,31 @@
  * Reads a V8 CPU profile (`npm run bench -- --profile DIR` writes one for the service) and prints
  * where the busy time went: self time by area (the MCP SDK, Nest, Express, pg, zod, the gateway's
  * own libraries, Node's HTTP and streams, garbage collection…) and the heaviest functions.
- * Idle time is left out of the shares. Usage: node profile-summary.js FILE.cpuprofile [TOP]
+ * Idle time is left out of the shares. When the bench left `measured-windows.json` beside the
+ * profile, only the samples taken during the measured runs count (no start-up, no seeding, no
+ * warm-up). Usage: node profile-summary.js FILE.cpuprofile [TOP] [LABEL]  (LABEL: only the
+ * windows of the scenarios whose name contains it)
  */
-const { readFileSync } = require('node:fs');
+const { existsSync, readFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
 
 const file = process.argv[2];
 const top = Number(process.argv[3] ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 
-/** Self time per node id, from the sample stream (timeDeltas are in microseconds). */
+const windowsFile = join(dirname(file), 'measured-windows.json');
+const label = process.argv[4];
+const windows = existsSync(windowsFile)
+  ? JSON.parse(readFileSync(windowsFile, 'utf8')).filter((w) => !label || (w.label ?? '').includes(label))
+  : undefined;
+const inWindow = (t) => !windows || windows.some((w) => t >= w.start && t <= w.end);
+
+/** Self time per node id, from the sample stream (timeDeltas are in microseconds, from startTime). */
 const selfUs = new Map();
+let t = profile.startTime;
 for (let i = 0; i < profile.samples.length; i++) {
+  t += profile.timeDeltas[i] ?? 0;
+  if (!inWindow(t)) continue;
   const id = profile.samples[i];
   selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 }
@@ -58,7 +72,7 @@ for (const node of profile.nodes) {
 
 const pct = (us) => `${((100 * us) / total).toFixed(1)}%`;
 const ms = (us) => `${(us / 1000).toFixed(0)} ms`;
-const lines = [`busy ${ms(total)}, idle ${ms(idle)} (${((100 * idle) / (idle + total)).toFixed(0)}% of the profile)`, '', '| area | self time | share of busy |', '|---|---:|---:|'];
+const lines = [`${windows ? `${windows.length} measured runs; ` : ''}busy ${ms(total)}, idle ${ms(idle)} (${((100 * idle) / (idle + total)).toFixed(0)}% of the profile)`, '', '| area | self time | share of busy |', '|---|---:|---:|'];
 for (const [area, us] of [...byArea].sort((a, b) => b[1] - a[1])) lines.push(`| ${area} | ${ms(us)} | ${pct(us)} |`);
 lines.push('', '| function | self time | share of busy |', '|---|---:|---:|');
 for (const [fn, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`| \`${fn}\` | ${ms(us)} | ${pct(us)} |`);
