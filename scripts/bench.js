@@ -48,6 +48,8 @@ const children = [];
 function startProcess(command, argv, env) {
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
+  // Read standard output as a log collector would (the service's request log goes there).
+  child.stdout.resume();
   child.stderr.on('data', (d) => process.stderr.write(`[${argv[0].split('/').pop()}] ${d}`));
   return child;
 }
@@ -262,7 +264,9 @@ async function main() {
       BASE_URL: base,
       DATABASE_URL: pg.url('agent_gateway'),
       SESSION_SECRET: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'warn',
+      // As in production: the request log on (one line per request at info) and metrics served.
+      LOG_LEVEL: 'info',
+      METRICS_PORT: String(await freePort()),
       REGISTRATION_RATE_LIMIT_PER_MINUTE: '1000',
     });
     await waitFor(`${base}/health/ready`);
