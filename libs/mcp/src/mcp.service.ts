@@ -155,6 +155,7 @@ export class McpService implements OnApplicationShutdown {
       instructions: INSTRUCTIONS,
       supportedProtocolVersions: era === 'modern' ? MODERN_INSTANCE_VERSIONS : INITIALIZE_VERSIONS,
     });
+    listEveryVersionOnDiscover(server);
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     server.setRequestHandler('tools/call', (request, ctx) =>
       callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), this.metrics),
@@ -174,6 +175,18 @@ function principalOf(authInfo: AuthInfo | undefined): AgentPrincipal {
 function projectContextOf(authInfo: AuthInfo | undefined): ProjectContext {
   const principal = principalOf(authInfo);
   return { projectId: principal.projectId, organizationId: principal.organizationId, permissions: principal.permissions, principal };
+}
+
+/**
+ * `server/discover` lists every protocol version the endpoint serves. The SDK's own answer lists
+ * only the stateless revisions (2025-era ones are negotiated through `initialize`), which
+ * conformance checks of the 2026-07-28 revision refuse; clients pick from the list the first
+ * revision they speak, so naming the `initialize`-based ones too changes no negotiation.
+ * `_ondiscover` is the SDK's (TypeScript-private) answer builder; the protocol test pins this.
+ */
+function listEveryVersionOnDiscover(server: Server): void {
+  const original = server['_ondiscover'].bind(server) as () => Record<string, unknown>;
+  server['_ondiscover'] = () => ({ ...original(), supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS] });
 }
 
 async function callTool(
