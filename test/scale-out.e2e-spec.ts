@@ -4,6 +4,7 @@ import { MCP_401_BODY, invalidTokenChallenge } from './fixtures/mcp-401';
 import { authorizePath, hiddenField, pkcePair, redirectParams, registerClient, TestBrowser, tokenRequest } from './factories/oauth';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
 import { connectClient, LEGACY_VERSIONS, MODERN_VERSION } from './helpers/mcp';
+import { callTool } from './helpers/mcp-raw';
 import { freePort } from './helpers/postgres-server';
 import { readTestState, testDatabaseKind } from './helpers/test-state';
 
@@ -255,4 +256,29 @@ const onPostgres = testDatabaseKind() === 'postgres';
       expect(await listTools(url, newToken)).toBe(200);
     }
   });
+
+  it('refuses on B every token revoked through A just before: 50 times in a row, no pause, both generations', async () => {
+    const admin = await signup(a.url);
+    const orgPath = `/api/organizations/${admin.organization.id}`;
+    const project = await json(a.url, `${orgPath}/projects`, { method: 'POST', token: admin.accessToken, body: { name: 'Revoked often' } });
+    for (let round = 0; round < 50; round++) {
+      const generation = round % 2 ? 'legacy' : 'modern';
+      const key = await json(a.url, `${orgPath}/agent-service-keys`, { method: 'POST', token: admin.accessToken, body: { name: `key ${round}` } });
+      const derived = await json(a.url, `${orgPath}/agent-service-keys/${key.body.id}/tokens`, {
+        method: 'POST',
+        token: admin.accessToken,
+        body: { projectId: project.body.id },
+      });
+      const token = derived.body.token as string;
+      const before = await callTool(b.url, token, generation, 'get_project', {});
+      expect(before.status).toBe(200);
+      expect(before.body.result?.structuredContent).toMatchObject({ id: project.body.id });
+
+      const revoked = await json(a.url, `${orgPath}/agent-service-keys/${key.body.id}/revoke`, { method: 'POST', token: admin.accessToken });
+      expect(revoked.status).toBe(200);
+      const after = await callTool(b.url, token, generation, 'get_project', {});
+      expect(after.status).toBe(401);
+      expect(after.body).toEqual(MCP_401_BODY);
+    }
+  }, 180_000);
 });
