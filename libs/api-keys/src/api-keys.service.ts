@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
+import { isUuid } from '@app/common';
 import {
   API_KEY_PERMISSION_NAMES,
   ApiKey,
@@ -12,7 +13,6 @@ import {
   hashToken,
   TOKEN_PREFIXES,
 } from '@app/credentials';
-import { isUuid } from '@app/database';
 import { ApiKeyNotFoundError, ApiKeyNotActiveError, ApiKeyRotatingError } from './api-keys.errors';
 import type { ApiKeyDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
 

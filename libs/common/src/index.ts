@@ -5,3 +5,4 @@ export * from './validation';
 export * from './text-safety';
 export * from './http-status';
 export * from './rotate.dto';
+export * from './uuid';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
+import { isUuid } from '@app/common';
 import {
   actorOf,
   AGENT_PERMISSION_NAMES,
@@ -8,6 +9,7 @@ import {
   AgentToken,
   AgentTokensRepository,
   CredentialRevoker,
+  derivedTokenConflict,
   generateToken,
   hashToken,
   RestPrincipal,
@@ -15,7 +17,6 @@ import {
   ServiceKeysRepository,
   TOKEN_PREFIXES,
 } from '@app/credentials';
-import { isPgError, isUuid, PG_UNIQUE_VIOLATION } from '@app/database';
 import { ProjectDirectory } from '@app/tenancy';
 import {
   CreatedServiceKeyDto,
@@ -158,7 +159,7 @@ export class ServiceKeysService {
         return { id: row.id, token, projectId, serviceKeyId: keyId, permissions, createdAt: row.createdAt };
       });
     } catch (error) {
-      if (isPgError(error, PG_UNIQUE_VIOLATION, 'agent_tokens_one_active_per_key_project')) {
+      if (derivedTokenConflict(error) === 'active') {
         throw new ProjectTokenExistsError();
       }
       throw error;
@@ -225,8 +226,9 @@ export class ServiceKeysService {
         };
       });
     } catch (error) {
-      if (isPgError(error, PG_UNIQUE_VIOLATION, 'agent_tokens_one_rotating_per_key_project')) throw new ProjectTokenRotatingError();
-      if (isPgError(error, PG_UNIQUE_VIOLATION, 'agent_tokens_one_active_per_key_project')) throw new ProjectTokenNotActiveError();
+      const conflict = derivedTokenConflict(error);
+      if (conflict === 'rotating') throw new ProjectTokenRotatingError();
+      if (conflict === 'active') throw new ProjectTokenNotActiveError();
       throw error;
     }
   }

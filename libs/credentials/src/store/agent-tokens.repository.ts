@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { deleteInBatches, queryAffected, queryReturning } from '@app/database';
+import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, queryReturning } from '@app/database';
 import { AgentToken } from '../entities/agent-token.entity';
 import type { AgentPermission } from '../permissions';
 
@@ -24,6 +24,16 @@ export interface NewAgentToken {
  * code that reads or writes it. Revocations that cascade (grant, service key, member, project)
  * are `CredentialRevoker`'s, built on the `revoke…` statements here.
  */
+/**
+ * Which rule of one (service key, project) a failed insert or rotation broke: a second active
+ * token (`active`), or a second one rotating out (`rotating`); null for any other error.
+ */
+export function derivedTokenConflict(error: unknown): 'active' | 'rotating' | null {
+  if (isPgError(error, PG_UNIQUE_VIOLATION, 'agent_tokens_one_active_per_key_project')) return 'active';
+  if (isPgError(error, PG_UNIQUE_VIOLATION, 'agent_tokens_one_rotating_per_key_project')) return 'rotating';
+  return null;
+}
+
 @Injectable()
 export class AgentTokensRepository {
   constructor(private readonly dataSource: DataSource) {}
