@@ -8,6 +8,8 @@ import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
+import { PasswordResetService } from '@app/credentials';
+import { UserDirectory } from '@app/tenancy';
 import { CliModule } from './cli.module';
 
 export interface CliIo {
@@ -30,6 +32,10 @@ Commands:
       SIGNUP_ENABLED=false). Runs the migrations first. The password is read from the environment
       variable ADMIN_PASSWORD or, when that is unset, from standard input (asked for without echo on
       a terminal); it is never taken from the command line.
+  reset-link --email <email>
+      Print a one-time password-reset link for the account with this email (for example the only
+      admin, locked out). The link works once, for an hour; using it ends every session of that
+      person. Shown once: pass it on to the person. Runs the migrations first.
   help
       Show this text.
 `;
@@ -41,7 +47,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(USAGE);
     return command ? EXIT.ok : EXIT.usage;
   }
-  if (command !== 'migrate' && command !== 'create-admin') {
+  if (command !== 'migrate' && command !== 'create-admin' && command !== 'reset-link') {
     io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
     return EXIT.usage;
   }
@@ -49,7 +55,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     options = parseArgs({
       args: rest,
-      options: command === 'create-admin' ? { email: { type: 'string' }, name: { type: 'string' }, organization: { type: 'string' } } : {},
+      options:
+        command === 'create-admin'
+          ? { email: { type: 'string' }, name: { type: 'string' }, organization: { type: 'string' } }
+          : command === 'reset-link'
+            ? { email: { type: 'string' } }
+            : {},
       strict: true,
       allowPositionals: false,
     }).values as typeof options;
@@ -79,6 +90,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     });
   }
+
+  if (command === 'reset-link') return resetLink(config, options.email, io);
 
   const missing = (['email', 'name', 'organization'] as const).filter((k) => !options[k]);
   if (missing.length) {
@@ -113,6 +126,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       throw error;
     }
+  });
+}
+
+/** `reset-link --email`: a one-time reset link for any account, printed once. */
+async function resetLink(config: AppConfig, email: string | undefined, io: CliIo): Promise<number> {
+  if (!email) {
+    io.stderr.write(`reset-link needs --email.\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  return withContext(config, async (app) => {
+    await migrate(app, io);
+    const userId = await app.get(UserDirectory).idByEmail(email);
+    if (!userId) {
+      io.stderr.write(`No account uses the email ${email}.\n`);
+      return EXIT.failed;
+    }
+    const issued = await app.get(PasswordResetService).issue(userId, { actorType: 'cli', actorId: null, organizationId: null });
+    io.stdout.write(`Password-reset link for ${email} (works once, until ${issued.expiresAt}):\n${issued.link}\n`);
+    return EXIT.ok;
   });
 }
 

@@ -19,7 +19,13 @@ export type AuditAction =
   | 'member.removed'
   | 'project.created'
   | 'project.deleted'
-  | 'organization.created';
+  | 'organization.created'
+  | 'invitation.created'
+  | 'invitation.withdrawn'
+  | 'invitation.accepted'
+  | 'password_reset.issued'
+  | 'password_reset.used'
+  | 'api_key.handed_over';
 
 /** Where a request came from, for the event. */
 export interface RequestOrigin {

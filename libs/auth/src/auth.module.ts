@@ -5,12 +5,14 @@ import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AuthRateLimitService } from './auth-rate-limit.service';
+import { ResetPasswordPageController } from './reset-password-page.controller';
+import { SessionsController } from './sessions.controller';
 import { SignupPageController } from './signup-page.controller';
 
-/** Sign-up (REST and HTML), password login and `GET /api/me`. */
+/** Sign-up (REST and HTML), password login, sign-out, password-reset links in use, and `GET /api/me`. */
 @Module({
   imports: [RateLimitModule, TenancyModule],
-  controllers: [AuthController, SignupPageController],
+  controllers: [AuthController, SessionsController, SignupPageController, ResetPasswordPageController],
   providers: [AccountsService, AuthService, AuthRateLimitService],
   exports: [AccountsService, AuthService],
 })

@@ -10,6 +10,7 @@ import { AgentToken } from './entities/agent-token.entity';
 import { ApiKey } from './entities/api-key.entity';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import { OrganizationRouteCheck } from './organization-route.check';
+import { PasswordResetService } from './password-reset.service';
 import { SessionTokenService } from './session-token.service';
 import { ApiKeyUsageRecorder, TokenUsageRecorder } from './token-usage.recorder';
 import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strategies/bearer.strategies';
@@ -22,6 +23,7 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     ApiKeyResolver,
     ApiKeyUsageRecorder,
     SessionTokenService,
+    PasswordResetService,
     OrganizationAccessPolicy,
     OrganizationRouteCheck,
     AgentTokenStrategy,
@@ -30,6 +32,6 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     TokenUsageRecorder,
     { provide: APP_GUARD, useClass: CredentialGuard },
   ],
-  exports: [AgentTokenService, TokenUsageRecorder, ApiKeyUsageRecorder, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
+  exports: [PasswordResetService, AgentTokenService, TokenUsageRecorder, ApiKeyUsageRecorder, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule],
 })
 export class CredentialsModule {}

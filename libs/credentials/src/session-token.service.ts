@@ -1,11 +1,17 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { AppConfig } from '@app/config';
 import { isUuid } from '@app/database';
 import { UserDirectory } from '@app/tenancy';
 import type { SessionPrincipal } from './principal';
 
-/** Session JWTs (HS256) for the dashboard and the login/consent pages. */
+/**
+ * Session JWTs (HS256) for the dashboard and the login/consent pages. Each session has an id
+ * (`jti`) and a fractional `iat`; a session is refused once it is signed out (its `jti` listed
+ * as revoked) or when it was issued before its person's `sessions_not_before` ("sign out
+ * everywhere", a used reset link). Both are checked in the one lookup that finds the person.
+ */
 @Injectable()
 export class SessionTokenService {
   private readonly key: Uint8Array;
@@ -24,7 +30,8 @@ export class SessionTokenService {
       .setSubject(userId)
       .setIssuer(this.config.issuer)
       .setAudience(`${this.config.issuer}/api`)
-      .setIssuedAt()
+      .setJti(randomUUID())
+      .setIssuedAt(Date.now() / 1000)
       .setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn)
       .sign(this.key);
     return { accessToken, tokenType: 'Bearer', expiresIn };
@@ -33,6 +40,9 @@ export class SessionTokenService {
   /** The session's person, or null for a bad signature, an expired token or a deleted user. */
   async resolve(jwt: string): Promise<SessionPrincipal | null> {
     let sub: string | undefined;
+    let jti: string | undefined;
+    let iat: number | undefined;
+    let exp: number | undefined;
     try {
       const { payload } = await jwtVerify(jwt, this.key, {
         algorithms: ['HS256'],
@@ -40,11 +50,22 @@ export class SessionTokenService {
         audience: `${this.config.issuer}/api`,
       });
       if (payload.typ !== 'session') return null;
-      sub = payload.sub;
+      ({ sub, jti, iat, exp } = payload);
     } catch {
       return null;
     }
-    if (!sub || !isUuid(sub)) return null;
-    return (await this.users.exists(sub)) ? { kind: 'session', userId: sub } : null;
+    if (!sub || !isUuid(sub) || !jti || !isUuid(jti) || typeof iat !== 'number' || typeof exp !== 'number') return null;
+    if (!(await this.users.isSessionLive(sub, jti, iat))) return null;
+    return { kind: 'session', userId: sub, sessionId: jti, expiresAt: new Date(exp * 1000) };
+  }
+
+  /** Signs this one session out: refused from now on, on every instance. */
+  async end(session: SessionPrincipal): Promise<void> {
+    await this.users.revokeSession(session.userId, session.sessionId, session.expiresAt);
+  }
+
+  /** Signs the person out everywhere: every session issued before now is refused. */
+  async endAll(userId: string): Promise<void> {
+    await this.users.endAllSessions(userId);
   }
 }

@@ -1,9 +1,11 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
-import { AddMemberDto } from './dto/add-member.dto';
+import { actorOf, CurrentPrincipal, OrganizationRoute, PasswordResetService, RestAuth, SessionPrincipal } from '@app/credentials';
+import { CreatedInvitationDto, ResetLinkDto } from './dto/invitation.dto';
+import { InviteMemberDto } from './dto/invite-member.dto';
+import { InvitationsService } from './invitations.service';
 import { ChangeMemberRoleDto } from './dto/change-member-role.dto';
 import { MemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
 import { MembersService } from './members.service';
@@ -13,7 +15,11 @@ import { MembersService } from './members.service';
 @Controller('api/organizations/:orgId/members')
 @OrganizationRoute('orgId')
 export class MembersController {
-  constructor(private readonly members: MembersService) {}
+  constructor(
+    private readonly members: MembersService,
+    private readonly invitations: InvitationsService,
+    private readonly resets: PasswordResetService,
+  ) {}
 
   @Get()
   @RestAuth({ permission: 'members:read' })
@@ -26,16 +32,39 @@ export class MembersController {
 
   @Post()
   @RestAuth({ sessionOnly: true })
-  @ApiOperation({ summary: 'Add an existing account by email, with a role (admin session only)' })
-  @ApiCreatedResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 403, 404, 409)
-  add(
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary:
+      'Invite a person by email, with a role: answers the invitation link (shown once) the same way whether or not an account uses the email; nothing is granted until the link is accepted (admin session only)',
+  })
+  @ApiCreatedResponse({ type: CreatedInvitationDto })
+  @ApiErrors(400, 401, 403, 404)
+  invite(
     @Param('orgId') orgId: string,
-    @Body() body: AddMemberDto,
+    @Body() body: InviteMemberDto,
     @CurrentPrincipal() principal: SessionPrincipal,
     @AuditOrigin() origin: RequestOrigin,
-  ): Promise<MemberDto> {
-    return this.members.add(orgId, body.email, body.role, actorOf(principal), origin);
+  ): Promise<CreatedInvitationDto> {
+    return this.invitations.invite(orgId, body.email, body.role, actorOf(principal), origin);
+  }
+
+  @Post(':userId/reset-link')
+  @RestAuth({ sessionOnly: true })
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary:
+      "Issue a one-time password-reset link for a member (shown once, works for an hour; using it ends every session of that person) (admin session only)",
+  })
+  @ApiCreatedResponse({ type: ResetLinkDto })
+  @ApiErrors(401, 403, 404)
+  async resetLink(
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<ResetLinkDto> {
+    await this.members.get(orgId, userId);
+    return this.resets.issue(userId, { ...actorOf(principal), organizationId: orgId }, origin);
   }
 
   @Patch(':userId')

@@ -4,7 +4,7 @@ import { AuditService, RequestOrigin } from '@app/audit';
 import { MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import { AccessRevocationService } from './access-revocation.service';
 import type { MemberDto, RemovedMemberDto } from './dto/member.dto';
-import { AlreadyMemberError, LastAdminError, MemberNotFoundError, NoSuchUserError } from './organizations.errors';
+import { LastAdminError, MemberNotFoundError } from './organizations.errors';
 import type { Actor } from './projects.service';
 
 /**
@@ -27,24 +27,11 @@ export class MembersService {
     return (await this.memberships.list(organizationId)).map(toDto);
   }
 
-  /** Adds an existing account, found by email (case-insensitive). */
-  async add(organizationId: string, email: string, role: MembershipRole, actor: Actor, origin?: RequestOrigin): Promise<MemberDto> {
-    return this.dataSource.transaction(async (em) => {
-      await this.organizations.lock(organizationId, em);
-      const userId = await this.users.idByEmail(email, em);
-      if (!userId) throw new NoSuchUserError();
-      if (!(await this.memberships.add(organizationId, userId, role, em))) throw new AlreadyMemberError();
-      await this.audit.record(em, {
-        organizationId,
-        ...actor,
-        action: 'member.added',
-        targetType: 'user',
-        targetId: userId,
-        metadata: { role },
-        origin,
-      });
-      return this.memberOrFail(em, organizationId, userId);
-    });
+  /** One member of the organisation (404 when the person is not one). */
+  async get(organizationId: string, userId: string): Promise<MemberDto> {
+    const member = await this.memberships.find(organizationId, userId);
+    if (!member) throw new MemberNotFoundError();
+    return toDto(member);
   }
 
   async changeRole(organizationId: string, userId: string, role: MembershipRole, actor: Actor, origin?: RequestOrigin): Promise<MemberDto> {

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { OAuthModule } from '@app/oauth';
 import { TenancyModule } from '@app/tenancy';
 import { AccessRevocationService } from './access-revocation.service';
+import { InvitationAcceptanceController, InvitationsController } from './invitations.controller';
+import { InvitationsService } from './invitations.service';
 import { MembersController } from './members.controller';
 import { MembersService } from './members.service';
 import { OrganizationsController } from './organizations.controller';
@@ -12,8 +14,8 @@ import { ProjectsService } from './projects.service';
 /** The REST routes for organisations, their projects and their members (SPEC §6), on tenancy's services. */
 @Module({
   imports: [TenancyModule, OAuthModule],
-  controllers: [OrganizationsController, ProjectsController, MembersController],
-  providers: [OrganizationsService, ProjectsService, MembersService, AccessRevocationService],
+  controllers: [OrganizationsController, ProjectsController, MembersController, InvitationsController, InvitationAcceptanceController],
+  providers: [OrganizationsService, ProjectsService, MembersService, InvitationsService, AccessRevocationService],
   exports: [OrganizationsService, ProjectsService, MembersService, AccessRevocationService],
 })
 export class OrganizationsModule {}
