@@ -131,7 +131,7 @@ describe('people over time: invitations, reset links, sign-out (SPEC §8)', () =
         .type('form')
         .send({ csrf, invitation: invitation.token, email: 'page-newcomer@example.test', name: 'Pia Page', password: 'a long enough password' })
         .expect(303);
-      expect(posted.headers['set-cookie']?.join(';')).toContain('ag_session=');
+      expect((posted.headers['set-cookie'] as unknown as string[] | undefined)?.join(';')).toContain('ag_session=');
       const [user] = await t.dataSource.query(`SELECT id FROM users WHERE email = 'page-newcomer@example.test'`);
       expect(await isMember(team.organization.id, user.id)).toBe(true);
       await agent.get(`/signup?invitation=${invitation.token}`).expect(404);
@@ -205,7 +205,7 @@ describe('people over time: invitations, reset links, sign-out (SPEC §8)', () =
       const first = (await login(person.email, person.password).expect(200)).body.accessToken as string;
       const second = (await login(person.email, person.password).expect(200)).body.accessToken as string;
       const out = await api().post('/api/auth/logout').auth(first, bearer).expect(204);
-      expect(out.headers['set-cookie']?.join(';')).toMatch(/ag_session=;/);
+      expect((out.headers['set-cookie'] as unknown as string[] | undefined)?.join(';')).toMatch(/ag_session=;/);
       await api().get('/api/me').auth(first, bearer).expect(401);
       await api().post('/api/auth/logout').auth(first, bearer).expect(401);
       await api().get('/api/me').auth(second, bearer).expect(200);
@@ -223,7 +223,7 @@ describe('people over time: invitations, reset links, sign-out (SPEC §8)', () =
       const jwt = (await login(person.email, person.password).expect(200)).body.accessToken as string;
       const res = await api().post('/logout').set('Cookie', `ag_session=${jwt}`).expect(303);
       expect(res.headers.location).toBe('/login');
-      expect(res.headers['set-cookie']?.join(';')).toMatch(/ag_session=;/);
+      expect((res.headers['set-cookie'] as unknown as string[] | undefined)?.join(';')).toMatch(/ag_session=;/);
       await api().get('/api/me').auth(jwt, bearer).expect(401);
     });
   });

@@ -4,6 +4,7 @@ import { AuthModule } from '@app/auth';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule } from '@app/database';
+import { OAuthStoreModule } from '@app/oauth';
 
 /**
  * The command line's application context: the same modules the gateway runs (configuration,
@@ -19,6 +20,8 @@ export class CliModule {
         AppConfigModule.forRoot(config),
         DatabaseModule.forRoot({ migrationsRun: false }),
         CredentialsModule,
+        // The credentials' grants refer to OAuth clients: a data source missing a referenced entity does not start.
+        OAuthStoreModule,
         AuditModule,
         AuthModule,
       ],

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { Metrics } from '@app/observability';
 import { EntityManager } from 'typeorm';
+import { AuditEventsRepository } from './audit-events.repository';
 
 /** The actions the audit trail records (SPEC §6). */
 export type AuditAction =
@@ -27,6 +29,15 @@ export type AuditAction =
   | 'password_reset.used'
   | 'api_key.handed_over';
 
+/** Audit actions that are revocations, and their name in the revocation metric. */
+const REVOCATIONS = {
+  'service_key.revoked': 'service_key',
+  'project_token.revoked': 'project_token',
+  'api_key.revoked': 'api_key',
+  'grant.revoked': 'grant',
+  'refresh_token.reuse_detected': 'refresh_token_reuse',
+} as const;
+
 /** Where a request came from, for the event. */
 export interface RequestOrigin {
   ip?: string | null;
@@ -52,22 +63,24 @@ export interface AuditEventInput {
  */
 @Injectable()
 export class AuditService {
+  constructor(
+    private readonly events: AuditEventsRepository,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
+
   async record(em: EntityManager, event: AuditEventInput): Promise<void> {
-    await em.query(
-      `INSERT INTO audit_events (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [
-        event.organizationId,
-        event.projectId ?? null,
-        event.actorType,
-        event.actorId ?? null,
-        event.action,
-        event.targetType ?? null,
-        event.targetId ?? null,
-        JSON.stringify(event.metadata ?? {}),
-        event.origin?.ip ?? null,
-        event.origin?.userAgent?.slice(0, 512) ?? null,
-      ],
-    );
+    if (event.action in REVOCATIONS) this.metrics?.recordRevocation(REVOCATIONS[event.action as keyof typeof REVOCATIONS]);
+    await this.events.insert(em, {
+      organizationId: event.organizationId,
+      projectId: event.projectId ?? null,
+      actorType: event.actorType,
+      actorId: event.actorId ?? null,
+      action: event.action,
+      targetType: event.targetType ?? null,
+      targetId: event.targetId ?? null,
+      metadata: event.metadata ?? {},
+      ip: event.origin?.ip ?? null,
+      userAgent: event.origin?.userAgent?.slice(0, 512) ?? null,
+    });
   }
 }

@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { deleteInBatches } from '@app/database';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import { RateLimitService } from '@app/rate-limit';
 import { CLIENT_AUTH_METHODS, ClientAuthMethod } from './entities/oauth-client.entity';
 import { invalidClient, OAuthError } from './oauth.errors';
-import { digestsEqual, parseBasicCredentials } from './oauth-params';
+import { digestsEqual, parseBasicCredentials, singleParam } from './oauth-params';
 import { redirectUriProblem } from './redirect-uri';
+import { OAuthClientsRepository, StoredClient } from './store/oauth-clients.repository';
 
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 const MAX_REDIRECT_URIS = 20;
@@ -27,15 +27,6 @@ export interface RegisteredClient {
   tokenEndpointAuthMethod: ClientAuthMethod;
 }
 
-interface ClientRow {
-  client_id: string;
-  client_name: string;
-  redirect_uris: string[];
-  grant_types: string[];
-  token_endpoint_auth_method: ClientAuthMethod;
-  client_secret_hash: string | null;
-}
-
 /** How a token or revocation request identified its client (RFC 6749 §2.3). */
 export interface PresentedClientCredentials {
   authorizationHeader?: string;
@@ -48,6 +39,7 @@ export interface PresentedClientCredentials {
 export class OAuthClientsService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly store: OAuthClientsRepository,
     private readonly config: AppConfig,
     private readonly audit: AuditService,
     private readonly rateLimits: RateLimitService,
@@ -59,16 +51,20 @@ export class OAuthClientsService {
    * which case a `dgs_` secret is returned once.
    */
   async register(metadata: unknown, origin: RequestOrigin): Promise<OAuthClientInformationFull> {
-    const input = parseMetadata(metadata);
+    const input = parseMetadata(metadata, this.config.oauthExtraRedirectSchemes);
     await this.enforceRateLimit(origin.ip ?? null);
     const clientId = randomUUID();
     const secret = input.tokenEndpointAuthMethod === 'none' ? undefined : generateToken(TOKEN_PREFIXES.clientSecret);
     const createdAt = await this.dataSource.transaction(async (em) => {
-      const [row]: { created_at: Date }[] = await em.query(
-        `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash, registration_ip)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at`,
-        [clientId, input.clientName, input.redirectUris, input.grantTypes, input.tokenEndpointAuthMethod, secret ? hashToken(secret) : null, origin.ip ?? null],
-      );
+      const created = await this.store.insert(em, {
+        clientId,
+        clientName: input.clientName,
+        redirectUris: input.redirectUris,
+        grantTypes: input.grantTypes,
+        tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
+        clientSecretHash: secret ? hashToken(secret) : null,
+        registrationIp: origin.ip ?? null,
+      });
       await this.audit.record(em, {
         organizationId: null,
         actorType: 'anonymous',
@@ -82,7 +78,7 @@ export class OAuthClientsService {
         },
         origin,
       });
-      return row.created_at;
+      return created;
     });
     return {
       client_id: clientId,
@@ -126,24 +122,19 @@ export class OAuthClientsService {
     if (!clientId) throw invalidClient('Client authentication failed: client_id is missing', usedBasic);
     const row = await this.findRow(clientId);
     if (!row) throw invalidClient('Client authentication failed: unknown client', usedBasic);
-    if (row.token_endpoint_auth_method === 'none') {
+    if (row.tokenEndpointAuthMethod === 'none') {
       if (secret) throw invalidClient('Client authentication failed: this public client has no secret', usedBasic);
       return toClient(row);
     }
     if (!secret) throw invalidClient('Client authentication failed: this client must authenticate with its client_secret', usedBasic);
-    const ok = isWellFormedToken(secret, TOKEN_PREFIXES.clientSecret) && digestsEqual(hashToken(secret), row.client_secret_hash ?? '');
+    const ok = isWellFormedToken(secret, TOKEN_PREFIXES.clientSecret) && digestsEqual(hashToken(secret), row.clientSecretHash ?? '');
     if (!ok) throw invalidClient('Client authentication failed', usedBasic);
     return toClient(row);
   }
 
-  private async findRow(clientId: string): Promise<ClientRow | null> {
+  private async findRow(clientId: string): Promise<StoredClient | null> {
     if (clientId.length > 200) return null;
-    const rows: ClientRow[] = await this.dataSource.query(
-      `SELECT client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash
-         FROM oauth_clients WHERE client_id = $1`,
-      [clientId],
-    );
-    return rows[0] ?? null;
+    return this.store.find(clientId);
   }
 
   /**
@@ -168,24 +159,26 @@ export class OAuthClientsService {
 
   /** Registrations that never completed an authorisation expire after a day. Answers how many went. */
   deleteUnusedClients(): Promise<number> {
-    return deleteInBatches(
-      this.dataSource,
-      'oauth_clients',
-      'client_id',
-      `last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1)
-       AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)`,
-      [UNUSED_CLIENT_TTL_SECONDS],
-    );
+    return this.store.deleteUnused(UNUSED_CLIENT_TTL_SECONDS);
   }
 }
 
-function toClient(row: ClientRow): RegisteredClient {
+function toClient(row: StoredClient): RegisteredClient {
   return {
-    clientId: row.client_id,
-    clientName: row.client_name,
-    redirectUris: row.redirect_uris,
-    grantTypes: row.grant_types,
-    tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+    clientId: row.clientId,
+    clientName: row.clientName,
+    redirectUris: row.redirectUris,
+    grantTypes: row.grantTypes,
+    tokenEndpointAuthMethod: row.tokenEndpointAuthMethod,
+  };
+}
+
+/** The client credentials a token or revocation request carries (HTTP Basic only when it says Basic). */
+export function presentedCredentials(body: Record<string, unknown>, authorizationHeader: string | undefined): PresentedClientCredentials {
+  return {
+    authorizationHeader: authorizationHeader && /^Basic\b/i.test(authorizationHeader) ? authorizationHeader : undefined,
+    clientId: singleParam(body, 'client_id').value,
+    clientSecret: singleParam(body, 'client_secret').value,
   };
 }
 
@@ -205,7 +198,7 @@ const FIELD = OAuthClientMetadataSchema.shape;
  * ignored, not checked. Redirect URIs follow this server's own rules (`redirectUriProblem`),
  * which are stricter than a URL's shape and name what is wrong.
  */
-function parseMetadata(metadata: unknown): ParsedMetadata {
+function parseMetadata(metadata: unknown, extraSchemes: readonly string[]): ParsedMetadata {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object');
   }
@@ -219,7 +212,7 @@ function parseMetadata(metadata: unknown): ParsedMetadata {
     throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
   }
   for (const uri of uris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblem(uri, extraSchemes);
     if (problem) {
       const shown = typeof uri === 'string' ? uri.slice(0, 200) : JSON.stringify(uri);
       throw new OAuthError('invalid_redirect_uri', `Redirect URI ${shown} ${problem}`);

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { OAuthModule } from '@app/oauth';
 import { TenancyModule } from '@app/tenancy';
-import { AccessRevocationService } from './access-revocation.service';
+import { AuditEventsController } from './audit-events.controller';
 import { InvitationAcceptanceController, InvitationsController } from './invitations.controller';
 import { InvitationsService } from './invitations.service';
 import { MembersController } from './members.controller';
@@ -11,11 +10,11 @@ import { OrganizationsService } from './organizations.service';
 import { ProjectsController } from './projects.controller';
 import { ProjectsService } from './projects.service';
 
-/** The REST routes for organisations, their projects and their members (SPEC §6), on tenancy's services. */
+/** The REST routes for organisations, their projects, their members and invitations, and their audit events (SPEC §6), on tenancy's services. */
 @Module({
-  imports: [TenancyModule, OAuthModule],
-  controllers: [OrganizationsController, ProjectsController, MembersController, InvitationsController, InvitationAcceptanceController],
-  providers: [OrganizationsService, ProjectsService, MembersService, InvitationsService, AccessRevocationService],
-  exports: [OrganizationsService, ProjectsService, MembersService, AccessRevocationService],
+  imports: [TenancyModule],
+  controllers: [OrganizationsController, ProjectsController, MembersController, InvitationsController, InvitationAcceptanceController, AuditEventsController],
+  providers: [OrganizationsService, ProjectsService, MembersService, InvitationsService],
+  exports: [OrganizationsService, ProjectsService, MembersService],
 })
 export class OrganizationsModule {}
