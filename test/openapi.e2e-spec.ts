@@ -27,7 +27,7 @@ describe('OpenAPI document at /api/docs', () => {
     ['/api/organizations/{orgId}/projects', 'post', '201', 'ProjectDto', true],
     ['/api/organizations/{orgId}/projects/{projectId}', 'delete', '200', 'DeletedProjectDto', true],
     ['/api/organizations/{orgId}/members', 'get', '200', 'MemberListDto', true],
-    ['/api/organizations/{orgId}/members/{userId}', 'patch', '200', 'MemberDto', true],
+    ['/api/organizations/{orgId}/members/{userId}', 'patch', '200', 'ChangedMemberDto', true],
     ['/api/organizations/{orgId}/api-keys', 'post', '201', 'CreatedApiKeyDto', true],
     ['/api/organizations/{orgId}/api-keys/{keyId}/revoke', 'post', '200', 'RevokedApiKeyDto', true],
     ['/api/organizations/{orgId}/audit-events', 'get', '200', 'AuditEventPageDto', true],

@@ -285,7 +285,12 @@ describe('organisations, projects and members (SPEC §6)', () => {
       await t.dataSource.query('UPDATE agent_tokens SET user_id = $1 WHERE id = $2', [team.admin.id, adminToken.id]);
 
       const res = await api().delete(`/api/organizations/${team.organization.id}/members/${team.member.id}`).auth(team.admin.jwt, { type: 'bearer' }).expect(200);
-      expect(res.body).toEqual({ userId: team.member.id, organizationId: team.organization.id, revokedTokens: 1 });
+      expect(res.body).toEqual({
+        userId: team.member.id,
+        organizationId: team.organization.id,
+        revokedTokens: 1,
+        offboarding: { apiKeys: { outcome: 'revoked', count: 0, items: [] }, serviceKeys: [], derivedTokens: [] },
+      });
 
       const resolver = t.app.get(AgentTokenService);
       expect(await resolver.resolve(mine.token)).toBeNull();
@@ -293,7 +298,7 @@ describe('organisations, projects and members (SPEC §6)', () => {
       expect(await resolver.resolve(adminToken.token)).not.toBeNull();
       await api().get(`/api/organizations/${team.organization.id}/projects`).auth(team.member.jwt, { type: 'bearer' }).expect(404);
       expect(await events(team.organization.id, 'member.removed')).toEqual([
-        expect.objectContaining({ actor_id: team.admin.id, target_id: team.member.id, metadata: { role: 'member', revokedTokens: 1 } }),
+        expect.objectContaining({ actor_id: team.admin.id, target_id: team.member.id, metadata: { role: 'member', revokedTokens: 1, apiKeysRevoked: [], serviceKeys: [], derivedTokens: [] } }),
       ]);
       await api().delete(`/api/organizations/${team.organization.id}/members/${team.member.id}`).auth(team.admin.jwt, { type: 'bearer' }).expect(404);
     });

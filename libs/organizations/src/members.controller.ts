@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Header, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
@@ -7,7 +7,8 @@ import { CreatedInvitationDto, ResetLinkDto } from './dto/invitation.dto';
 import { InviteMemberDto } from './dto/invite-member.dto';
 import { InvitationsService } from './invitations.service';
 import { ChangeMemberRoleDto } from './dto/change-member-role.dto';
-import { MemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
+import { HandOverQueryDto } from './dto/hand-over-query.dto';
+import { ChangedMemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
 import { MembersService } from './members.service';
 
 @ApiTags('members')
@@ -69,32 +70,38 @@ export class MembersController {
 
   @Patch(':userId')
   @RestAuth({ sessionOnly: true })
-  @ApiOperation({ summary: "Change a member's role; the last admin cannot be demoted (admin session only)" })
-  @ApiOkResponse({ type: MemberDto })
+  @ApiOperation({
+    summary:
+      "Change a member's role; the last admin cannot be demoted. Demoting an admin revokes the rk_ keys they created (or hands them to you with handOver=true) and lists the service keys and tokens they could hold (admin session only)",
+  })
+  @ApiOkResponse({ type: ChangedMemberDto })
   @ApiErrors(400, 401, 403, 404, 409)
   changeRole(
     @Param('orgId') orgId: string,
     @Param('userId') userId: string,
     @Body() body: ChangeMemberRoleDto,
+    @Query() query: HandOverQueryDto,
     @CurrentPrincipal() principal: SessionPrincipal,
     @AuditOrigin() origin: RequestOrigin,
-  ): Promise<MemberDto> {
-    return this.members.changeRole(orgId, userId, body.role, actorOf(principal), origin);
+  ): Promise<ChangedMemberDto> {
+    return this.members.changeRole(orgId, userId, body.role, actorOf(principal), origin, { handOver: query.handOver === 'true' });
   }
 
   @Delete(':userId')
   @RestAuth({ sessionOnly: true })
   @ApiOperation({
-    summary: 'Remove a member and revoke their agent access in this organisation; the last admin cannot be removed (admin session only)',
+    summary:
+      'Remove a member: revokes their agent access in this organisation and the rk_ keys they created (or hands those to you with handOver=true), and lists the service keys and tokens they could hold; the last admin cannot be removed (admin session only)',
   })
   @ApiOkResponse({ type: RemovedMemberDto })
-  @ApiErrors(401, 403, 404, 409)
+  @ApiErrors(400, 401, 403, 404, 409)
   remove(
     @Param('orgId') orgId: string,
     @Param('userId') userId: string,
+    @Query() query: HandOverQueryDto,
     @CurrentPrincipal() principal: SessionPrincipal,
     @AuditOrigin() origin: RequestOrigin,
   ): Promise<RemovedMemberDto> {
-    return this.members.remove(orgId, userId, actorOf(principal), origin);
+    return this.members.remove(orgId, userId, actorOf(principal), origin, { handOver: query.handOver === 'true' });
   }
 }

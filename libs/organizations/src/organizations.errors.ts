@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '@app/common';
+import { ConflictError, DomainError, NotFoundError } from '@app/common';
 
 export class OrganizationNotFoundError extends NotFoundError {
   constructor() {
@@ -33,5 +33,11 @@ export class LastAdminError extends ConflictError {
 export class InvitationNotFoundError extends NotFoundError {
   constructor() {
     super('Pending invitation');
+  }
+}
+
+export class HandOverToSelfError extends DomainError {
+  constructor() {
+    super('invalid_hand_over', 'handOver passes the keys to you, the acting admin: it cannot be used on yourself', 'invalid_input');
   }
 }
