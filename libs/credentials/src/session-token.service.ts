@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { AppConfig } from '@app/config';
-import { isUuid } from '@app/database';
+import { CleanupScheduler, isUuid } from '@app/database';
 import { UserDirectory } from '@app/tenancy';
 import type { SessionPrincipal } from './principal';
 
@@ -13,14 +13,21 @@ import type { SessionPrincipal } from './principal';
  * everywhere", a used reset link). Both are checked in the one lookup that finds the person.
  */
 @Injectable()
-export class SessionTokenService {
+export class SessionTokenService implements OnModuleInit {
   private readonly key: Uint8Array;
+  private readonly logger = new Logger('Sessions');
 
   constructor(
     private readonly config: AppConfig,
     private readonly users: UserDirectory,
+    private readonly scheduler: CleanupScheduler,
   ) {
     this.key = new TextEncoder().encode(config.sessionSecret);
+  }
+
+  /** Signed-out session ids are forgotten once their sessions would have expired anyway. */
+  onModuleInit(): void {
+    this.scheduler.every('revoked-sessions-cleanup', () => this.users.forgetExpiredRevokedSessions(), this.logger);
   }
 
   async issue(userId: string): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }> {
