@@ -5,6 +5,7 @@ import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AuthRateLimitService } from './auth-rate-limit.service';
+import { LoginPageController } from './login-page.controller';
 import { ResetPasswordPageController } from './reset-password-page.controller';
 import { SessionsController } from './sessions.controller';
 import { SignupPageController } from './signup-page.controller';
@@ -12,7 +13,7 @@ import { SignupPageController } from './signup-page.controller';
 /** Sign-up (REST and HTML), password login, sign-out, password-reset links in use, and `GET /api/me`. */
 @Module({
   imports: [RateLimitModule, TenancyModule],
-  controllers: [AuthController, SessionsController, SignupPageController, ResetPasswordPageController],
+  controllers: [AuthController, SessionsController, SignupPageController, LoginPageController, ResetPasswordPageController],
   providers: [AccountsService, AuthService, AuthRateLimitService],
   exports: [AccountsService, AuthService],
 })

@@ -7,7 +7,7 @@ import { authorizePath } from './authorize-urls';
 import type { ValidatedAuthorization } from './authorize-request.validator';
 import { OAuthPageError } from './oauth.errors';
 import { groupProjects } from './reachable-projects';
-import { redirectHost } from './redirect-uri';
+import { metadataDocumentHost, redirectHost } from './redirect-uri';
 import { AuthorizationRequestsRepository, PendingAuthorization } from './store/authorization-requests.repository';
 import type { ConsentView } from './views/consent.view';
 
@@ -61,6 +61,7 @@ export class ConsentViewService {
       requestId,
       csrfToken,
       clientName: pending.clientName,
+      clientIdHost: metadataDocumentHost(pending.clientId),
       redirectHost: redirectHost(pending.redirectUri),
       userEmail: (await this.users.findById(userId))?.email ?? '',
       switchAccountHref: `/login?next=${encodeURIComponent(authorizePath(pending))}`,

@@ -6,4 +6,5 @@ export type { OAuthClient } from './entities/oauth-client.entity';
 export type { AuthorizationRequest } from './entities/authorization-request.entity';
 export type { AuthorizationCode } from './entities/authorization-code.entity';
 export * from './oauth-cleanup.service';
+export * from './client-metadata';
 export * from './views/error.view';

@@ -7,6 +7,9 @@ import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import { RateLimitService } from '@app/rate-limit';
+import { ClientMetadataDocumentService } from './client-metadata/client-metadata-document.service';
+import { ClientMetadataError, ClientMetadataRateLimitError } from './client-metadata/client-metadata.errors';
+import type { ClientMetadata } from './client-metadata/document-validation';
 import { CLIENT_AUTH_METHODS, ClientAuthMethod } from './entities/oauth-client.entity';
 import { invalidClient, OAuthError } from './oauth.errors';
 import { digestsEqual, parseBasicCredentials, singleParam } from './oauth-params';
@@ -43,6 +46,7 @@ export class OAuthClientsService {
     private readonly config: AppConfig,
     private readonly audit: AuditService,
     private readonly rateLimits: RateLimitService,
+    private readonly documents: ClientMetadataDocumentService,
   ) {}
 
   /**
@@ -92,9 +96,33 @@ export class OAuthClientsService {
     };
   }
 
-  async find(clientId: string): Promise<RegisteredClient | null> {
+  /**
+   * The client named by `clientId`: a registered one, or — when `clientId` is an https URL — the
+   * client its metadata document describes (fetched or cached; a `ClientMetadataError` says
+   * why it cannot be used). `requesterIp` counts a document fetch against that address's limit.
+   */
+  async find(clientId: string, requesterIp: string | null = null): Promise<RegisteredClient | null> {
+    if (this.documents.isMetadataDocumentClientId(clientId)) return this.documentClient(clientId, requesterIp);
     const row = await this.findRow(clientId);
     return row ? toClient(row) : null;
+  }
+
+  /**
+   * A metadata-document client, kept in `oauth_clients` too (its `client_id` is the URL; public,
+   * no secret) so that consent requests, codes and grants reference it like any client. The
+   * row follows the document's name and redirect URIs at each resolution.
+   */
+  private async documentClient(clientId: string, requesterIp: string | null): Promise<RegisteredClient> {
+    const metadata: ClientMetadata = await this.documents.resolve(clientId, requesterIp);
+    const grantTypes = [...SUPPORTED_GRANT_TYPES];
+    await this.dataSource.query(
+      `INSERT INTO oauth_clients AS c (client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash, registration_ip)
+       VALUES ($1, $2, $3, $4, 'none', NULL, NULL)
+       ON CONFLICT (client_id) DO UPDATE SET client_name = excluded.client_name, redirect_uris = excluded.redirect_uris
+        WHERE c.client_name IS DISTINCT FROM excluded.client_name OR c.redirect_uris IS DISTINCT FROM excluded.redirect_uris`,
+      [metadata.clientId, metadata.clientName, metadata.redirectUris, grantTypes],
+    );
+    return { clientId: metadata.clientId, clientName: metadata.clientName, redirectUris: metadata.redirectUris, grantTypes, tokenEndpointAuthMethod: 'none' };
   }
 
   /**
@@ -120,6 +148,18 @@ export class OAuthClientsService {
       secret = basic.clientSecret;
     }
     if (!clientId) throw invalidClient('Client authentication failed: client_id is missing', usedBasic);
+    if (this.documents.isMetadataDocumentClientId(clientId)) {
+      if (secret !== undefined) throw invalidClient('Client authentication failed: a metadata-document client is public and has no secret', usedBasic);
+      try {
+        return await this.documentClient(clientId, null);
+      } catch (error) {
+        if (error instanceof ClientMetadataRateLimitError) {
+          throw new OAuthError('temporarily_unavailable', error.message, { retryAfterSeconds: error.retryAfterSeconds });
+        }
+        if (!(error instanceof ClientMetadataError)) throw error;
+        throw invalidClient(`Client authentication failed: ${error.message}`, usedBasic);
+      }
+    }
     const row = await this.findRow(clientId);
     if (!row) throw invalidClient('Client authentication failed: unknown client', usedBasic);
     if (row.tokenEndpointAuthMethod === 'none') {

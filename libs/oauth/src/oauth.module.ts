@@ -1,14 +1,13 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '@app/auth';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
+import { ClientMetadataModule } from './client-metadata/client-metadata.module';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
 import { CodeExchangeService } from './code-exchange.service';
 import { ConsentDecisionService } from './consent-decision.service';
 import { ConsentViewService } from './consent-view.service';
-import { LoginController } from './login.controller';
 import { OAuthCleanupService } from './oauth-cleanup.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
@@ -25,8 +24,8 @@ import { TokenRevocationService } from './token-revocation.service';
  * clients, consent requests and codes; grants and tokens are the credentials store's.
  */
 @Module({
-  imports: [OAuthStoreModule, AuthModule, RateLimitModule, TenancyModule],
-  controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
+  imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule],
+  controllers: [OAuthController, AuthorizeController, AgentGrantsController],
   providers: [
     OAuthClientsService,
     AuthorizeRequestValidator,
@@ -40,6 +39,6 @@ import { TokenRevocationService } from './token-revocation.service';
     OAuthGrantsService,
     OAuthCleanupService,
   ],
-  exports: [OAuthGrantsService],
+  exports: [OAuthGrantsService, ClientMetadataModule],
 })
 export class OAuthModule {}

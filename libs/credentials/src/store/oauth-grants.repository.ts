@@ -4,14 +4,12 @@ import { queryReturning } from '@app/database';
 import { OAuthGrant } from '../entities/oauth-grant.entity';
 import type { AgentPermission } from '../permissions';
 
-/** A grant as the connected-clients list shows it (names of the client are the OAuth server's). */
+/** A grant as the connected-clients list shows it (the names of its client and project are their owners'). */
 export interface ListedGrant {
   id: string;
   clientId: string;
   projectId: string;
-  projectName: string;
   organizationId: string;
-  organizationName: string;
   permissions: AgentPermission[];
   createdAt: Date;
   lastUsedAt: Date | null;
@@ -43,25 +41,29 @@ export class OAuthGrantsRepository {
     return em.getRepository(OAuthGrant).findOneBy({ id: grantId });
   }
 
+  /**
+   * The grant, locked until the transaction ends. Every change to a grant's tokens (issue,
+   * rotate, revoke) takes this lock first, so concurrent requests on one grant queue in one
+   * order instead of deadlocking on its token rows.
+   */
+  findForUpdate(em: EntityManager, grantId: string): Promise<OAuthGrant | null> {
+    return em.getRepository(OAuthGrant).findOne({ where: { id: grantId }, lock: { mode: 'pessimistic_write' } });
+  }
+
   /** The person's live grants that produced tokens, newest first, with their last use. */
   async listLiveForUser(userId: string): Promise<ListedGrant[]> {
     const rows: {
       id: string;
       client_id: string;
       project_id: string;
-      project_name: string;
       organization_id: string;
-      organization_name: string;
       permissions: AgentPermission[];
       created_at: Date;
       last_used_at: Date | null;
     }[] = await this.dataSource.query(
-      `SELECT g.id, g.client_id, g.project_id, p.name AS project_name,
-              g.organization_id, o.name AS organization_name, g.permissions, g.created_at,
+      `SELECT g.id, g.client_id, g.project_id, g.organization_id, g.permissions, g.created_at,
               (SELECT max(greatest(t.last_used_at, t.created_at)) FROM agent_tokens t WHERE t.grant_id = g.id) AS last_used_at
          FROM oauth_grants g
-         JOIN projects p ON p.id = g.project_id AND p.deleted_at IS NULL
-         JOIN organizations o ON o.id = g.organization_id
         WHERE g.user_id = $1 AND g.revoked_at IS NULL
           AND EXISTS (SELECT 1 FROM agent_tokens t WHERE t.grant_id = g.id)
         ORDER BY g.created_at DESC, g.id`,
@@ -71,9 +73,7 @@ export class OAuthGrantsRepository {
       id: r.id,
       clientId: r.client_id,
       projectId: r.project_id,
-      projectName: r.project_name,
       organizationId: r.organization_id,
-      organizationName: r.organization_name,
       permissions: r.permissions,
       createdAt: r.created_at,
       lastUsedAt: r.last_used_at,
