@@ -163,6 +163,8 @@ describe('people over time: invitations, reset links, sign-out (SPEC §8)', () =
       expect(ttl).toBeLessThanOrEqual(60 * 60 * 1000);
 
       await api().post('/api/auth/password-reset').send({ token: issued.body.token, password: 'short' }).expect(400);
+      const breached = await api().post('/api/auth/password-reset').send({ token: issued.body.token, password: 'password1234' }).expect(400);
+      expect(JSON.stringify(breached.body)).not.toContain(issued.body.token);
       await api().post('/api/auth/password-reset').send({ token: issued.body.token, password: 'the brand new password' }).expect(204);
       await api().get('/api/me').auth(before, bearer).expect(401);
       await login(person.email, person.password).expect(401);

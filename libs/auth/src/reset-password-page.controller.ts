@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { InvalidResetLinkError, PasswordResetService, Public } from '@app/credentials';
 import { sendPage } from '@app/web';
+import { isCommonlyBreachedPassword } from './breached-passwords';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './dto/signup.dto';
 import { passwordChangedPage, resetLinkInvalidPage, resetPasswordPage } from './views/reset-password.view';
 
@@ -27,9 +28,15 @@ export class ResetPasswordPageController {
   async submit(@Body() body: Record<string, unknown>, @Res() res: Response, @AuditOrigin() origin: RequestOrigin): Promise<void> {
     const token = typeof body.token === 'string' ? body.token : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+    const problem =
+      password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH
+        ? `The password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters.`
+        : isCommonlyBreachedPassword(password)
+          ? 'This password is one of the most commonly breached ones and would be guessed quickly. Choose another (a few unrelated words work well).'
+          : undefined;
+    if (problem) {
       if (!(await this.resets.isUsable(token))) return sendPage(res, 404, resetLinkInvalidPage());
-      return sendPage(res, 400, resetPasswordPage(token, `The password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters.`));
+      return sendPage(res, 400, resetPasswordPage(token, problem));
     }
     try {
       await this.resets.use(token, password, origin);

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
+import { IsNotCommonlyBreached } from '../breached-passwords';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './signup.dto';
 
 export class PasswordResetDto {
@@ -12,5 +13,6 @@ export class PasswordResetDto {
   @IsString()
   @MinLength(PASSWORD_MIN_LENGTH)
   @MaxLength(PASSWORD_MAX_LENGTH)
+  @IsNotCommonlyBreached()
   password: string;
 }
