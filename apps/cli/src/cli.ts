@@ -8,6 +8,8 @@ import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
+import { PasswordResetService } from '@app/credentials';
+import { UserDirectory } from '@app/tenancy';
 import { DataFolderLockedError, runMigrations } from '@app/database';
 import { backup, restore } from './backup';
 import { CliModule } from './cli.module';
@@ -39,6 +41,10 @@ Commands:
   restore <file>
       Replace the embedded database with a backup made by \`backup\` (stop the service first). The
       current data folder is moved aside, never deleted.
+  reset-link --email <email>
+      Print a one-time password-reset link for the account with this email (for example the only
+      admin, locked out). The link works once, for an hour; using it ends every session of that
+      person. Shown once: pass it on to the person. Runs the migrations first.
   help
       Show this text.
 `;
@@ -51,7 +57,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return command ? EXIT.ok : EXIT.usage;
   }
   if (command === 'backup' || command === 'restore') return backupCommand(command, rest, io);
-  if (command !== 'migrate' && command !== 'create-admin') {
+  if (command !== 'migrate' && command !== 'create-admin' && command !== 'reset-link') {
     io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
     return EXIT.usage;
   }
@@ -59,7 +65,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     options = parseArgs({
       args: rest,
-      options: command === 'create-admin' ? { email: { type: 'string' }, name: { type: 'string' }, organization: { type: 'string' } } : {},
+      options:
+        command === 'create-admin'
+          ? { email: { type: 'string' }, name: { type: 'string' }, organization: { type: 'string' } }
+          : command === 'reset-link'
+            ? { email: { type: 'string' } }
+            : {},
       strict: true,
       allowPositionals: false,
     }).values as typeof options;
@@ -89,6 +100,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     });
   }
+
+  if (command === 'reset-link') return resetLink(config, options.email, io);
 
   const missing = (['email', 'name', 'organization'] as const).filter((k) => !options[k]);
   if (missing.length) {
@@ -141,6 +154,25 @@ async function backupCommand(command: 'backup' | 'restore', args: string[], io: 
   }
   const outcome = command === 'backup' ? await backup(config, args[0], io) : await restore(config, args[0], io);
   return EXIT[outcome];
+}
+
+/** `reset-link --email`: a one-time reset link for any account, printed once. */
+async function resetLink(config: AppConfig, email: string | undefined, io: CliIo): Promise<number> {
+  if (!email) {
+    io.stderr.write(`reset-link needs --email.\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  return withContext(config, io, async (app) => {
+    await migrate(app, io);
+    const userId = await app.get(UserDirectory).idByEmail(email);
+    if (!userId) {
+      io.stderr.write(`No account uses the email ${email}.\n`);
+      return EXIT.failed;
+    }
+    const issued = await app.get(PasswordResetService).issue(userId, { actorType: 'cli', actorId: null, organizationId: null });
+    io.stdout.write(`Password-reset link for ${email} (works once, until ${issued.expiresAt}):\n${issued.link}\n`);
+    return EXIT.ok;
+  });
 }
 
 async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {

@@ -24,6 +24,12 @@ export type AuditAction =
   | 'project.created'
   | 'project.deleted'
   | 'organization.created'
+  | 'invitation.created'
+  | 'invitation.withdrawn'
+  | 'invitation.accepted'
+  | 'password_reset.issued'
+  | 'password_reset.used'
+  | 'api_key.handed_over'
   /** An agent's capability call that changes data, e.g. `capability.delete_task`. */
   | `capability.${string}`;
 

@@ -41,6 +41,16 @@ export interface RevokedAccess {
   revokedGrants: number;
 }
 
+/** What a person leaving (or losing the admin role) held, and what became of their `rk_` keys. */
+export interface OffboardingReport {
+  /** The `rk_` keys they created: revoked, or handed over to the acting admin. */
+  apiKeys: { outcome: 'revoked' | 'handed_over'; keys: { id: string; name: string }[] };
+  /** Service keys they created: kept working (the machines' credentials), to be rotated. */
+  serviceKeys: { id: string; name: string }[];
+  /** Live project tokens derived from those service keys: kept working, to be rotated. */
+  derivedTokens: { id: string; serviceKeyId: string; projectId: string }[];
+}
+
 const SYSTEM: RevocationContext = { actorType: 'system', actorId: null };
 
 /**
@@ -77,6 +87,40 @@ export class CredentialRevoker {
     const grants = await this.grants.revokeForMember(em, organizationId, userId);
     for (const grant of grants) await this.endGrant(em, grant, { ...context, reason: 'member_removed' });
     return { revokedTokens, revokedGrants: grants.length };
+  }
+
+  /**
+   * A person was removed or lost the admin role: the `rk_` keys they created in the
+   * organisation end (or, by the acting admin's explicit choice, pass to `handOverTo`), each
+   * audited; the service keys they created and the tokens derived from them are listed, not
+   * ended. Runs in the caller's transaction.
+   */
+  async offboard(
+    em: EntityManager,
+    organizationId: string,
+    userId: string,
+    options: { handOverTo: string | null; reason: 'member_removed' | 'member_demoted' },
+    context: RevocationContext = SYSTEM,
+  ): Promise<OffboardingReport> {
+    const keys = await this.apiKeys.endOrHandOverCreatedBy(em, organizationId, userId, options.handOverTo);
+    for (const key of keys) {
+      await this.audit.record(em, {
+        organizationId,
+        actorType: context.actorType,
+        actorId: context.actorId ?? null,
+        action: options.handOverTo ? 'api_key.handed_over' : 'api_key.revoked',
+        targetType: 'api_key',
+        targetId: key.id,
+        metadata: { name: key.name, reason: options.reason, createdBy: userId, ...(options.handOverTo ? { handedOverTo: options.handOverTo } : {}) },
+        origin: context.origin,
+      });
+    }
+    const serviceKeys = (await this.serviceKeys.liveCreatedBy(em, organizationId, userId)).map((k) => ({ id: k.id, name: k.name }));
+    const derivedTokens = await this.agentTokens.liveDerivedFrom(
+      em,
+      serviceKeys.map((k) => k.id),
+    );
+    return { apiKeys: { outcome: options.handOverTo ? 'handed_over' : 'revoked', keys }, serviceKeys, derivedTokens };
   }
 
   /** A project was deleted: every agent token bound to it and every grant on it stop working. */

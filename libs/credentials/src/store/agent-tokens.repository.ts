@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, queryReturning } from '@app/database';
 import { AgentToken } from '../entities/agent-token.entity';
 import type { AgentPermission } from '../permissions';
@@ -160,6 +160,18 @@ export class AgentTokensRepository {
 
   revokeForMember(em: EntityManager, organizationId: string, userId: string): Promise<number> {
     return this.revokeWhere(em, 'user_id = $1 AND organization_id = $2', [userId, organizationId]);
+  }
+
+  /** The live project tokens derived from these service keys. */
+  async liveDerivedFrom(em: EntityManager, serviceKeyIds: string[]): Promise<{ id: string; serviceKeyId: string; projectId: string }[]> {
+    if (!serviceKeyIds.length) return [];
+    const rows = await em.getRepository(AgentToken).find({
+      where: { serviceKeyId: In(serviceKeyIds), revokedAt: IsNull() },
+      select: { id: true, serviceKeyId: true, projectId: true, createdAt: true, expiresAt: true },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    const now = Date.now();
+    return rows.filter((r) => !r.expiresAt || r.expiresAt.getTime() > now).map((r) => ({ id: r.id, serviceKeyId: r.serviceKeyId!, projectId: r.projectId }));
   }
 
   revokeForProject(em: EntityManager, projectId: string): Promise<number> {

@@ -9,7 +9,12 @@ import type { ApiKeyPermission } from '../permissions';
 export class ApiKeysRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** One indexed lookup by digest; revoked and expired keys are not found. */
+  /**
+   * One indexed lookup by digest; revoked and expired keys are not found, nor a key whose
+   * creator is no longer an admin of its organisation (a key never does more than its creator
+   * may do now). The creator's role is read in the same query (a primary-key probe of
+   * `memberships`, read-only), so the check costs no extra round trip.
+   */
   findLiveByHash(keyHash: string): Promise<ApiKey | null> {
     return this.dataSource
       .getRepository(ApiKey)
@@ -17,7 +22,25 @@ export class ApiKeysRepository {
       .where('k.keyHash = :keyHash', { keyHash })
       .andWhere('k.revokedAt IS NULL')
       .andWhere('(k.expiresAt IS NULL OR k.expiresAt > now())')
+      .andWhere(
+        `(k.createdBy IS NULL OR EXISTS (SELECT 1 FROM memberships m
+           WHERE m.organization_id = k.organization_id AND m.user_id = k.created_by AND m.role = 'admin'))`,
+      )
       .getOne();
+  }
+
+  /**
+   * The live keys a person created in an organisation, ended (revoked) or handed over to
+   * another admin (`handOverTo`), in the caller's transaction. The keys changed.
+   */
+  endOrHandOverCreatedBy(em: EntityManager, organizationId: string, userId: string, handOverTo: string | null): Promise<{ id: string; name: string }[]> {
+    return queryReturning<{ id: string; name: string }>(
+      em,
+      handOverTo
+        ? `UPDATE api_keys SET created_by = $3 WHERE organization_id = $1 AND created_by = $2 AND revoked_at IS NULL RETURNING id, name`
+        : `UPDATE api_keys SET revoked_at = now() WHERE organization_id = $1 AND created_by = $2 AND revoked_at IS NULL RETURNING id, name`,
+      handOverTo ? [organizationId, userId, handOverTo] : [organizationId, userId],
+    );
   }
 
   async create(
