@@ -21,7 +21,8 @@ export type AuditAction =
   | 'member.removed'
   | 'project.created'
   | 'project.deleted'
-  | 'organization.created';
+  | 'organization.created'
+  | 'client_policy.updated';
 
 /** Audit actions that are revocations, and their name in the revocation metric. */
 const REVOCATIONS = {
