@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { RequestOrigin } from '@app/audit';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
 import { sendPage, sendRedirect } from '@app/web';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
@@ -39,12 +39,12 @@ export class AuthorizeController {
   }
 
   @Post()
-  async decide(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async decide(@Body() body: Record<string, unknown>, @AuditOrigin() origin: RequestOrigin, @Req() req: Request, @Res() res: Response): Promise<void> {
     const userId = await this.sessionUser(req);
     if (!userId) {
       throw new OAuthPageError(401, 'Signed out', 'Your session ended before you answered. Start again from the application.');
     }
-    const outcome = await this.decisions.decide(userId, body ?? {}, originOf(req));
+    const outcome = await this.decisions.decide(userId, body ?? {}, origin);
     if (outcome.kind === 'redirect') return sendRedirect(res, 303, outcome.location);
     sendPage(res, outcome.status, consentPage(outcome.view));
   }
@@ -54,8 +54,4 @@ export class AuthorizeController {
     if (!jwt) return null;
     return (await this.sessions.resolve(jwt))?.userId ?? null;
   }
-}
-
-export function originOf(req: Request): RequestOrigin {
-  return { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null };
 }
