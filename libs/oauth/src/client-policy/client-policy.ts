@@ -23,15 +23,16 @@ export function admitsClient(policy: ClientPolicy, clientId: string): boolean {
 export const MAX_ALLOWED_HOSTS = 100;
 
 /**
- * The canonical form of a host an administrator lists: lower case, a port only when it is not
- * 443, no scheme, path, user info or wildcard. Null when it is not a host.
+ * The canonical form of a host an administrator lists, as a URL parser prints a `client_id` URL's
+ * host: lower case (an international name in its `xn--` form), a port only when it is not 443.
+ * No scheme, path, user info or wildcard. Null when it is not a host.
  */
 export function canonicalHost(raw: string): string | null {
   const value = raw.trim().toLowerCase();
   if (!value || value.length > 260 || /[\s/\\@?#*]/.test(value)) return null;
   try {
     const url = new URL(`https://${value}`);
-    if (url.host !== value || !url.hostname) return null;
+    if (!url.hostname || url.pathname !== '/' || url.username || url.password) return null;
     return url.host;
   } catch {
     return null;
