@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { OrganizationClientPolicy } from './client-policy.entity';
 import { ANY_CLIENT, ClientPolicy } from './client-policy';
 
@@ -21,9 +21,7 @@ export class ClientPolicyRepository {
   async findMany(organizationIds: string[]): Promise<Map<string, ClientPolicy>> {
     const result = new Map<string, ClientPolicy>(organizationIds.map((id) => [id, ANY_CLIENT]));
     if (organizationIds.length === 0) return result;
-    const rows = await this.dataSource.getRepository(OrganizationClientPolicy).createQueryBuilder('p')
-      .where('p.organization_id = ANY(:ids)', { ids: [...new Set(organizationIds)] })
-      .getMany();
+    const rows = await this.dataSource.getRepository(OrganizationClientPolicy).findBy({ organizationId: In([...new Set(organizationIds)]) });
     for (const row of rows) {
       result.set(row.organizationId, { mode: row.mode, allowedHosts: row.allowedHosts, allowRegisteredClients: row.allowRegisteredClients });
     }
