@@ -156,6 +156,15 @@ const ROWS: Row[] = [
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'POST /api/organizations/:orgId/api-keys/:keyId/rotate',
+    call: async (t, team) => ({
+      method: 'post',
+      path: `${org(team)}/api-keys/${(await createApiKey(t.dataSource, team.organization.id, ['projects:read'])).id}/rotate`,
+      body: { overlapSeconds: 60 },
+    }),
+    expected: '201 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'GET /api/organizations/:orgId/audit-events',
     permission: 'audit:read',
     call: async (_t, team) => ({ method: 'get', path: `${org(team)}/audit-events` }),
@@ -220,6 +229,19 @@ const ROWS: Row[] = [
       return { method: 'post', path: `${serviceKeys(team)}/${keyId}/tokens/${await freshDerivedToken(t, team, keyId)}/revoke` };
     },
     expected: '200 403 404 200 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/organizations/:orgId/agent-service-keys/:keyId/tokens/:tokenId/rotate',
+    permission: 'service_keys:write',
+    call: async (t, team) => {
+      const keyId = await freshServiceKey(t, team);
+      return {
+        method: 'post',
+        path: `${serviceKeys(team)}/${keyId}/tokens/${await freshDerivedToken(t, team, keyId)}/rotate`,
+        body: { overlapSeconds: 60 },
+      };
+    },
+    expected: '201 403 404 201 403 404 403 401 401 401',
   },
 ];
 

@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
 import { DataFolderLockedError, runMigrations } from '@app/database';
+import { backup, restore } from './backup';
 import { CliModule } from './cli.module';
 
 export interface CliIo {
@@ -32,6 +33,12 @@ Commands:
       SIGNUP_ENABLED=false). Runs the migrations first. The password is read from the environment
       variable ADMIN_PASSWORD or, when that is unset, from standard input (asked for without echo on
       a terminal); it is never taken from the command line.
+  backup <file>
+      Write a consistent copy of the embedded database (DATA_DIR) to <file>, a gzip tarball. Works
+      while the service runs: the copy is made by the service. With DATABASE_URL: use pg_dump.
+  restore <file>
+      Replace the embedded database with a backup made by \`backup\` (stop the service first). The
+      current data folder is moved aside, never deleted.
   help
       Show this text.
 `;
@@ -43,6 +50,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(USAGE);
     return command ? EXIT.ok : EXIT.usage;
   }
+  if (command === 'backup' || command === 'restore') return backupCommand(command, rest, io);
   if (command !== 'migrate' && command !== 'create-admin') {
     io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
     return EXIT.usage;
@@ -116,6 +124,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       throw error;
     }
   });
+}
+
+async function backupCommand(command: 'backup' | 'restore', args: string[], io: CliIo): Promise<number> {
+  if (args.length !== 1 || args[0].startsWith('-')) {
+    io.stderr.write(`${command} needs exactly one argument: the backup file.\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  let config: AppConfig;
+  try {
+    config = AppConfig.fromEnvironment(io.env);
+  } catch (error) {
+    if (!(error instanceof ConfigValidationError)) throw error;
+    io.stderr.write(`${error.message}\n`);
+    return EXIT.config;
+  }
+  const outcome = command === 'backup' ? await backup(config, args[0], io) : await restore(config, args[0], io);
+  return EXIT[outcome];
 }
 
 async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie } from '@app/credentials';
-import { FormCsrf, sendPage, sendRedirect } from '@app/web';
+import { FormCsrf, PageErrorFilter, sendPage, sendRedirect } from '@app/web';
 import { AccountsService } from './accounts.service';
 import { EmailTakenError, TooManySignupsError } from './auth.errors';
 import { AuthRateLimitService } from './auth-rate-limit.service';
@@ -25,6 +25,7 @@ export const WELCOME_PATH = '/signup/welcome';
  */
 @Public()
 @ApiExcludeController()
+@UseFilters(PageErrorFilter)
 @Controller('signup')
 export class SignupPageController {
   private readonly csrf: FormCsrf;

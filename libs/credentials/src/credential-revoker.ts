@@ -47,11 +47,12 @@ const SYSTEM: RevocationContext = { actorType: 'system', actorId: null };
 /**
  * Every revocation of a credential and what it takes with it, in one place:
  * - a grant → its refresh tokens and access tokens (and a `grant.revoked` audit event);
- * - a service key → every project token derived from it;
+ * - a service key → every project token derived from it (the active ones and those rotating out);
  * - a member leaving an organisation → their agent tokens and grants in it;
  * - a project deleted → every agent token bound to it and every grant on it;
  * - an organisation refusing a client → that client's grants in it;
- * - a single project token, OAuth access token or API key → itself.
+ * - an API key → itself and the key it replaced while that one rotates out;
+ * - a single project token or OAuth access token → itself.
  * Each is a conditional update (only live rows change), run inside the caller's transaction
  * (its EntityManager), so the change that causes it and the revocations commit together.
  */
@@ -114,9 +115,11 @@ export class CredentialRevoker {
     await this.agentTokens.revokeOAuthTokenByHash(tokenHash, clientId);
   }
 
-  /** One API key. Null when it is unknown or already revoked. */
-  revokeApiKey(em: EntityManager, organizationId: string, id: string): Promise<{ name: string; revokedAt: Date } | null> {
-    return this.apiKeys.revoke(em, organizationId, id);
+  /** One API key, and the key it replaced if that one is still rotating out. Null when it is unknown or already revoked. */
+  async revokeApiKey(em: EntityManager, organizationId: string, id: string): Promise<{ name: string; revokedAt: Date } | null> {
+    const revoked = await this.apiKeys.revoke(em, organizationId, id);
+    if (revoked) await this.apiKeys.revokeRotatingOutPredecessor(em, organizationId, id);
+    return revoked;
   }
 
   private async endGrant(em: EntityManager, grant: RevokedGrant, context: GrantRevocationContext): Promise<GrantRevocationResult> {

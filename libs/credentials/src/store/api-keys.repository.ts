@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { queryReturning } from '@app/database';
+import { queryAffected, queryReturning } from '@app/database';
 import { ApiKey } from '../entities/api-key.entity';
 import type { ApiKeyPermission } from '../permissions';
 
@@ -22,7 +22,15 @@ export class ApiKeysRepository {
 
   async create(
     em: EntityManager,
-    key: { organizationId: string; name: string; keyHash: string; permissions: ApiKeyPermission[]; createdBy: string; expiresAt: Date | null },
+    key: {
+      id?: string;
+      organizationId: string;
+      name: string;
+      keyHash: string;
+      permissions: ApiKeyPermission[];
+      createdBy: string | null;
+      expiresAt: Date | null;
+    },
   ): Promise<ApiKey> {
     const repository = em.getRepository(ApiKey);
     const { id } = (await repository.insert(key)).identifiers[0] as { id: string };
@@ -47,6 +55,54 @@ export class ApiKeysRepository {
       [id, organizationId],
     );
     return row ? { name: row.name, revokedAt: row.revoked_at } : null;
+  }
+
+  /** The key that `id` replaced and that is still rotating out, if any. */
+  findRotatingOutPredecessor(em: EntityManager, id: string): Promise<ApiKey | null> {
+    return em
+      .getRepository(ApiKey)
+      .createQueryBuilder('k')
+      .where('k.replacedById = :id', { id })
+      .andWhere('k.revokedAt IS NULL AND k.expiresAt > now()')
+      .getOne();
+  }
+
+  /**
+   * Conditional: the key starts rotating out to `replacementId`, working until now +
+   * `overlapSeconds` (or its own earlier expiry). Null when it is unknown, revoked, expired,
+   * already rotating out, or itself replaces a key still rotating out (at most one more key
+   * per rotation). A concurrent second rotation waits for this row and then finds it replaced.
+   */
+  async startRotation(
+    em: EntityManager,
+    organizationId: string,
+    id: string,
+    replacementId: string,
+    overlapSeconds: number,
+  ): Promise<{ expiresAt: Date } | null> {
+    const [row] = await queryReturning<{ expires_at: Date }>(
+      em,
+      `UPDATE api_keys
+          SET replaced_by_id = $3,
+              expires_at = LEAST(coalesce(expires_at, 'infinity'::timestamptz), now() + make_interval(secs => $4))
+        WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL AND replaced_by_id IS NULL
+          AND (expires_at IS NULL OR expires_at > now())
+          AND NOT EXISTS (SELECT 1 FROM api_keys p
+                           WHERE p.replaced_by_id = $1 AND p.revoked_at IS NULL AND p.expires_at > now())
+        RETURNING expires_at`,
+      [id, organizationId, replacementId, Math.trunc(overlapSeconds)],
+    );
+    return row ? { expiresAt: row.expires_at } : null;
+  }
+
+  /** The key `id` replaced, when it is still rotating out: revoking a key ends its overlap too. */
+  revokeRotatingOutPredecessor(em: EntityManager, organizationId: string, id: string): Promise<number> {
+    return queryAffected(
+      em,
+      `UPDATE api_keys SET revoked_at = now()
+        WHERE replaced_by_id = $1 AND organization_id = $2 AND revoked_at IS NULL AND expires_at > now()`,
+      [id, organizationId],
+    );
   }
 
   /** Writes batched `last_used_at` values in one statement; a stored later use is kept. */
