@@ -65,6 +65,30 @@ describe('OAuth with a Client ID Metadata Document client', () => {
     expect(consent.html).toContain(`Identified by <strong><code>127.0.0.1:${docs.port}</code></strong>`);
   });
 
+  it('warns when the client is new to this person, and when every redirect goes to localhost', async () => {
+    const { browser, project } = await signedIn();
+    const first = await openConsent(browser, authorizeQuery(client.client_id));
+    expect(first.html).toContain('id="consent-new-client"');
+    expect(first.html).toContain(`You have not connected this application before. Check that <strong><code>127.0.0.1:${docs.port}</code></strong> is the site`);
+    expect(first.html).toContain('id="consent-localhost-only"');
+    expect(first.html).toContain('This application receives its answer only on this computer (localhost)');
+
+    await authorizeCode(t, { browser, client, projectId: project.id });
+    const again = await openConsent(browser, authorizeQuery(client.client_id));
+    expect(again.html).not.toContain('consent-new-client');
+    expect(again.html).toContain('consent-localhost-only');
+
+    // A client that also answers at a site is not "localhost only".
+    const web = docs.json('/web-client.json', (url) => ({
+      client_id: url,
+      client_name: 'Web Client',
+      redirect_uris: ['https://app.example.com/callback', TEST_REDIRECT_URI],
+    }));
+    const webPage = await openConsent(browser, authorizeQuery(web));
+    expect(webPage.html).toContain('consent-new-client');
+    expect(webPage.html).not.toContain('consent-localhost-only');
+  });
+
   it('connects end to end: code, token, MCP call, refresh, revoke', async () => {
     const { browser, project } = await signedIn();
     const { code, verifier, redirectUri } = await authorizeCode(t, { browser, client, projectId: project.id });

@@ -36,7 +36,7 @@ interface Team {
 }
 
 interface Call {
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   body?: object;
 }
@@ -148,6 +148,16 @@ const ROWS: Row[] = [
   {
     route: 'DELETE /api/organizations/:orgId/members/:userId',
     call: async (t, team) => ({ method: 'delete', path: `${org(team)}/members/${await freshMember(t, team)}` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'GET /api/organizations/:orgId/client-policy',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/client-policy` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'PUT /api/organizations/:orgId/client-policy',
+    call: async (_t, team) => ({ method: 'put', path: `${org(team)}/client-policy`, body: { mode: 'any' } }),
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {

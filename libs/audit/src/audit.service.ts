@@ -30,6 +30,7 @@ export type AuditAction =
   | 'password_reset.issued'
   | 'password_reset.used'
   | 'api_key.handed_over'
+  | 'client_policy.updated'
   /** An agent's capability call that changes data, e.g. `capability.delete_task`. */
   | `capability.${string}`;
 

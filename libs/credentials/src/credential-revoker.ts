@@ -20,7 +20,8 @@ export type GrantRevocationReason =
   | 'authorization_code_replay'
   | 'refresh_token_reuse'
   | 'member_removed'
-  | 'project_deleted';
+  | 'project_deleted'
+  | 'client_refused';
 
 /** Who ended a grant and why, for the audit trail. */
 export interface GrantRevocationContext extends RevocationContext {
@@ -59,6 +60,7 @@ const SYSTEM: RevocationContext = { actorType: 'system', actorId: null };
  * - a service key → every project token derived from it (the active ones and those rotating out);
  * - a member leaving an organisation → their agent tokens and grants in it;
  * - a project deleted → every agent token bound to it and every grant on it;
+ * - an organisation refusing a client → that client's grants in it;
  * - an API key → itself and the key it replaced while that one rotates out;
  * - a single project token or OAuth access token → itself.
  * Each is a conditional update (only live rows change), run inside the caller's transaction
@@ -128,6 +130,15 @@ export class CredentialRevoker {
     const revokedTokens = await this.agentTokens.revokeForProject(em, projectId);
     const grants = await this.grants.revokeForProject(em, projectId);
     for (const grant of grants) await this.endGrant(em, grant, { ...context, reason: 'project_deleted' });
+    return { revokedTokens, revokedGrants: grants.length };
+  }
+
+  /** An organisation stopped admitting these clients: their grants in it (with their tokens) end. */
+  async revokeClientAccess(em: EntityManager, organizationId: string, clientIds: string[], context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
+    if (clientIds.length === 0) return { revokedTokens: 0, revokedGrants: 0 };
+    const grants = await this.grants.revokeForOrganizationClients(em, organizationId, clientIds);
+    let revokedTokens = 0;
+    for (const grant of grants) revokedTokens += (await this.endGrant(em, grant, { ...context, reason: 'client_refused' })).revokedTokens;
     return { revokedTokens, revokedGrants: grants.length };
   }
 

@@ -6,6 +6,7 @@ import { AGENT_PERMISSION_NAMES, generateToken, hashToken, isAgentPermission, OA
 import { isUuid } from '@app/database';
 import { ProjectDirectory } from '@app/tenancy';
 import { errorRedirect } from './authorize-urls';
+import { ClientPolicyService } from './client-policy/client-policy.service';
 import { ConsentViewService, expiredRequest } from './consent-view.service';
 import { OAuthPageError } from './oauth.errors';
 import { digestsEqual, singleParam } from './oauth-params';
@@ -37,6 +38,7 @@ export class ConsentDecisionService {
     private readonly grants: OAuthGrantsRepository,
     private readonly projects: ProjectDirectory,
     private readonly audit: AuditService,
+    private readonly clientPolicies: ClientPolicyService,
   ) {}
 
   async decide(userId: string, body: Record<string, unknown>, origin: RequestOrigin): Promise<ConsentOutcome> {
@@ -77,6 +79,7 @@ export class ConsentDecisionService {
     const outcome = await this.dataSource.transaction(async (em) => {
       const reachable = (await this.projects.reachableBy(userId, em)).find((p) => p.id === projectParam.value);
       if (!reachable) return { kind: 'unreachable' as const };
+      if (!(await this.clientPolicies.admits(reachable.organization.id, pending.clientId, em))) return { kind: 'refused' as const };
       if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };
       const grantId = await this.grants.create(em, {
         userId,
@@ -115,6 +118,9 @@ export class ConsentDecisionService {
       return { kind: 'approved' as const, code };
     });
     if (outcome.kind === 'unreachable') return formError(403, 'You cannot give access to that project. Pick one of the projects listed.');
+    if (outcome.kind === 'refused') {
+      return formError(403, "That project's organisation does not allow this application to connect. Pick one of the projects listed.");
+    }
     if (outcome.kind === 'expired') throw expiredRequest();
     return {
       kind: 'redirect',

@@ -1,14 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AgentPermission, hashToken } from '@app/credentials';
+import { AgentPermission, hashToken, OAuthGrantsRepository } from '@app/credentials';
 import { isUuid } from '@app/database';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { authorizePath } from './authorize-urls';
 import type { ValidatedAuthorization } from './authorize-request.validator';
+import { ClientPolicyService } from './client-policy/client-policy.service';
 import { OAuthPageError } from './oauth.errors';
 import { groupProjects } from './reachable-projects';
-import { metadataDocumentHost, redirectHost } from './redirect-uri';
+import { isLoopbackRedirect, metadataDocumentHost, redirectHost } from './redirect-uri';
 import { AuthorizationRequestsRepository, PendingAuthorization } from './store/authorization-requests.repository';
+import { OAuthClientsRepository } from './store/oauth-clients.repository';
 import type { ConsentView } from './views/consent.view';
 
 /** How long the consent page stays valid after the authorize request. */
@@ -21,6 +23,9 @@ export class ConsentViewService {
     private readonly requests: AuthorizationRequestsRepository,
     private readonly users: UserDirectory,
     private readonly projects: ProjectDirectory,
+    private readonly clients: OAuthClientsRepository,
+    private readonly grants: OAuthGrantsRepository,
+    private readonly clientPolicies: ClientPolicyService,
   ) {}
 
   /** Stores the validated request for the consent page; returns its id and the form's CSRF token. */
@@ -57,15 +62,26 @@ export class ConsentViewService {
   ): Promise<ConsentView> {
     const pending = await this.findPending(requestId);
     if (!pending) throw expiredRequest();
+    const clientIdHost = metadataDocumentHost(pending.clientId);
+    const reachable = await this.projects.reachableBy(userId);
+    const admitting = await this.clientPolicies.admittingOrganizations(
+      reachable.map((p) => p.organization.id),
+      pending.clientId,
+    );
+    const refused = groupProjects(reachable.filter((p) => !admitting.has(p.organization.id)));
+    const redirectUris = (await this.clients.find(pending.clientId))?.redirectUris ?? [pending.redirectUri];
     return {
       requestId,
       csrfToken,
       clientName: pending.clientName,
-      clientIdHost: metadataDocumentHost(pending.clientId),
+      clientIdHost,
+      newClient: clientIdHost !== undefined && !(await this.grants.existsForUserAndClient(userId, pending.clientId)),
+      localhostOnly: redirectUris.every(isLoopbackRedirect),
       redirectHost: redirectHost(pending.redirectUri),
       userEmail: (await this.users.findById(userId))?.email ?? '',
       switchAccountHref: `/login?next=${encodeURIComponent(authorizePath(pending))}`,
-      groups: groupProjects(await this.projects.reachableBy(userId)),
+      groups: groupProjects(reachable.filter((p) => admitting.has(p.organization.id))),
+      refusedOrganizations: refused.map((g) => g.organizationName),
       checkedPermissions: choices.permissions ?? pending.requestedPermissions,
       selectedProjectId: choices.projectId,
       error: choices.error,

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
+import { ClientPolicyController } from './client-policy/client-policy.controller';
+import { ClientPolicyService } from './client-policy/client-policy.service';
 import { ClientMetadataModule } from './client-metadata/client-metadata.module';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
@@ -21,11 +23,11 @@ import { TokenRevocationService } from './token-revocation.service';
 /**
  * The OAuth authorisation server for AI clients (SPEC §5): registration, authorize with login
  * and consent, token, revocation, and the person's list of connected clients. It owns the
- * clients, consent requests and codes; grants and tokens are the credentials store's.
+ * clients, consent requests, codes and organisations' client policies; grants and tokens are the credentials store's.
  */
 @Module({
   imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule],
-  controllers: [OAuthController, AuthorizeController, AgentGrantsController],
+  controllers: [OAuthController, AuthorizeController, AgentGrantsController, ClientPolicyController],
   providers: [
     OAuthClientsService,
     AuthorizeRequestValidator,
@@ -38,6 +40,7 @@ import { TokenRevocationService } from './token-revocation.service';
     TokenRevocationService,
     OAuthGrantsService,
     OAuthCleanupService,
+    ClientPolicyService,
   ],
   exports: [OAuthGrantsService, ClientMetadataModule],
 })

@@ -132,6 +132,16 @@ export function redirectHost(redirectUri: string): string {
   }
 }
 
+/** Whether the redirect URI is `http(s)` on a loopback host: the answer stays on the person's computer. */
+export function isLoopbackRedirect(uri: string): boolean {
+  try {
+    const url = new URL(uri);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname.toLowerCase());
+  } catch {
+    return false;
+  }
+}
+
 /** The host of a metadata-document client's `client_id` URL (shown on the consent page); undefined for a registered client. */
 export function metadataDocumentHost(clientId: string): string | undefined {
   if (!/^https?:\/\//i.test(clientId)) return undefined;

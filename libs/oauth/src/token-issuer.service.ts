@@ -13,6 +13,8 @@ import {
   TOKEN_PREFIXES,
 } from '@app/credentials';
 import { ProjectDirectory } from '@app/tenancy';
+import { admitsClient } from './client-policy/client-policy';
+import { ClientPolicyRepository } from './client-policy/client-policy.repository';
 import type { RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
 import { scopeString } from './oauth-params';
@@ -43,18 +45,24 @@ export class TokenIssuer {
     private readonly agentTokens: AgentTokensRepository,
     private readonly refreshTokens: RefreshTokensRepository,
     private readonly projects: ProjectDirectory,
+    private readonly clientPolicies: ClientPolicyRepository,
   ) {}
 
   /**
    * The grant behind a code or refresh token, if it still stands: not revoked, its project not
-   * deleted, and its person still a member of the project's organisation. The grant row stays
-   * locked until the transaction ends (see `OAuthGrantsRepository.findForUpdate`).
+   * deleted, its person still a member of the project's organisation, and the organisation
+   * still admitting the client (a policy change revokes such grants; this also covers a consent
+   * approved while the policy was changing). The grant row stays locked until the transaction
+   * ends (see `OAuthGrantsRepository.findForUpdate`).
    */
   async liveGrant(em: EntityManager, grantId: string): Promise<OAuthGrant | Failure> {
     const grant = await this.grants.findForUpdate(em, grantId);
     if (!grant || grant.revokedAt) return fail('invalid_grant', 'The grant has been revoked');
     if (!(await this.projects.isReachableBy(grant.userId, grant.organizationId, grant.projectId, em))) {
       return fail('invalid_grant', 'The person who approved this grant can no longer reach its project');
+    }
+    if (!admitsClient(await this.clientPolicies.find(grant.organizationId, em), grant.clientId)) {
+      return fail('invalid_grant', "The organisation's client policy no longer admits this client");
     }
     return grant;
   }

@@ -20,6 +20,7 @@ h2{font-size:1.05rem;margin:1.25rem 0 .5rem}
 p{margin:.5rem 0}
 .muted{color:var(--muted);font-size:.95rem}
 .error{border:2px solid var(--danger);border-radius:8px;padding:.75rem;margin:0 0 1rem;color:var(--danger);font-weight:600}
+.warning{border:2px solid var(--danger);border-radius:8px;padding:.75rem;margin:0 0 1rem}
 .summary{border:2px solid var(--danger);border-radius:8px;padding:.75rem 1rem;margin:0 0 1rem}
 .summary h2{margin:0 0 .5rem;color:var(--danger)}
 .summary a{color:var(--danger);font-weight:600}

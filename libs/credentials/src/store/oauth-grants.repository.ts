@@ -113,6 +113,26 @@ export class OAuthGrantsRepository {
     return this.revokeWhere(em, 'project_id = $1', [projectId]);
   }
 
+  /** The clients that hold live grants in an organisation. */
+  async liveClientIds(em: EntityManager, organizationId: string): Promise<string[]> {
+    const rows = await em
+      .getRepository(OAuthGrant)
+      .createQueryBuilder('g')
+      .select('DISTINCT g.client_id', 'client_id')
+      .where('g.organization_id = :organizationId AND g.revoked_at IS NULL', { organizationId })
+      .getRawMany<{ client_id: string }>();
+    return rows.map((r) => r.client_id);
+  }
+
+  revokeForOrganizationClients(em: EntityManager, organizationId: string, clientIds: string[]): Promise<RevokedGrant[]> {
+    return this.revokeWhere(em, 'organization_id = $1 AND client_id = ANY($2)', [organizationId, clientIds]);
+  }
+
+  /** Whether the person ever approved this client (any grant, live or not). */
+  async existsForUserAndClient(userId: string, clientId: string): Promise<boolean> {
+    return this.dataSource.getRepository(OAuthGrant).existsBy({ userId, clientId });
+  }
+
   private async revokeWhere(em: EntityManager, where: string, params: unknown[]): Promise<RevokedGrant[]> {
     const rows = await queryReturning<{
       id: string;

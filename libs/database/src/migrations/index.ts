@@ -3,6 +3,7 @@ import { OAuthSchema1764000002000 } from './1764000002000-oauth-schema';
 import { RateLimitsAndCleanup1764000005000 } from './1764000005000-rate-limits-and-cleanup';
 import { PeopleLifecycle1764000008000 } from './1764000008000-people-lifecycle';
 import { CredentialRotation1764000010000 } from './1764000010000-credential-rotation';
+import { OrganizationClientPolicies1764000012000 } from './1764000012000-organization-client-policies';
 import { ClientMetadataDocuments1764000014000 } from './1764000014000-client-metadata-documents';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
@@ -12,5 +13,6 @@ export const MIGRATIONS = [
   RateLimitsAndCleanup1764000005000,
   PeopleLifecycle1764000008000,
   CredentialRotation1764000010000,
+  OrganizationClientPolicies1764000012000,
   ClientMetadataDocuments1764000014000,
 ];

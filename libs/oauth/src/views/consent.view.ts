@@ -13,10 +13,17 @@ export interface ConsentView {
   clientName: string;
   /** A metadata-document client: the host of its `client_id` URL, which vouches for the name. */
   clientIdHost?: string;
+  /** A metadata-document client this person never approved before. */
+  newClient?: boolean;
+  /** Every redirect URI of the client is on a loopback host. */
+  localhostOnly?: boolean;
   redirectHost: string;
   userEmail: string;
   switchAccountHref: string;
+  /** Projects the person can reach, in organisations that admit the client. */
   groups: ConsentProjectGroup[];
+  /** Organisations of the person whose client policy refuses this client. */
+  refusedOrganizations?: string[];
   checkedPermissions: readonly AgentPermission[];
   selectedProjectId?: string;
   error?: string;
@@ -36,6 +43,12 @@ export function consentPage(view: ConsentView): HtmlPage {
 <h1>Allow <strong>${view.clientName}</strong> to use Agent Gateway?</h1>
 ${view.clientIdHost
   ? html`<p id="client-id-host">Identified by <strong><code>${view.clientIdHost}</code></strong>: the name above is what that site says about itself.</p>`
+  : ''}
+${view.newClient
+  ? html`<div class="warning" role="note" id="consent-new-client">You have not connected this application before. Check that <strong><code>${view.clientIdHost}</code></strong> is the site of the application you meant to connect.</div>`
+  : ''}
+${view.localhostOnly
+  ? html`<div class="warning" role="note" id="consent-localhost-only">This application receives its answer only on this computer (localhost): any program running here could use this name. Approve only if you just started it yourself.</div>`
   : ''}
 <p class="muted">The application will receive its answer at <code>${view.redirectHost}</code>. Signed in as ${view.userEmail}
 (<a href="${view.switchAccountHref}">use another account</a>).</p>
@@ -57,6 +70,9 @@ ${group.projects.map(
 </fieldset>`,
 )}
 </fieldset>
+${view.refusedOrganizations?.length
+  ? html`<p class="muted" id="consent-refused-organizations">Not offered: the projects of ${view.refusedOrganizations.join(', ')}, whose administrators do not allow this application.</p>`
+  : ''}
 <fieldset>
 <legend>What it may do (at least one)</legend>
 ${AGENT_PERMISSION_NAMES.map(
@@ -69,6 +85,9 @@ ${AGENT_PERMISSION_NAMES.map(
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
 <button type="submit" name="decision" value="approve" class="primary">Approve</button>
 </div>`
+  : view.refusedOrganizations?.length
+  ? html`<p id="consent-no-admitting-organization">None of your organisations allows this application to connect (${view.refusedOrganizations.join(', ')}): their administrators decide which applications may. Ask one of them, or deny.</p>
+<div class="actions"><button type="submit" name="decision" value="deny">Deny</button></div>`
   : html`<p>You are not a member of any organisation with a project, so there is nothing to connect yet. Create a project in your organisation (or ask an administrator to add you to one), then connect the application again.</p>
 <div class="actions"><button type="submit" name="decision" value="deny">Deny</button></div>`}
 </form>

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditService, RequestOrigin } from '@app/audit';
+import { DomainError } from '@app/common';
+import { CredentialRevoker, OAuthGrantsRepository } from '@app/credentials';
+import type { ClientPolicyDto, UpdateClientPolicyDto, UpdatedClientPolicyDto } from './client-policy.dto';
+import { admitsClient, canonicalHost, ClientPolicy } from './client-policy';
+import { ClientPolicyRepository } from './client-policy.repository';
+
+/**
+ * An organisation's say over which AI clients connect. A change is stored, and the grants of
+ * clients it refuses are revoked with their tokens, in one transaction: they stop working at
+ * once. Consent, code exchange and refresh check the policy too (`admits`).
+ */
+@Injectable()
+export class ClientPolicyService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly policies: ClientPolicyRepository,
+    private readonly grants: OAuthGrantsRepository,
+    private readonly revoker: CredentialRevoker,
+    private readonly audit: AuditService,
+  ) {}
+
+  async get(organizationId: string): Promise<ClientPolicyDto> {
+    const { mode, allowedHosts, allowRegisteredClients, updatedAt } = await this.policies.find(organizationId);
+    return { organizationId, mode, allowedHosts, allowRegisteredClients, updatedAt };
+  }
+
+  async update(
+    organizationId: string,
+    body: UpdateClientPolicyDto,
+    actor: { actorType: string; actorId: string },
+    origin?: RequestOrigin,
+  ): Promise<UpdatedClientPolicyDto> {
+    const policy = normalise(body);
+    return this.dataSource.transaction(async (em) => {
+      const updatedAt = await this.policies.save(em, organizationId, policy);
+      const refused = (await this.grants.liveClientIds(em, organizationId)).filter((clientId) => !admitsClient(policy, clientId));
+      const { revokedGrants } = await this.revoker.revokeClientAccess(em, organizationId, refused, { ...actor, origin });
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'client_policy.updated',
+        targetType: 'organization',
+        targetId: organizationId,
+        metadata: { ...policy, revokedGrants },
+        origin,
+      });
+      return { organizationId, ...policy, updatedAt, revokedGrants };
+    });
+  }
+
+  /** Whether the organisation admits the client (inside the caller's transaction when given). */
+  async admits(organizationId: string, clientId: string, em?: EntityManager): Promise<boolean> {
+    return admitsClient(await this.policies.find(organizationId, em), clientId);
+  }
+
+  /** Of these organisations, the ones that admit the client. */
+  async admittingOrganizations(organizationIds: string[], clientId: string): Promise<Set<string>> {
+    const policies = await this.policies.findMany(organizationIds);
+    return new Set(organizationIds.filter((id) => admitsClient(policies.get(id)!, clientId)));
+  }
+}
+
+/** The stored form of a request: hosts canonical, sorted and unique; `any` keeps no list. */
+function normalise(body: UpdateClientPolicyDto): ClientPolicy {
+  if (body.mode === 'any') {
+    if (body.allowedHosts?.length || body.allowRegisteredClients === false) {
+      throw new DomainError('invalid_client_policy', 'allowedHosts and allowRegisteredClients apply only to mode "listed"');
+    }
+    return { mode: 'any', allowedHosts: [], allowRegisteredClients: true };
+  }
+  const hosts = new Set<string>();
+  for (const [index, raw] of (body.allowedHosts ?? []).entries()) {
+    const host = canonicalHost(raw);
+    if (!host) {
+      throw new DomainError(
+        'invalid_client_policy',
+        `allowedHosts[${index}] is not a host name: give the host of a client_id URL, such as claude.ai (no scheme, path or wildcard)`,
+      );
+    }
+    hosts.add(host);
+  }
+  return { mode: 'listed', allowedHosts: [...hosts].sort(), allowRegisteredClients: body.allowRegisteredClients ?? false };
+}
