@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AGENT_PERMISSION_NAMES, AgentPermission, generateToken, hashToken } from '@app/credentials';
-import { hashPassword } from '@app/users';
+import { hashPassword } from '@app/tenancy';
 
 /**
  * Test data made straight in the database, each call with fresh names, so tests never share

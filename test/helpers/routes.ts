@@ -2,13 +2,15 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ACCESS_METADATA, RouteAccess } from '@app/credentials';
+import { ACCESS_METADATA, ORGANIZATION_ROUTE_METADATA, RouteAccess } from '@app/credentials';
 
 export interface MountedRoute {
   method: string;
   path: string;
   /** The access the route declares; `undefined` for a Nest route that declares none (closed). */
   access: RouteAccess | undefined;
+  /** The path parameter the route declares as its organisation (`@OrganizationRoute`). */
+  organizationParam?: string;
   /** The controller class and method, or `express` for a route mounted outside Nest (Swagger UI). */
   handler: string;
 }
@@ -42,9 +44,10 @@ function nestRoutes(app: NestExpressApplication): MountedRoute[] {
         const method = Reflect.getMetadata(METHOD_METADATA, fn) as RequestMethod | undefined;
         if (method === undefined) continue;
         const access = reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_METADATA, [fn as () => void, controller]);
+        const organizationParam = reflector.getAllAndOverride<string | undefined>(ORGANIZATION_ROUTE_METADATA, [fn as () => void, controller]);
         for (const prefix of prefixes) {
           for (const path of asList(Reflect.getMetadata(PATH_METADATA, fn))) {
-            out.push({ method: RequestMethod[method], path: joinPath(prefix, path), access, handler: `${controller.name}.${name}` });
+            out.push({ method: RequestMethod[method], path: joinPath(prefix, path), access, organizationParam, handler: `${controller.name}.${name}` });
           }
         }
       }
@@ -97,12 +100,12 @@ export function describeAccess(route: MountedRoute): string {
   else if (!access) text = 'NONE DECLARED (closed)';
   else if (access.type !== 'rest') text = access.type;
   else {
-    const org = route.path.includes(':orgId');
-    const session = org ? `session with role >= ${access.minRole ?? 'admin'} in :orgId` : 'any session';
+    const org = route.organizationParam;
+    const session = org ? `session with role >= ${access.minRole ?? 'admin'} in :${org}` : 'any session';
     const key = access.sessionOnly
       ? 'rk_ refused'
       : access.permission
-        ? `rk_ ${org ? 'of :orgId ' : ''}with ${access.permission}`
+        ? `rk_ ${org ? `of :${org} ` : ''}with ${access.permission}`
         : org
           ? 'rk_ refused'
           : 'any rk_';

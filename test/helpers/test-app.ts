@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -22,9 +23,11 @@ export interface TestApp {
 /**
  * Starts the whole service on 127.0.0.1 with its own fresh, migrated database: an in-memory
  * PGlite loaded from the run's snapshot, or a new database cloned from the template on the
- * run's PostgreSQL. `env` overrides configuration (short TTLs and the like).
+ * run's PostgreSQL. `env` overrides configuration (short TTLs and the like); `controllers` are
+ * mounted beside the features' own. When start-up fails, what was started is cleaned up and the
+ * error is thrown.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { controllers?: Type[] } = {}): Promise<TestApp> {
   const state = readTestState();
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'ag-app-'));
@@ -51,8 +54,23 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const snapshot =
     state.kind === 'embedded' && state.snapshotFile ? new Blob([readFileSync(state.snapshotFile)]) : undefined;
-  const app = await createGatewayApp(config, { database: { embeddedSnapshot: snapshot } });
-  await app.listen(port, '127.0.0.1');
+  const cleanUp = async () => {
+    await dropDatabase?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const app = await createGatewayApp(config, { database: { embeddedSnapshot: snapshot }, controllers: options.controllers }).catch(
+    async (err: unknown) => {
+      await cleanUp();
+      throw err;
+    },
+  );
+  try {
+    await app.listen(port, '127.0.0.1');
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    await cleanUp();
+    throw err;
+  }
   const dataSource = app.get(DataSource);
   return {
     app,
@@ -61,8 +79,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     dataSource,
     async close() {
       await app.close();
-      await dropDatabase?.();
-      rmSync(dataDir, { recursive: true, force: true });
+      await cleanUp();
     },
   };
 }

@@ -1,13 +1,15 @@
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { AuditService } from '@app/audit';
 import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
-import { EmbeddedPostgres, MIGRATIONS } from '@app/database';
+import { DataFolderLockedError, runMigrations } from '@app/database';
+import { CliModule } from './cli.module';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -16,7 +18,8 @@ export interface CliIo {
   stderr: Pick<NodeJS.WritableStream, 'write'>;
 }
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
+/** `busy` (EX_TEMPFAIL): the embedded database's folder is held by another process (the running service). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, busy: 75, config: 78 } as const;
 
 const USAGE = `Usage: agent-gateway-cli <command> [options]
 
@@ -73,8 +76,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   if (command === 'migrate') {
-    return withDatabase(config, async (ds) => {
-      await migrate(ds, io);
+    return withContext(config, io, async (app) => {
+      await migrate(app, io);
       return EXIT.ok;
     });
   }
@@ -97,10 +100,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`Cannot create the admin:\n  - ${shown.join('\n  - ')}\n`);
     return EXIT.usage;
   }
-  return withDatabase(config, async (ds) => {
-    await migrate(ds, io);
+  return withContext(config, io, async (app) => {
+    await migrate(app, io);
     try {
-      const account = await new AccountsService(ds, new AuditService()).createAccount(input, 'cli');
+      const account = await app.get(AccountsService).createAccount(input, 'cli');
       io.stdout.write(
         `Created ${account.user.email} (user ${account.user.id}), admin of "${account.organization.name}" (organization ${account.organization.id}).\n`,
       );
@@ -115,32 +118,35 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   });
 }
 
-async function migrate(ds: DataSource, io: CliIo): Promise<void> {
-  const applied = await ds.runMigrations({ transaction: 'each' });
+async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
+  const applied = await runMigrations(app.get(DataSource));
   io.stdout.write(
     applied.length ? `Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}\n` : 'Database schema is up to date.\n',
   );
 }
 
-/** Opens the configured database (embedded in DATA_DIR when DATABASE_URL is unset), runs `fn`, closes. */
-async function withDatabase(config: AppConfig, fn: (ds: DataSource) => Promise<number>): Promise<number> {
-  const embedded = config.databaseUrl
-    ? undefined
-    : await EmbeddedPostgres.start({ dataDir: `${config.dataDir}/pg`, maxConnections: 2 });
-  const ds = new DataSource({
-    type: 'postgres',
-    url: config.databaseUrl ?? embedded!.url,
-    migrations: MIGRATIONS,
-    migrationsTransactionMode: 'each',
-    logging: ['error'],
-    extra: { max: 1 },
-  });
+/**
+ * Starts the command line's application context (the configured database: embedded in
+ * DATA_DIR when DATABASE_URL is unset), runs `fn`, closes it (pool, then embedded database).
+ * A data folder another process holds (the running service) is refused before anything is
+ * written: a change made to a copy the service does not see would be lost.
+ */
+async function withContext(config: AppConfig, io: CliIo, fn: (app: INestApplicationContext) => Promise<number>): Promise<number> {
+  let app: INestApplicationContext;
   try {
-    await ds.initialize();
-    return await fn(ds);
+    app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+      logger: ['error', 'warn'],
+      abortOnError: false,
+    });
+  } catch (error) {
+    if (!(error instanceof DataFolderLockedError)) throw error;
+    io.stderr.write(`${error.message}\n`);
+    return EXIT.busy;
+  }
+  try {
+    return await fn(app);
   } finally {
-    if (ds.isInitialized) await ds.destroy();
-    await embedded?.stop();
+    await app.close();
   }
 }
 

@@ -1,14 +1,15 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
-import { DomainError } from '@app/common';
+import { DomainError, HTTP_STATUS_OF_KIND, restErrorBody, retryAfterOf } from '@app/common';
 import { McpUnauthorizedException, sendMcpUnauthorized } from '@app/credentials';
+import { allowedMethods } from './method-not-allowed';
 
 /**
- * The one global exception filter. REST errors keep NestJS's shape `{statusCode, message,
- * error}`; domain errors add their stable `code`. Anything unexpected is logged with an id and
+ * The HTTP/REST transport's filter (global). REST errors keep NestJS's shape `{statusCode,
+ * message, error}`; a domain error answers the status of its kind and adds its stable `code`
+ * (and `Retry-After` when it is rate limited). Anything unexpected is logged with an id and
  * answered with a generic 500 that leaks no stack, SQL or secret.
  */
 @Injectable()
@@ -32,13 +33,16 @@ export class AppExceptionFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof DomainError) {
-      for (const [name, value] of Object.entries(exception.headers)) res.setHeader(name, value);
-      res.status(exception.status).json({
-        statusCode: exception.status,
-        message: exception.message,
-        error: STATUS_CODES[exception.status],
-        code: exception.code,
-      });
+      const status = HTTP_STATUS_OF_KIND[exception.kind];
+      const retryAfter = retryAfterOf(exception);
+      if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
+      res.status(status).json(restErrorBody(status, exception.message, exception.code));
+      return;
+    }
+    const allow = exception instanceof NotFoundException ? allowedMethods(req) : [];
+    if (allow.length) {
+      res.setHeader('Allow', allow.join(', '));
+      res.status(405).json({ statusCode: 405, message: `This route accepts ${allow.join(', ')}, not ${req.method}`, error: 'Method Not Allowed' });
       return;
     }
     if (exception instanceof HttpException) {
@@ -46,17 +50,13 @@ export class AppExceptionFilter implements ExceptionFilter {
       const body = exception.getResponse();
       res
         .status(status)
-        .json(typeof body === 'string' ? { statusCode: status, message: body, error: STATUS_CODES[status] } : body);
+        .json(typeof body === 'string' ? restErrorBody(status, body) : body);
       return;
     }
     const errorId = randomUUID();
     this.logger.error(`unhandled error ${errorId} on ${req.method} ${req.path}: ${describe(exception)}`,
       exception instanceof Error ? exception.stack : undefined);
-    res.status(500).json({
-      statusCode: 500,
-      message: `Internal server error (reference ${errorId})`,
-      error: 'Internal Server Error',
-    });
+    res.status(500).json(restErrorBody(500, `Internal server error (reference ${errorId})`));
   }
 }
 

@@ -1,22 +1,28 @@
-import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { DynamicModule, Module, Type, ValidationPipe } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { ApiKeysModule } from '@app/api-keys';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
+import { validationException } from '@app/common';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
 import { McpModule } from '@app/mcp';
+import { ObservabilityModule } from '@app/observability';
 import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
 import { ServiceKeysModule } from '@app/service-keys';
 import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
+import { JsonBodyInterceptor } from './json-body.interceptor';
 
 export interface AppModuleOptions {
   database?: DatabaseModuleOptions;
+  /** Controllers mounted beside the features' own (tests mount probe routes with it). */
+  controllers?: Type[];
 }
 
 @Module({})
@@ -27,6 +33,8 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         DatabaseModule.forRoot(options.database),
+        ObservabilityModule,
+        ScheduleModule.forRoot(),
         CredentialsModule,
         AuditModule,
         DiscoveryModule,
@@ -40,11 +48,13 @@ export class AppModule {
         TasksModule,
         OAuthModule,
       ],
+      controllers: options.controllers ?? [],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
         {
           provide: APP_PIPE,
-          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, exceptionFactory: validationException }),
         },
       ],
     };

@@ -1,17 +1,20 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import type { NextFunction, Request, Response } from 'express';
-import { json, urlencoded } from 'express';
-import { STATUS_CODES } from 'node:http';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/common';
+import express, { json, urlencoded } from 'express';
+import { exceedsJsonDepth, MAX_JSON_DEPTH, restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
+import { Readiness } from '@app/health';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '@app/mcp';
+import { METRICS_PATH, Metrics, metricsEndpoint, observeRequests } from '@app/observability';
 import { AppModule, AppModuleOptions } from './app.module';
-import { corsPolicy, MCP_PATH } from './cors.middleware';
+import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors.middleware';
+import { closeConnectionsWhenDraining } from './graceful-shutdown';
 import { createLogger } from './logger';
+import { textGuard } from './text-guard.middleware';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -19,7 +22,7 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** Builds the application exactly as `main.ts` runs it; e2e tests use this too. */
 export async function createGatewayApp(config: AppConfig, options: AppModuleOptions = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), new ExpressAdapter(strictServer()), {
     bodyParser: false,
     logger: createLogger(config.logLevel),
     abortOnError: false,
@@ -28,11 +31,29 @@ export async function createGatewayApp(config: AppConfig, options: AppModuleOpti
   return app;
 }
 
+/**
+ * The Express instance, with case-sensitive and strict routing set before its router exists
+ * (Nest's adapter creates the router in its constructor, so `app.set` afterwards is too late):
+ * `/API/MCP` or `/api/mcp/` is no route, so no path reaches a handler that the checks keyed on
+ * the exact path (the `/api/mcp` Origin check) did not see.
+ */
+function strictServer(): express.Express {
+  const server = express();
+  server.set('case sensitive routing', true);
+  server.set('strict routing', true);
+  return server;
+}
+
 export function configureApp(app: NestExpressApplication, config: AppConfig): INestApplication {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
-  app.use(corsPolicy(config));
+  const requestLog = new Logger('Request');
+  app.use(observeRequests(app.get(Metrics), (line) => requestLog.log(line)));
+  if (config.metricsToken) app.use(METRICS_PATH, metricsEndpoint(app.get(Metrics), config.metricsToken));
+  app.use(closeConnectionsWhenDraining(app.get(Readiness)));
+  app.use(mcpOriginCheck(config));
+  app.enableCors(corsOptionsDelegate(config));
   // The MCP endpoint parses any JSON value (not only objects and arrays), so a valid JSON body
   // that is not a JSON-RPC message is answered -32600 by the SDK instead of -32700 here.
   app.use(MCP_PATH, json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES }));
@@ -41,6 +62,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.use(bodyErrorHandler);
   app.use(bodyDepthGuard);
   app.use(cookieParser());
+  app.use(textGuard);
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -78,7 +100,7 @@ function bodyErrorHandler(err: unknown, req: Request, res: Response, next: NextF
       .json(jsonRpcError(null, malformed ? JSON_RPC_PARSE_ERROR : JSON_RPC_INVALID_REQUEST, rpcMessage));
     return;
   }
-  res.status(status).json({ statusCode: status, message, error: STATUS_CODES[status] ?? 'Bad Request' });
+  res.status(status).json(restErrorBody(status, message));
 }
 
 /**
@@ -92,11 +114,7 @@ function bodyDepthGuard(req: Request, res: Response, next: NextFunction): void {
     res.status(400).setHeader('Cache-Control', 'no-store').json(jsonRpcError(null, JSON_RPC_INVALID_REQUEST, `Invalid Request: ${message}`));
     return;
   }
-  res.status(400).json({ statusCode: 400, message, error: 'Bad Request' });
-}
-
-function isMcpPath(path: string): boolean {
-  return path === MCP_PATH || path === `${MCP_PATH}/`;
+  res.status(400).json(restErrorBody(400, message));
 }
 
 export const bootLogger = new Logger('Bootstrap');

@@ -1,8 +1,11 @@
+import type { CorsOptions, CorsOptionsDelegate } from '@nestjs/common/interfaces/external/cors-options.interface';
 import type { NextFunction, Request, Response } from 'express';
+import { restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
 
 export const MCP_PATH = '/api/mcp';
 
+/** SPEC §3: what a browser MCP client may send to and read from `/api/mcp`. */
 const MCP_ALLOW_HEADERS = [
   'Authorization',
   'x-agent-token',
@@ -19,51 +22,64 @@ const MCP_EXPOSE_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-
 /** Endpoints a browser-based MCP client calls without cookies: open to any origin. */
 const PUBLIC_OAUTH_PATHS = new Set(['/api/agent/oauth/token', '/api/agent/oauth/register', '/api/agent/oauth/revoke']);
 
-/**
- * Cross-origin policy by path, decided before any route runs:
- * - discovery documents and the cookie-less OAuth endpoints: any origin;
- * - `/api/mcp`: only `MCP_ALLOWED_ORIGINS`; a request whose `Origin` is not allowed gets 403
- *   (DNS-rebinding protection), with or without a credential;
- * - everything else (the REST surface, HTML pages): no CORS grant at all.
- */
-export function corsPolicy(config: AppConfig) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const path = req.path;
-    const origin = req.headers.origin;
-    const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+const PREFLIGHT = { maxAge: 600, optionsSuccessStatus: 204 } as const;
+const NO_CORS: CorsOptions = { origin: false };
 
-    if (path === MCP_PATH || path === `${MCP_PATH}/`) {
-      if (origin !== undefined) {
-        if (!config.isOriginAllowed(origin)) {
-          res.status(403).json({ statusCode: 403, message: `Origin ${origin} is not allowed to call ${MCP_PATH}`, error: 'Forbidden' });
-          return;
-        }
-        res.setHeader('Access-Control-Allow-Origin', origin);
-        res.setHeader('Access-Control-Expose-Headers', MCP_EXPOSE_HEADERS);
-        res.setHeader('Vary', 'Origin');
-      }
-      if (preflight) {
-        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-        res.setHeader('Access-Control-Allow-Headers', MCP_ALLOW_HEADERS);
-        res.setHeader('Access-Control-Max-Age', '600');
-        res.status(204).end();
-        return;
-      }
-      next();
+export function isMcpPath(path: string): boolean {
+  return path === MCP_PATH || path === `${MCP_PATH}/`;
+}
+
+/**
+ * The per-path options of Nest's `enableCors` (the `cors` package), decided before any route:
+ * - discovery documents and the cookie-less OAuth endpoints: any origin;
+ * - `/api/mcp`: only `MCP_ALLOWED_ORIGINS` (a disallowed one never gets here: `mcpOriginCheck`);
+ * - everything else (the REST surface, HTML pages): no CORS grant at all.
+ * An `OPTIONS` without `Access-Control-Request-Method` is not a preflight: it goes on to the
+ * routes (with the grant's headers) instead of being answered here.
+ */
+export function corsOptionsDelegate(config: AppConfig): CorsOptionsDelegate<Request> {
+  return (req, callback) => {
+    const path = req.path;
+    const preflightContinue = req.method === 'OPTIONS' && req.headers['access-control-request-method'] === undefined;
+    if (isMcpPath(path)) {
+      const origin = req.headers.origin;
+      callback(null, {
+        // No Origin (not a browser): `true` reflects none, so nothing is granted, but a
+        // preflight is still answered.
+        origin: origin === undefined ? true : config.isOriginAllowed(origin) ? origin : false,
+        methods: 'GET, POST, DELETE, OPTIONS',
+        allowedHeaders: MCP_ALLOW_HEADERS,
+        exposedHeaders: MCP_EXPOSE_HEADERS,
+        preflightContinue,
+        ...PREFLIGHT,
+      });
       return;
     }
-
-    if (path.startsWith('/.well-known/') || PUBLIC_OAUTH_PATHS.has(path)) {
-      res.setHeader('Access-Control-Allow-Origin', '*');
-      res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate');
-      if (preflight) {
-        res.setHeader('Access-Control-Allow-Methods', path.startsWith('/.well-known/') ? 'GET, OPTIONS' : 'POST, OPTIONS');
-        res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Accept, MCP-Protocol-Version');
-        res.setHeader('Access-Control-Max-Age', '600');
-        res.status(204).end();
-        return;
-      }
+    const wellKnown = path.startsWith('/.well-known/');
+    if (wellKnown || PUBLIC_OAUTH_PATHS.has(path)) {
+      callback(null, {
+        origin: '*',
+        methods: wellKnown ? 'GET, OPTIONS' : 'POST, OPTIONS',
+        allowedHeaders: 'Authorization, Content-Type, Accept, MCP-Protocol-Version',
+        exposedHeaders: 'WWW-Authenticate',
+        preflightContinue,
+        ...PREFLIGHT,
+      });
+      return;
     }
-    next();
+    callback(null, NO_CORS);
+  };
+}
+
+/**
+ * DNS-rebinding protection on `/api/mcp`, before CORS and anything else: a request whose
+ * `Origin` is not in `MCP_ALLOWED_ORIGINS` gets 403, with or without a credential. Nest's CORS
+ * only withholds its headers; it does not refuse.
+ */
+export function mcpOriginCheck(config: AppConfig) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const origin = req.headers.origin;
+    if (origin === undefined || !isMcpPath(req.path) || config.isOriginAllowed(origin)) return next();
+    res.status(403).json(restErrorBody(403, `Origin ${origin} is not allowed to call ${MCP_PATH}`));
   };
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { CurrentPrincipal, RestAuth, SessionPrincipal } from '@app/credentials';
+import { CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, CreatedApiKeyDto, RevokedApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -11,6 +11,7 @@ import { CreateApiKeyDto } from './dto/create-api-key.dto';
 @ApiTags('api-keys')
 @ApiBearerAuth()
 @Controller('api/organizations/:orgId/api-keys')
+@OrganizationRoute('orgId')
 export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 

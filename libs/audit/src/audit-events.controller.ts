@@ -1,13 +1,14 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '@app/common';
-import { RestAuth } from '@app/credentials';
+import { OrganizationRoute, RestAuth } from '@app/credentials';
 import { AuditEventsService } from './audit-events.service';
 import { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/list-audit-events.dto';
 
 @ApiTags('audit')
 @ApiBearerAuth()
 @Controller('api/organizations/:orgId/audit-events')
+@OrganizationRoute('orgId')
 export class AuditEventsController {
   constructor(private readonly events: AuditEventsService) {}
 

@@ -84,7 +84,7 @@ function encodeCursor(cursor: Cursor): string {
 }
 
 function decodeCursor(text: string): Cursor {
-  const invalid = new DomainError('invalid_cursor', 'cursor is not a cursor this list returned', 400);
+  const invalid = new DomainError('invalid_cursor', 'cursor is not a cursor this list returned', 'invalid_input');
   if (!/^[A-Za-z0-9_-]+$/.test(text)) throw invalid;
   const [us, id, extra] = Buffer.from(text, 'base64url').toString('utf8').split('.');
   if (extra !== undefined || !us || !/^\d{1,19}$/.test(us) || !isUuid(id)) throw invalid;

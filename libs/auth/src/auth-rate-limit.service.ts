@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AppConfig } from '@app/config';
 import { RateLimitRule, RateLimitService } from '@app/rate-limit';
+import { normalizeEmail } from '@app/tenancy';
 import { TooManyLoginAttemptsError, TooManySignupsError } from './auth.errors';
-import { normalizeEmail } from './email';
 
 const HOUR = 3600;
 

@@ -8,14 +8,14 @@ export class EmailTakenError extends ConflictError {
 
 export class SignupDisabledError extends DomainError {
   constructor() {
-    super('signup_disabled', 'Sign-up is disabled on this deployment; an administrator creates accounts', 403);
+    super('signup_disabled', 'Sign-up is disabled on this deployment; an administrator creates accounts', 'forbidden');
   }
 }
 
 /** One message for an unknown email and a wrong password, so the answer does not reveal which. */
 export class InvalidLoginError extends DomainError {
   constructor() {
-    super('invalid_credentials', 'Invalid email or password', 401);
+    super('invalid_credentials', 'Invalid email or password', 'unauthenticated');
   }
 }
 

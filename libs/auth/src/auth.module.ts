@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '@app/rate-limit';
+import { TenancyModule } from '@app/tenancy';
 import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
@@ -8,7 +9,7 @@ import { SignupPageController } from './signup-page.controller';
 
 /** Sign-up (REST and HTML), password login and `GET /api/me`. */
 @Module({
-  imports: [RateLimitModule],
+  imports: [RateLimitModule, TenancyModule],
   controllers: [AuthController, SignupPageController],
   providers: [AccountsService, AuthService, AuthRateLimitService],
   exports: [AccountsService, AuthService],

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { SessionTokenService } from '@app/credentials';
 import { NotFoundError } from '@app/common';
-import type { MembershipRole } from '@app/organizations';
-import { hashPassword, verifyPassword } from '@app/users';
+import { hashPassword, MembershipRole, OrganizationDirectory, UserDirectory, verifyPassword } from '@app/tenancy';
 import { InvalidLoginError } from './auth.errors';
-import { normalizeEmail } from './email';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 
 export interface SessionToken {
@@ -27,9 +24,10 @@ export class AuthService {
   private decoyHash: Promise<string> | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly sessions: SessionTokenService,
     private readonly limits: AuthRateLimitService,
+    private readonly users: UserDirectory,
+    private readonly organizations: OrganizationDirectory,
   ) {}
 
   /**
@@ -40,33 +38,19 @@ export class AuthService {
    */
   async login(email: string, password: string, ip: string | null): Promise<SessionToken & { userId: string }> {
     await this.limits.beginLogin(email, ip);
-    const rows: { id: string; password_hash: string }[] = await this.dataSource.query(
-      'SELECT id, password_hash FROM users WHERE lower(email) = $1',
-      [normalizeEmail(email)],
-    );
-    const user = rows[0];
-    const ok = await verifyPassword(password, user?.password_hash ?? (await this.decoy()));
+    const user = await this.users.loginRecord(email);
+    const ok = await verifyPassword(password, user?.passwordHash ?? (await this.decoy()));
     if (!user || !ok) throw new InvalidLoginError();
     await this.limits.loginSucceeded(email, ip);
     return { ...(await this.sessions.issue(user.id)), userId: user.id };
   }
 
   async me(userId: string): Promise<Me> {
-    const users: { id: string; email: string; name: string; created_at: Date }[] = await this.dataSource.query(
-      'SELECT id, email, name, created_at FROM users WHERE id = $1',
-      [userId],
-    );
-    const user = users[0];
+    const user = await this.users.findById(userId);
     if (!user) throw new NotFoundError('User');
-    const memberships: { id: string; name: string; role: MembershipRole }[] = await this.dataSource.query(
-      `SELECT o.id, o.name, m.role
-         FROM memberships m JOIN organizations o ON o.id = m.organization_id
-        WHERE m.user_id = $1
-        ORDER BY m.created_at, o.id`,
-      [userId],
-    );
+    const memberships = await this.organizations.listForMember(userId, 'joined');
     return {
-      user: { id: user.id, email: user.email, name: user.name, createdAt: new Date(user.created_at).toISOString() },
+      user: { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt.toISOString() },
       memberships: memberships.map((m) => ({ organization: { id: m.id, name: m.name }, role: m.role })),
     };
   }

@@ -5,5 +5,5 @@ export * from './auth.service';
 export * from './dto/login.dto';
 export * from './dto/session-token.dto';
 export * from './dto/signup.dto';
-export * from './email';
 export * from './auth-rate-limit.service';
+export * from './breached-passwords';

@@ -1,14 +1,28 @@
 /**
- * What services throw: a stable machine code, a human message and the HTTP status the global
- * filter answers with. Services never build HTTP responses themselves.
+ * What kind of refusal an error is, independent of any transport. Each transport has one filter
+ * that maps a kind to its own answer: an HTTP status (REST, pages), an RFC 6749 error (OAuth) or
+ * a JSON-RPC error or tool error (MCP).
+ */
+export type ErrorKind =
+  | 'invalid_input'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'gone'
+  | 'too_large'
+  | 'rate_limited'
+  | 'unavailable';
+
+/**
+ * What services throw: a stable machine code, a human message and the kind of refusal.
+ * Services never build transport answers themselves.
  */
 export class DomainError extends Error {
   constructor(
     readonly code: string,
     message: string,
-    readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 = 400,
-    /** Response headers the filter adds (e.g. `Retry-After` on a 429). */
-    readonly headers: Readonly<Record<string, string>> = {},
+    readonly kind: ErrorKind = 'invalid_input',
   ) {
     super(message);
     this.name = 'DomainError';
@@ -17,23 +31,29 @@ export class DomainError extends Error {
 
 export class NotFoundError extends DomainError {
   constructor(what: string) {
-    super('not_found', `${what} not found`, 404);
+    super('not_found', `${what} not found`, 'not_found');
   }
 }
 
 export class ConflictError extends DomainError {
   constructor(code: string, message: string) {
-    super(code, message, 409);
+    super(code, message, 'conflict');
   }
 }
 
-/** 429: a rate limit was hit; the answer carries `Retry-After`. */
+/** A rate limit was hit; the transports tell the caller when to retry (HTTP: `Retry-After`). */
 export class TooManyRequestsError extends DomainError {
   constructor(
     code: string,
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super(code, message, 429, { 'Retry-After': String(retryAfterSeconds) });
+    super(code, message, 'rate_limited');
   }
+}
+
+/** Seconds after which a rate-limited caller may retry, when the error says so. */
+export function retryAfterOf(error: DomainError): number | undefined {
+  const seconds = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  return typeof seconds === 'number' ? seconds : undefined;
 }

@@ -1,14 +1,15 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { MembershipRole } from '@app/organizations';
+import type { MembershipRole } from '@app/tenancy';
 import type { ApiKeyPermission } from './permissions';
 import type { Principal } from './principal';
 
 export const ACCESS_METADATA = 'agent-gateway:access';
+export const ORGANIZATION_ROUTE_METADATA = 'agent-gateway:organization-param';
 
 export interface RestAccessOptions {
   /**
-   * For routes under `/api/organizations/:orgId`: the permission an `rk_` key must hold. A
-   * session needs the role `minRole` in the organisation instead.
+   * For routes under an organisation (`@OrganizationRoute`): the permission an `rk_` key must
+   * hold. A session needs the role `minRole` in the organisation instead.
    */
   permission?: ApiKeyPermission;
   /** The least role a session needs in the route's organisation; default `admin`. */
@@ -31,6 +32,15 @@ export const AgentCapability = () => SetMetadata(ACCESS_METADATA, { type: 'agent
 /** A session JWT or an `rk_` key, with the organisation rules of `RestAccessOptions`. */
 export const RestAuth = (options: RestAccessOptions = {}) =>
   SetMetadata(ACCESS_METADATA, { type: 'rest', ...options } satisfies RouteAccess);
+
+/**
+ * The route (or every route of the controller) is under the organisation named by the path
+ * parameter `param`: the guard checks the caller's access to that organisation (membership role
+ * or `rk_` key of it; another organisation → 404). A route with a parameter that looks like an
+ * organisation, or under `/api/organizations/:x`, must declare it, or the application does not
+ * start (`OrganizationRouteCheck`).
+ */
+export const OrganizationRoute = (param: string) => SetMetadata(ORGANIZATION_ROUTE_METADATA, param);
 
 /** The authenticated principal the guard attached to the request. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal | undefined => {

@@ -4,12 +4,14 @@ import {
   ForbiddenException,
   Injectable,
   Logger,
+  Optional,
   UnauthorizedException,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import passport from 'passport';
-import { ACCESS_METADATA, RouteAccess } from './access.decorators';
+import { Metrics } from '@app/observability';
+import { ACCESS_METADATA, ORGANIZATION_ROUTE_METADATA, RouteAccess } from './access.decorators';
 import { McpUnauthorizedException } from './mcp-unauthorized';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import type { AgentPrincipal, Principal, RestPrincipal } from './principal';
@@ -38,9 +40,19 @@ export class CredentialGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly organizations: OrganizationAccessPolicy,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    try {
+      return await this.check(context);
+    } catch (error) {
+      this.metrics?.recordCredentialRefusal(...refusalOf(context.switchToHttp().getRequest<Request>(), error));
+      throw error;
+    }
+  }
+
+  private async check(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return false;
     const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_METADATA, [
       context.getHandler(),
@@ -57,7 +69,7 @@ export class CredentialGuard implements CanActivate {
       case 'agent':
         return this.authenticateAgent(req);
       case 'rest':
-        return this.authenticateRest(req, access);
+        return this.authenticateRest(req, access, this.organizationParam(context));
     }
   }
 
@@ -80,7 +92,12 @@ export class CredentialGuard implements CanActivate {
     return true;
   }
 
-  private async authenticateRest(req: AuthenticatedRequest, access: Extract<RouteAccess, { type: 'rest' }>) {
+  /** The path parameter naming the route's organisation, as the route declares it (`@OrganizationRoute`). */
+  private organizationParam(context: ExecutionContext): string | undefined {
+    return this.reflector.getAllAndOverride<string | undefined>(ORGANIZATION_ROUTE_METADATA, [context.getHandler(), context.getClass()]);
+  }
+
+  private async authenticateRest(req: AuthenticatedRequest, access: Extract<RouteAccess, { type: 'rest' }>, orgParam: string | undefined) {
     const extracted = extractCredential(req, false);
     if (extracted.kind === 'none') throw new UnauthorizedException('Missing credential: send Authorization: Bearer <session JWT or rk_ API key>');
     if (extracted.kind !== 'token') throw new UnauthorizedException('Unrecognised credential');
@@ -91,11 +108,22 @@ export class CredentialGuard implements CanActivate {
     if (principal.kind === 'agent') {
       throw new ForbiddenException('An agent token opens capabilities at /api/mcp only; the REST surface needs a session or an rk_ API key');
     }
-    const orgId = req.params?.orgId;
-    await this.organizations.authorize(principal as RestPrincipal, access, typeof orgId === 'string' ? orgId : undefined);
+    // A declared organisation parameter that is missing from the request is no organisation (404).
+    const orgId = orgParam === undefined ? undefined : req.params?.[orgParam];
+    await this.organizations.authorize(principal as RestPrincipal, access, orgParam === undefined ? undefined : typeof orgId === 'string' ? orgId : '');
     req.principal = principal;
     return true;
   }
+}
+
+/** The credential kind a refused request presented and why it was refused, as fixed names for the metrics. */
+function refusalOf(req: Request, error: unknown): Parameters<Metrics['recordCredentialRefusal']> {
+  const extracted = extractCredential(req, req.headers['x-agent-token'] !== undefined);
+  const form = extracted.kind === 'token' ? credentialForm(extracted.token) : 'none';
+  const status = error instanceof McpUnauthorizedException ? 401 : ((error as { getStatus?: () => number }).getStatus?.() ?? 500);
+  const byStatus = status === 401 ? 'invalid' : status === 403 ? 'forbidden' : status === 404 ? 'not_found' : 'error';
+  const reason = extracted.kind === 'token' ? byStatus : extracted.kind === 'none' ? 'missing' : extracted.kind;
+  return [form, reason];
 }
 
 /**

@@ -7,6 +7,7 @@ export * from './entities/agent-token.entity';
 export * from './entities/api-key.entity';
 export * from './mcp-unauthorized';
 export * from './organization-access.policy';
+export * from './organization-route.check';
 export * from './permissions';
 export * from './principal';
 export * from './session-token.service';

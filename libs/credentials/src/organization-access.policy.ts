@@ -1,14 +1,13 @@
 import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { isUuid } from '@app/database';
-import type { MembershipRole } from '@app/organizations';
+import { MembershipDirectory, MembershipRole, roleSatisfies } from '@app/tenancy';
 import type { RestAccessOptions } from './access.decorators';
 import type { RestPrincipal } from './principal';
 
 /**
  * The access rule of every REST route, in one place (the guard calls `authorize` after it has
  * authenticated a session or an `rk_` key):
- * - routes under `/api/organizations/:orgId`: an `rk_` key reaches only its own organisation and
+ * - routes under an organisation (`@OrganizationRoute(param)`): an `rk_` key reaches only its own organisation and
  *   only with the route's permission; a session needs a membership with at least the route's
  *   role (default admin). Another organisation, or one that does not exist, is "not found", for
  *   every kind of credential, before any other check, so a 403 never confirms that it exists;
@@ -17,7 +16,7 @@ import type { RestPrincipal } from './principal';
  */
 @Injectable()
 export class OrganizationAccessPolicy {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly memberships: MembershipDirectory) {}
 
   async authorize(principal: RestPrincipal, access: RestAccessOptions, orgId: string | undefined): Promise<void> {
     if (orgId !== undefined) {
@@ -47,18 +46,13 @@ export class OrganizationAccessPolicy {
     }
     const role = await this.roleOf(principal.userId, orgId);
     if (!role) throw new NotFoundException('Organization not found');
-    const needed = access.minRole ?? 'admin';
-    if (needed === 'admin' && role !== 'admin') {
+    if (!roleSatisfies(role, access.minRole ?? 'admin')) {
       throw new ForbiddenException('This action needs the admin role in the organization');
     }
   }
 
-  async roleOf(userId: string, orgId: string): Promise<MembershipRole | null> {
-    const rows: { role: MembershipRole }[] = await this.dataSource.query(
-      'SELECT role FROM memberships WHERE user_id = $1 AND organization_id = $2',
-      [userId, orgId],
-    );
-    return rows[0]?.role ?? null;
+  roleOf(userId: string, orgId: string): Promise<MembershipRole | null> {
+    return this.memberships.roleOf(userId, orgId);
   }
 }
 

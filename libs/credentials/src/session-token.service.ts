@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { jwtVerify, SignJWT } from 'jose';
 import { AppConfig } from '@app/config';
 import { isUuid } from '@app/database';
+import { UserDirectory } from '@app/tenancy';
 import type { SessionPrincipal } from './principal';
 
 /** Session JWTs (HS256) for the dashboard and the login/consent pages. */
@@ -12,7 +12,7 @@ export class SessionTokenService {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly users: UserDirectory,
   ) {
     this.key = new TextEncoder().encode(config.sessionSecret);
   }
@@ -30,7 +30,11 @@ export class SessionTokenService {
     return { accessToken, tokenType: 'Bearer', expiresIn };
   }
 
-  /** The session's person, or null for a bad signature, an expired token or a deleted user. */
+  /**
+   * The session's person, or null for a bad signature, an expired token, a token without `exp`,
+   * `iat` or `sub` (SPEC §8: a session never lives forever, even one signed with the real key),
+   * or a deleted user.
+   */
   async resolve(jwt: string): Promise<SessionPrincipal | null> {
     let sub: string | undefined;
     try {
@@ -38,6 +42,7 @@ export class SessionTokenService {
         algorithms: ['HS256'],
         issuer: this.config.issuer,
         audience: `${this.config.issuer}/api`,
+        requiredClaims: ['exp', 'iat', 'sub'],
       });
       if (payload.typ !== 'session') return null;
       sub = payload.sub;
@@ -45,7 +50,6 @@ export class SessionTokenService {
       return null;
     }
     if (!sub || !isUuid(sub)) return null;
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM users WHERE id = $1', [sub]);
-    return rows.length ? { kind: 'session', userId: sub } : null;
+    return (await this.users.exists(sub)) ? { kind: 'session', userId: sub } : null;
   }
 }

@@ -1,16 +1,21 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { DatabaseConnection } from './database-connection';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
+import { CleanupScheduler } from './periodic-cleanup';
 import { QuietQueryLogger } from './quiet-query.logger';
+import { runMigrations } from './run-migrations';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export interface DatabaseModuleOptions {
   /** Tests: start the embedded database in memory from a migrated snapshot instead of DATA_DIR. */
   embeddedSnapshot?: Blob;
+  /** Run the checked-in migrations at start (default). The command line runs them itself to report them. */
+  migrationsRun?: boolean;
 }
 
 @Global()
@@ -33,15 +38,17 @@ class DatabaseConnectionModule {
             return new DatabaseConnection(embedded.url, embedded, moduleRef);
           },
         },
+        CleanupScheduler,
       ],
-      exports: [DatabaseConnection],
+      exports: [DatabaseConnection, CleanupScheduler],
     };
   }
 }
 
 /**
  * TypeORM over `pg`, the same code path for the embedded database and a real PostgreSQL.
- * Checked-in migrations run at start; `synchronize` is never on.
+ * Checked-in migrations run at start (on PostgreSQL under an advisory lock, so instances
+ * starting together migrate once); `synchronize` is never on.
  */
 @Module({})
 export class DatabaseModule {
@@ -62,7 +69,8 @@ export class DatabaseModule {
             // Extensions are the migrations' business; the schema uses the built-in gen_random_uuid().
             installExtensions: false,
             migrations: MIGRATIONS,
-            migrationsRun: true,
+            // Run by the data source factory below, under an advisory lock.
+            migrationsRun: false,
             migrationsTransactionMode: 'each' as const,
             namingStrategy: new SnakeNamingStrategy(),
             logger: new QuietQueryLogger(),
@@ -73,6 +81,11 @@ export class DatabaseModule {
             // Parse: wrong parameters, wrong rows). One pooled connection keeps each query whole.
             extra: { max: db.embedded ? 1 : config.databasePoolSize, idleTimeoutMillis: 30_000 },
           }),
+          dataSourceFactory: async (dataSourceOptions) => {
+            const dataSource = await new DataSource(dataSourceOptions!).initialize();
+            if (options.migrationsRun ?? true) await runMigrations(dataSource);
+            return dataSource;
+          },
         }),
       ],
       exports: [connection],

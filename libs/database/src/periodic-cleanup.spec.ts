@@ -1,37 +1,40 @@
 import { Logger } from '@nestjs/common';
-import { PeriodicTask } from './periodic-cleanup';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import type { AppConfig } from '@app/config';
+import { CleanupScheduler } from './periodic-cleanup';
 
-describe('PeriodicTask', () => {
+describe('CleanupScheduler', () => {
   const logger = { warn: jest.fn() } as unknown as Logger;
+  const config = (seconds: number) => ({ cleanupIntervalSeconds: seconds }) as AppConfig;
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
 
-  it('runs every interval on a timer that does not keep the process alive, until stopped', async () => {
+  it('runs every interval as a named interval of the registry, on a timer that does not keep the process alive, until shut down', async () => {
+    const registry = new SchedulerRegistry();
+    const scheduler = new CleanupScheduler(config(60), registry);
     const task = jest.fn().mockResolvedValue(undefined);
-    const spy = jest.spyOn(global, 'setInterval');
-    const periodic = new PeriodicTask(60, task, logger);
-    periodic.start();
-    const timer = spy.mock.results[0].value as NodeJS.Timeout;
+    scheduler.every('cleanup', task, logger);
+    const timer = registry.getInterval<NodeJS.Timeout>('cleanup');
     expect(timer.hasRef()).toBe(false);
     await jest.advanceTimersByTimeAsync(59_000);
     expect(task).toHaveBeenCalledTimes(0);
     await jest.advanceTimersByTimeAsync(121_000);
     expect(task).toHaveBeenCalledTimes(3);
-    await periodic.stop();
+    await scheduler.onModuleDestroy();
+    expect(registry.getIntervals()).toEqual([]);
     await jest.advanceTimersByTimeAsync(600_000);
     expect(task).toHaveBeenCalledTimes(3);
-    spy.mockRestore();
   });
 
-  it('never overlaps runs, and stop() waits for the run in progress', async () => {
+  it('never overlaps runs, and shutdown waits for the run in progress', async () => {
     let finish!: () => void;
     const task = jest.fn(() => new Promise<void>((resolve) => (finish = resolve)));
-    const periodic = new PeriodicTask(1, task, logger);
-    periodic.start();
+    const scheduler = new CleanupScheduler(config(1), new SchedulerRegistry());
+    scheduler.every('cleanup', task, logger);
     await jest.advanceTimersByTimeAsync(5_000);
     expect(task).toHaveBeenCalledTimes(1);
     let stopped = false;
-    const stopping = periodic.stop().then(() => (stopped = true));
+    const stopping = scheduler.onModuleDestroy().then(() => (stopped = true));
     await Promise.resolve();
     expect(stopped).toBe(false);
     finish();
@@ -39,22 +42,23 @@ describe('PeriodicTask', () => {
     expect(stopped).toBe(true);
   });
 
-  it('logs a failed run and keeps going', async () => {
-    const task = jest.fn().mockRejectedValueOnce(new Error('database away')).mockResolvedValue(undefined);
-    const periodic = new PeriodicTask(1, task, logger);
-    periodic.start();
+  it('logs a failed run and tries again at the next interval', async () => {
+    const task = jest.fn().mockRejectedValueOnce(new Error('database unavailable')).mockResolvedValue(undefined);
+    const scheduler = new CleanupScheduler(config(1), new SchedulerRegistry());
+    scheduler.every('cleanup', task, logger);
     await jest.advanceTimersByTimeAsync(2_000);
-    expect(logger.warn).toHaveBeenCalledWith('cleanup failed: database away');
+    expect(logger.warn).toHaveBeenCalledWith('cleanup failed: database unavailable');
     expect(task).toHaveBeenCalledTimes(2);
-    await periodic.stop();
+    await scheduler.onModuleDestroy();
   });
 
-  it('with an interval of 0 never runs', async () => {
+  it('never runs with an interval of 0, nor without the schedule module (the command line)', async () => {
     const task = jest.fn().mockResolvedValue(undefined);
-    const periodic = new PeriodicTask(0, task, logger);
-    periodic.start();
-    await jest.advanceTimersByTimeAsync(3_600_000);
+    const registry = new SchedulerRegistry();
+    new CleanupScheduler(config(0), registry).every('cleanup', task, logger);
+    new CleanupScheduler(config(1), undefined).every('other', task, logger);
+    await jest.advanceTimersByTimeAsync(10_000);
     expect(task).not.toHaveBeenCalled();
-    await periodic.stop();
+    expect(registry.getIntervals()).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
-import type { Logger } from '@nestjs/common';
+import { Injectable, type Logger, OnModuleDestroy, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
 
 export interface BatchedDeleteOptions {
   /** Rows per statement (each statement is its own short transaction). */
@@ -40,43 +42,50 @@ export async function deleteInBatches(
 }
 
 /**
- * Runs `task` every `intervalSeconds` on an unref'd timer (it never keeps the process alive),
- * never two runs at once in this process. `stop()` clears the timer and waits for a run in
- * progress, so the database is not closed under it. An interval of 0 never runs.
+ * The periodic cleanups of the process, on `@nestjs/schedule`: each is a named interval in its
+ * `SchedulerRegistry`, every CLEANUP_INTERVAL_SECONDS (0: never), on an unref'd timer (it never
+ * keeps the process alive), never two runs of one cleanup at once in this process. On shutdown
+ * the intervals go and a run in progress is awaited, so the database is not closed under it.
+ * Without `ScheduleModule` in the application (the command line) nothing is scheduled.
  */
-export class PeriodicTask {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+@Injectable()
+export class CleanupScheduler implements OnModuleDestroy {
+  private readonly names = new Set<string>();
+  private readonly running = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly intervalSeconds: number,
-    private readonly task: () => Promise<unknown>,
-    private readonly logger: Logger,
+    private readonly config: AppConfig,
+    @Optional() private readonly registry?: SchedulerRegistry,
   ) {}
 
-  start(): void {
-    if (this.intervalSeconds <= 0 || this.timer) return;
-    this.timer = setInterval(() => this.tick(), this.intervalSeconds * 1000);
-    this.timer.unref();
+  /** Runs `task` every CLEANUP_INTERVAL_SECONDS under `name`; a failed run is logged and the next one tried. */
+  every(name: string, task: () => Promise<unknown>, logger: Logger): void {
+    const seconds = this.config.cleanupIntervalSeconds;
+    if (!this.registry || seconds <= 0 || this.names.has(name)) return;
+    const timer = setInterval(() => this.tick(name, task, logger), seconds * 1000);
+    timer.unref();
+    this.registry.addInterval(name, timer);
+    this.names.add(name);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  async onModuleDestroy(): Promise<void> {
+    for (const name of this.names) {
+      if (this.registry?.doesExist('interval', name)) this.registry.deleteInterval(name);
+    }
+    this.names.clear();
+    await Promise.all(this.running.values());
   }
 
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.task()
+  private tick(name: string, task: () => Promise<unknown>, logger: Logger): void {
+    if (this.running.has(name)) return;
+    const run = task()
       .then(
         () => undefined,
         (error: unknown) => {
-          this.logger.warn(`cleanup failed: ${error instanceof Error ? error.message : String(error)}`);
+          logger.warn(`cleanup failed: ${error instanceof Error ? error.message : String(error)}`);
         },
       )
-      .finally(() => {
-        this.running = undefined;
-      });
+      .finally(() => this.running.delete(name));
+    this.running.set(name, run);
   }
 }

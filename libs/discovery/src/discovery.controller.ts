@@ -1,23 +1,25 @@
 import { All, Controller, Get, Header, NotFoundException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/core';
+import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import { AppConfig } from '@app/config';
 import { AGENT_PERMISSION_NAMES, Public } from '@app/credentials';
 
 /**
  * OAuth discovery (RFC 9728 protected-resource metadata, RFC 8414 authorization-server
  * metadata). Public, cacheable, CORS `*`, never 401: clients that meet a 401 or 5xx here stop.
- * The documents are built once: every URL comes from BASE_URL, and the issuer is
- * byte-identical in both.
+ * The documents are built once, typed and checked at start with the MCP SDK's schemas of the
+ * two RFCs: every URL comes from BASE_URL, and the issuer is byte-identical in both.
  */
 @Public()
 @ApiExcludeController()
 @Controller('.well-known')
 export class DiscoveryController {
-  private readonly protectedResource: Record<string, unknown>;
-  private readonly authorizationServer: Record<string, unknown>;
+  private readonly protectedResource: OAuthProtectedResourceMetadata;
+  private readonly authorizationServer: OAuthMetadata;
 
   constructor(config: AppConfig) {
-    this.protectedResource = {
+    const protectedResource: OAuthProtectedResourceMetadata = {
       resource: config.mcpResourceUrl,
       authorization_servers: [config.issuer],
       scopes_supported: AGENT_PERMISSION_NAMES,
@@ -25,7 +27,7 @@ export class DiscoveryController {
       resource_name: 'Agent Gateway',
     };
     const oauth = `${config.baseUrl}/api/agent/oauth`;
-    this.authorizationServer = {
+    const authorizationServer: OAuthMetadata = {
       issuer: config.issuer,
       authorization_endpoint: `${oauth}/authorize`,
       token_endpoint: `${oauth}/token`,
@@ -40,17 +42,22 @@ export class DiscoveryController {
       scopes_supported: AGENT_PERMISSION_NAMES,
       authorization_response_iss_parameter_supported: true,
     };
+    // Fails start-up, not a client, should a document ever stop matching its RFC's shape.
+    OAuthProtectedResourceMetadataSchema.parse(protectedResource);
+    OAuthMetadataSchema.parse(authorizationServer);
+    this.protectedResource = protectedResource;
+    this.authorizationServer = authorizationServer;
   }
 
   @Get(['oauth-protected-resource/api/mcp', 'oauth-protected-resource'])
   @Header('Cache-Control', 'public, max-age=300')
-  protectedResourceMetadata() {
+  protectedResourceMetadata(): OAuthProtectedResourceMetadata {
     return this.protectedResource;
   }
 
   @Get('oauth-authorization-server')
   @Header('Cache-Control', 'public, max-age=300')
-  authorizationServerMetadata() {
+  authorizationServerMetadata(): OAuthMetadata {
     return this.authorizationServer;
   }
 

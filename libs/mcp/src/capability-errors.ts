@@ -7,7 +7,7 @@ const logger = new Logger('Capabilities');
 
 /**
  * What a failed capability call answers (docs/mcp.md, "Errors from capabilities"):
- * - a `DomainError` with status 400 or 422 (input the schema could not rule out, e.g. a
+ * - a `DomainError` of kind `invalid_input` (input the schema could not rule out, e.g. a
  *   malformed cursor) → JSON-RPC `-32602` invalid params, like a schema violation;
  * - any other `DomainError` (not found, conflict, gone, …) → a tool error (`isError: true`)
  *   whose text is the error's message and whose `_meta` carries its stable code, so the agent
@@ -19,7 +19,7 @@ const logger = new Logger('Capabilities');
 export function capabilityFailure(error: unknown, toolName: string): CallToolResult {
   if (error instanceof ProtocolError) throw error;
   if (error instanceof DomainError) {
-    if (error.status === 400 || error.status === 422) {
+    if (error.kind === 'invalid_input') {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${toolName}: ${error.message}`, {
         code: error.code,
       });

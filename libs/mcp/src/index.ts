@@ -3,3 +3,4 @@ export * from './capability-registry';
 export * from './json-rpc';
 export * from './mcp.module';
 export * from './protocol-versions';
+export * from './mcp-http.errors';

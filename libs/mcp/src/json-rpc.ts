@@ -1,12 +1,17 @@
-/** JSON-RPC 2.0 error codes the gateway itself answers with (the SDK answers the rest). */
-export const JSON_RPC_PARSE_ERROR = -32700;
-export const JSON_RPC_INVALID_REQUEST = -32600;
-export const JSON_RPC_INVALID_PARAMS = -32602;
-/** The MCP 2026-07-28 code for an unsupported protocol revision (the SDK uses it too). */
-export const MCP_UNSUPPORTED_PROTOCOL_VERSION = -32022;
-/** Server-defined (JSON-RPC reserves -32000…-32099): the token lacks the tool's permission. */
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+
+/**
+ * JSON-RPC error codes the gateway itself answers with (the SDK answers the rest). The standard
+ * ones and MCP's come from the SDK's `ProtocolErrorCode`; the two below are server-defined
+ * (JSON-RPC reserves -32000…-32099 for them) and the SDK exports no name for them.
+ */
+export const JSON_RPC_PARSE_ERROR = ProtocolErrorCode.ParseError;
+export const JSON_RPC_INVALID_REQUEST = ProtocolErrorCode.InvalidRequest;
+export const JSON_RPC_INVALID_PARAMS = ProtocolErrorCode.InvalidParams;
+export const MCP_UNSUPPORTED_PROTOCOL_VERSION = ProtocolErrorCode.UnsupportedProtocolVersion;
+/** Server-defined: the token lacks the tool's permission. */
 export const MCP_INSUFFICIENT_SCOPE = -32003;
-/** Server-defined, the SDK's code for transport-level refusals (405, 415). */
+/** Server-defined, the code the SDK's own transport uses for HTTP-level refusals (405, 415). */
 export const MCP_SERVER_ERROR = -32000;
 
 export type JsonRpcId = string | number | null;

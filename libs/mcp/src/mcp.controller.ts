@@ -1,16 +1,19 @@
-import { All, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { All, Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AgentCapability, type AuthenticatedRequest, Public } from '@app/credentials';
-import { jsonRpcError, MCP_SERVER_ERROR } from './json-rpc';
+import { MCP_SERVER_ERROR } from './json-rpc';
+import { JsonRpcErrorFilter, McpRefusal } from './mcp-http.errors';
 import { McpService } from './mcp.service';
 
 /**
  * `/api/mcp`: Streamable HTTP, stateless. POST carries every JSON-RPC message and needs an
  * agent token; any other method is answered 405 with `Allow: POST` and needs no credential
- * (docs/mcp.md explains why). CORS preflights never reach here (cors.middleware.ts).
+ * (docs/mcp.md explains why). CORS preflights never reach here (Nest's CORS answers them).
+ * Refusals are JSON-RPC error bodies written by `JsonRpcErrorFilter`.
  */
 @ApiExcludeController()
+@UseFilters(JsonRpcErrorFilter)
 @Controller('api/mcp')
 export class McpController {
   constructor(private readonly mcp: McpService) {}
@@ -24,10 +27,10 @@ export class McpController {
 
   @All()
   @Public()
-  methodNotAllowed(@Res() res: Response): void {
-    res
-      .status(405)
-      .set({ Allow: 'POST', 'Cache-Control': 'no-store' })
-      .json(jsonRpcError(null, MCP_SERVER_ERROR, 'Method not allowed: this endpoint is stateless; send every JSON-RPC message with POST'));
+  methodNotAllowed(): never {
+    throw new McpRefusal('invalid_input', MCP_SERVER_ERROR, 'Method not allowed: this endpoint is stateless; send every JSON-RPC message with POST', {
+      status: 405,
+      headers: { Allow: 'POST' },
+    });
   }
 }

@@ -15,16 +15,12 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import { AppConfig } from '@app/config';
 import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
+import { McpOutcome, Metrics } from '@app/observability';
 import type { ProjectContext } from './capability';
 import { capabilityFailure } from './capability-errors';
 import { CapabilityRegistry, Toolset } from './capability-registry';
-import {
-  echoableId,
-  jsonRpcError,
-  MCP_INSUFFICIENT_SCOPE,
-  MCP_SERVER_ERROR,
-  MCP_UNSUPPORTED_PROTOCOL_VERSION,
-} from './json-rpc';
+import { echoableId, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
+import { McpRefusal } from './mcp-http.errors';
 import { isSupportedProtocolVersion, LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
 
 const SERVER_INFO = { name: 'agent-gateway', title: 'Agent Gateway', version: '0.1.0' };
@@ -33,13 +29,6 @@ const INITIALIZE_VERSIONS: string[] = [...LEGACY_PROTOCOL_VERSIONS];
 const INSTRUCTIONS =
   'Every tool acts on exactly one project: the one bound to the token you connected with. ' +
   'Tools never take a project id; call get_project to see which project and permissions you have.';
-
-/** A refusal decided before the SDK sees the request. */
-interface Refusal {
-  status: number;
-  headers?: Record<string, string>;
-  body: unknown;
-}
 
 /**
  * The MCP endpoint behind the controller: the official SDK's `createMcpHandler` (both protocol
@@ -58,6 +47,7 @@ export class McpService implements OnApplicationShutdown {
   constructor(
     private readonly registry: CapabilityRegistry,
     private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     const onerror = (error: Error) => this.logger.debug(`request refused by the MCP SDK: ${error.message}`);
     this.handler = createMcpHandler((ctx) => this.createServer(ctx), { legacy: 'stateless', onerror });
@@ -71,37 +61,48 @@ export class McpService implements OnApplicationShutdown {
    * request; the body is parsed and bounded (size, depth) by the app's body middleware.
    */
   async handle(req: AuthenticatedRequest, res: Response): Promise<void> {
-    const refusal = this.refuse(req);
-    if (refusal) {
-      res.status(refusal.status).set({ 'Cache-Control': 'no-store', ...refusal.headers }).json(refusal.body);
-      return;
+    try {
+      this.refuse(req);
+    } catch (error) {
+      this.recordMessages(req.body, 'refused', true);
+      throw error;
     }
     await this.nodeHandler(req, res, req.body);
+    this.recordMessages(req.body, res.statusCode < 400 ? 'ok' : 'error', res.statusCode >= 400);
+  }
+
+  /** Metrics per message; a `tools/call` the SDK ran was recorded by `callTool` with its own outcome. */
+  private recordMessages(body: unknown, outcome: McpOutcome, includeToolCalls: boolean): void {
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const method = (message as { method?: unknown } | null)?.method;
+      if (method === 'tools/call' && !includeToolCalls) continue;
+      const tool = toolCalled(message);
+      this.metrics.recordMcpCall(method, tool !== undefined && this.registry.permissionFor(tool) !== undefined ? tool : undefined, outcome);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.handler.close();
   }
 
-  /** Checks that need the HTTP layer, in order: media type, protocol version, permissions. */
-  private refuse(req: AuthenticatedRequest): Refusal | undefined {
+  /**
+   * Checks that need the HTTP layer, in order: media type, protocol version, permissions. A
+   * refusal is thrown as `McpRefusal`, which the controller's JSON-RPC filter answers.
+   */
+  private refuse(req: AuthenticatedRequest): void {
     const body: unknown = req.body;
     if (!isJsonContentType(req.headers['content-type'])) {
-      return {
+      throw new McpRefusal('invalid_input', MCP_SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json', {
         status: 415,
-        body: jsonRpcError(null, MCP_SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json'),
-      };
+      });
     }
     const version = req.headers['mcp-protocol-version'];
     if (version !== undefined && (Array.isArray(version) || !isSupportedProtocolVersion(version))) {
       const requested = Array.isArray(version) ? version.join(', ') : version;
-      return {
-        status: 400,
-        body: jsonRpcError(echoableId(body), MCP_UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${requested}`, {
-          supported: SUPPORTED_PROTOCOL_VERSIONS,
-          requested,
-        }),
-      };
+      throw new McpRefusal('invalid_input', MCP_UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${requested}`, {
+        id: echoableId(body),
+        data: { supported: SUPPORTED_PROTOCOL_VERSIONS, requested },
+      });
     }
     const principal = req.principal as AgentPrincipal;
     for (const message of Array.isArray(body) ? body : [body]) {
@@ -109,20 +110,19 @@ export class McpService implements OnApplicationShutdown {
       if (tool === undefined) continue;
       const needed = this.registry.permissionFor(tool);
       if (needed === undefined || principal.permissions.includes(needed)) continue;
-      return {
-        status: 403,
-        headers: {
-          'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${needed}", resource_metadata="${this.config.protectedResourceMetadataUrl}"`,
+      throw new McpRefusal(
+        'forbidden',
+        MCP_INSUFFICIENT_SCOPE,
+        `Insufficient scope: the tool ${tool} needs the permission ${needed}, which this token does not carry`,
+        {
+          id: echoableId(message),
+          data: { requiredScope: needed, tool },
+          headers: {
+            'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${needed}", resource_metadata="${this.config.protectedResourceMetadataUrl}"`,
+          },
         },
-        body: jsonRpcError(
-          echoableId(message),
-          MCP_INSUFFICIENT_SCOPE,
-          `Insufficient scope: the tool ${tool} needs the permission ${needed}, which this token does not carry`,
-          { requiredScope: needed, tool },
-        ),
-      };
+      );
     }
-    return undefined;
   }
 
   /** The per-request server: cheap by construction (see the class comment). */
@@ -143,7 +143,7 @@ export class McpService implements OnApplicationShutdown {
     });
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     server.setRequestHandler('tools/call', (request) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, context),
+      callTool(server, toolset, request.params.name, request.params.arguments, context, this.metrics),
     );
     return server;
   }
@@ -155,11 +155,16 @@ async function callTool(
   name: string,
   args: unknown,
   context: ProjectContext,
+  metrics: Metrics,
 ): Promise<CallToolResult> {
   const capability = toolset.byName.get(name);
-  if (!capability) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+  if (!capability) {
+    metrics.recordMcpCall('tools/call', undefined, 'unknown_tool');
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+  }
   const parsed = capability.definition.inputSchema.safeParse(args ?? {});
   if (!parsed.success) {
+    metrics.recordMcpCall('tools/call', name, 'invalid_arguments');
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `Invalid arguments for tool ${name}: ${parsed.error.issues.map(describeIssue).join('; ')}`,
@@ -170,8 +175,10 @@ async function callTool(
   try {
     result = await capability.definition.handle(parsed.data, context);
   } catch (error) {
+    metrics.recordMcpCall('tools/call', name, 'tool_error');
     return capabilityFailure(error, name);
   }
+  metrics.recordMcpCall('tools/call', name, 'ok');
   return server.projectCallToolResult(
     { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result },
     capability.outputSchemaJson,

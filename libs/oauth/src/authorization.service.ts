@@ -5,6 +5,7 @@ import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { AGENT_PERMISSION_NAMES, AgentPermission, generateToken, hashToken, isAgentPermission, TOKEN_PREFIXES } from '@app/credentials';
 import { isUuid, queryReturning } from '@app/database';
+import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { OAuthClientsService, RegisteredClient } from './oauth-clients.service';
 import { AuthorizeRedirectErrorCode, OAuthPageError } from './oauth.errors';
 import { digestsEqual, isOwnResource, isValidCodeChallenge, permissionsFromScope, singleParam } from './oauth-params';
@@ -66,6 +67,8 @@ export class AuthorizationService {
     private readonly config: AppConfig,
     private readonly clients: OAuthClientsService,
     private readonly audit: AuditService,
+    private readonly users: UserDirectory,
+    private readonly projects: ProjectDirectory,
   ) {}
 
   async check(query: Record<string, unknown>): Promise<AuthorizeCheck> {
@@ -174,7 +177,7 @@ export class AuthorizationService {
   ): Promise<ConsentView> {
     const pending = await this.loadPending(this.dataSource.manager, requestId);
     if (!pending) throw expiredRequest();
-    const [user]: { email: string }[] = await this.dataSource.query('SELECT email FROM users WHERE id = $1', [userId]);
+    const user = await this.users.findById(userId);
     return {
       requestId,
       csrfToken,
@@ -318,16 +321,13 @@ export class AuthorizationService {
   }
 
   /** Projects the person can reach: not deleted, in an organisation they are a member of. */
-  private reachableProjects(em: EntityManager, userId: string): Promise<ProjectRow[]> {
-    return em.query(
-      `SELECT o.id AS organization_id, o.name AS organization_name, p.id AS project_id, p.name AS project_name
-         FROM memberships m
-         JOIN organizations o ON o.id = m.organization_id
-         JOIN projects p ON p.organization_id = o.id AND p.deleted_at IS NULL
-        WHERE m.user_id = $1
-        ORDER BY o.name, o.id, p.name, p.id`,
-      [userId],
-    );
+  private async reachableProjects(em: EntityManager, userId: string): Promise<ProjectRow[]> {
+    return (await this.projects.reachableBy(userId, em)).map((p) => ({
+      organization_id: p.organization.id,
+      organization_name: p.organization.name,
+      project_id: p.id,
+      project_name: p.name,
+    }));
   }
 }
 

@@ -1,7 +1,6 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '@app/config';
-import { deleteInBatches, PeriodicTask } from '@app/database';
+import { CleanupScheduler, deleteInBatches } from '@app/database';
 import { OAuthClientsService } from './oauth-clients.service';
 
 /**
@@ -20,8 +19,8 @@ export interface OAuthCleanupReport {
 }
 
 /**
- * Periodic deletion of OAuth rows nothing will read again (an unref'd timer every
- * CLEANUP_INTERVAL_SECONDS, started with the module and stopped on shutdown). Each kind goes in
+ * Periodic deletion of OAuth rows nothing will read again (every CLEANUP_INTERVAL_SECONDS, a
+ * `@nestjs/schedule` interval registered through `CleanupScheduler`). Each kind goes in
  * bounded batches that skip rows locked by another instance, so several instances can run it
  * at once. What stays, on purpose: grants (revoked ones too: the record of what was approved,
  * small, one per consent), every refresh token within its lifetime (reuse detection), a used
@@ -30,24 +29,17 @@ export interface OAuthCleanupReport {
  * from them), and the audit trail, which this never touches.
  */
 @Injectable()
-export class OAuthCleanupService implements OnModuleInit, OnModuleDestroy {
+export class OAuthCleanupService implements OnModuleInit {
   private readonly logger = new Logger('OAuthCleanup');
-  private readonly task: PeriodicTask;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly clients: OAuthClientsService,
-    config: AppConfig,
-  ) {
-    this.task = new PeriodicTask(config.cleanupIntervalSeconds, () => this.deleteExpired(), this.logger);
-  }
+    private readonly scheduler: CleanupScheduler,
+  ) {}
 
   onModuleInit(): void {
-    this.task.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.task.stop();
+    this.scheduler.every('oauth-cleanup', () => this.deleteExpired(), this.logger);
   }
 
   async deleteExpired(): Promise<OAuthCleanupReport> {

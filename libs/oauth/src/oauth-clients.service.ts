@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
+import type { OAuthClientInformationFull } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
@@ -56,8 +58,8 @@ export class OAuthClientsService {
    * `redirectUriProblem`; `none` (public client) unless a secret-based method is asked for, in
    * which case a `dgs_` secret is returned once.
    */
-  async register(metadata: unknown, origin: RequestOrigin): Promise<Record<string, unknown>> {
-    const input = parseMetadata(metadata);
+  async register(metadata: unknown, origin: RequestOrigin): Promise<OAuthClientInformationFull> {
+    const input = parseMetadata(metadata, this.config.oauthExtraRedirectSchemes);
     await this.enforceRateLimit(origin.ip ?? null);
     const clientId = randomUUID();
     const secret = input.tokenEndpointAuthMethod === 'none' ? undefined : generateToken(TOKEN_PREFIXES.clientSecret);
@@ -159,8 +161,7 @@ export class OAuthClientsService {
       throw new OAuthError(
         'temporarily_unavailable',
         `Too many client registrations from this address; retry in ${retryAfter} s`,
-        429,
-        { 'Retry-After': String(retryAfter) },
+        { retryAfterSeconds: retryAfter },
       );
     }
   }
@@ -195,8 +196,16 @@ interface ParsedMetadata {
   tokenEndpointAuthMethod: ClientAuthMethod;
 }
 
-/** RFC 7591 §2 metadata, validated; errors are RFC 7591 §3.2.2 codes. */
-function parseMetadata(metadata: unknown): ParsedMetadata {
+/** The MCP SDK's RFC 7591 §2 field schemas: the shape of each field this server reads. */
+const FIELD = OAuthClientMetadataSchema.shape;
+
+/**
+ * RFC 7591 §2 metadata, validated; errors are RFC 7591 §3.2.2 codes. The shape of each field
+ * read comes from the SDK's `OAuthClientMetadataSchema`; fields this server does not use are
+ * ignored, not checked. Redirect URIs follow this server's own rules (`redirectUriProblem`),
+ * which are stricter than a URL's shape and name what is wrong.
+ */
+function parseMetadata(metadata: unknown, extraSchemes: readonly string[]): ParsedMetadata {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object');
   }
@@ -210,7 +219,7 @@ function parseMetadata(metadata: unknown): ParsedMetadata {
     throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
   }
   for (const uri of uris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblem(uri, extraSchemes);
     if (problem) {
       const shown = typeof uri === 'string' ? uri.slice(0, 200) : JSON.stringify(uri);
       throw new OAuthError('invalid_redirect_uri', `Redirect URI ${shown} ${problem}`);
@@ -231,7 +240,7 @@ function parseMetadata(metadata: unknown): ParsedMetadata {
 
   let grantTypes: string[] = [...SUPPORTED_GRANT_TYPES];
   if (m.grant_types !== undefined) {
-    if (!Array.isArray(m.grant_types) || !m.grant_types.every((g) => typeof g === 'string')) {
+    if (!FIELD.grant_types.safeParse(m.grant_types).success) {
       throw new OAuthError('invalid_client_metadata', 'grant_types must be an array of strings');
     }
     grantTypes = SUPPORTED_GRANT_TYPES.filter((g) => (m.grant_types as string[]).includes(g));
@@ -248,8 +257,9 @@ function parseMetadata(metadata: unknown): ParsedMetadata {
 
   let clientName = 'Unnamed application';
   if (m.client_name !== undefined) {
-    if (typeof m.client_name !== 'string') throw new OAuthError('invalid_client_metadata', 'client_name must be a string');
-    const trimmed = m.client_name.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+    const name = FIELD.client_name.safeParse(m.client_name);
+    if (!name.success || name.data === undefined) throw new OAuthError('invalid_client_metadata', 'client_name must be a string');
+    const trimmed = name.data.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
     if (trimmed.length > MAX_CLIENT_NAME) {
       throw new OAuthError('invalid_client_metadata', `client_name must be at most ${MAX_CLIENT_NAME} characters`);
     }

@@ -1,27 +1,50 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
+import { DomainError, type ErrorKind, HTTP_STATUS_OF_KIND, retryAfterOf } from '@app/common';
 import { sendPage } from '@app/web';
-import { OAuthError, OAuthPageError } from './oauth.errors';
+import { OAuthError, type OAuthErrorCode, OAuthPageError } from './oauth.errors';
 import { errorPage } from './views/error.view';
 
-/** RFC 6749 §5.2 error bodies for the JSON OAuth endpoints, never cached. */
-@Catch(OAuthError)
+/** The RFC 6749 §5.2 code of a domain error that is not already an OAuth error. */
+const OAUTH_CODE_OF_KIND: Readonly<Record<ErrorKind, OAuthErrorCode>> = {
+  invalid_input: 'invalid_request',
+  unauthenticated: 'invalid_client',
+  forbidden: 'unauthorized_client',
+  not_found: 'invalid_request',
+  conflict: 'invalid_request',
+  gone: 'invalid_grant',
+  too_large: 'invalid_request',
+  rate_limited: 'temporarily_unavailable',
+  unavailable: 'temporarily_unavailable',
+};
+
+const BASIC_CHALLENGE = 'Basic realm="agent-gateway", charset="UTF-8"';
+
+/**
+ * The OAuth transport's filter: every domain error of the JSON OAuth endpoints (registration,
+ * token, revocation) answers an RFC 6749 §5.2 / RFC 7591 §3.2.2 body `{error,
+ * error_description}` with the status of its kind, never cached.
+ */
+@Catch(DomainError)
 export class OAuthErrorFilter implements ExceptionFilter {
-  catch(exception: OAuthError, host: ArgumentsHost): void {
+  catch(exception: DomainError, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    res.status(exception.status);
+    const oauth = exception instanceof OAuthError ? exception : undefined;
+    res.status(HTTP_STATUS_OF_KIND[exception.kind]);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
-    for (const [name, value] of Object.entries(exception.headers)) res.setHeader(name, value);
-    res.json(exception.toJSON());
+    const retryAfter = retryAfterOf(exception);
+    if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
+    if (oauth?.basicChallenge) res.setHeader('WWW-Authenticate', BASIC_CHALLENGE);
+    res.json({ error: oauth?.error ?? OAUTH_CODE_OF_KIND[exception.kind], error_description: exception.message });
   }
 }
 
-/** The HTML error page of the browser steps (authorize, consent, login): never a redirect. */
+/** The pages' filter: the HTML error page of the browser steps (authorize, consent, login), never a redirect. */
 @Catch(OAuthPageError)
 export class OAuthPageErrorFilter implements ExceptionFilter {
   catch(exception: OAuthPageError, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    sendPage(res, exception.status, errorPage(exception.title, exception.detail));
+    sendPage(res, HTTP_STATUS_OF_KIND[exception.kind], errorPage(exception.title, exception.detail));
   }
 }

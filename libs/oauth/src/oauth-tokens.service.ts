@@ -5,6 +5,7 @@ import { AppConfig } from '@app/config';
 import { AgentPermission, generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import type { RefreshTokenOrigin } from './entities/refresh-token.entity';
 import { queryReturning } from '@app/database';
+import { ProjectDirectory } from '@app/tenancy';
 import { OAuthClientsService, PresentedClientCredentials, RegisteredClient } from './oauth-clients.service';
 import { OAuthGrantsService } from './oauth-grants.service';
 import { OAuthError } from './oauth.errors';
@@ -45,6 +46,7 @@ export class OAuthTokensService {
     private readonly clients: OAuthClientsService,
     private readonly grants: OAuthGrantsService,
     private readonly audit: AuditService,
+    private readonly projects: ProjectDirectory,
   ) {}
 
   async token(body: Record<string, unknown>, authorizationHeader: string | undefined, origin: RequestOrigin): Promise<TokenResponse> {
@@ -252,16 +254,14 @@ export class OAuthTokensService {
    * deleted, and its person still a member of the project's organisation.
    */
   private async liveGrant(em: EntityManager, grantId: string): Promise<GrantRow | Failure> {
-    const [grant]: (GrantRow & { has_access: boolean })[] = await em.query(
-      `SELECT g.id, g.user_id, g.client_id, g.organization_id, g.project_id, g.permissions, g.revoked_at,
-              (p.deleted_at IS NULL AND EXISTS (
-                 SELECT 1 FROM memberships m WHERE m.user_id = g.user_id AND m.organization_id = g.organization_id)) AS has_access
-         FROM oauth_grants g JOIN projects p ON p.id = g.project_id
-        WHERE g.id = $1`,
+    const [grant]: GrantRow[] = await em.query(
+      `SELECT id, user_id, client_id, organization_id, project_id, permissions, revoked_at FROM oauth_grants WHERE id = $1`,
       [grantId],
     );
     if (!grant || grant.revoked_at) return fail('invalid_grant', 'The grant has been revoked');
-    if (!grant.has_access) return fail('invalid_grant', 'The person who approved this grant can no longer reach its project');
+    if (!(await this.projects.isReachableBy(grant.user_id, grant.organization_id, grant.project_id, em))) {
+      return fail('invalid_grant', 'The person who approved this grant can no longer reach its project');
+    }
     return grant;
   }
 

@@ -1,3 +1,5 @@
+import { DomainError, type ErrorKind } from '@app/common';
+
 /**
  * Errors of the OAuth endpoints. `OAuthError` answers RFC 6749 §5.2 / RFC 7591 §3.2.2 / RFC 7009
  * JSON (`{error, error_description}`); `OAuthPageError` answers an HTML page for the browser
@@ -18,35 +20,57 @@ export type OAuthErrorCode =
   | 'temporarily_unavailable'
   | 'server_error';
 
-export class OAuthError extends Error {
+/** The kind of each OAuth error code, which the filters map to an HTTP status. */
+const KIND_OF_CODE: Partial<Record<OAuthErrorCode, ErrorKind>> = {
+  invalid_client: 'unauthenticated',
+  temporarily_unavailable: 'unavailable',
+  server_error: 'unavailable',
+};
+
+/** What an OAuth error may say beyond its code and description. */
+export interface OAuthErrorOptions {
+  /** Rate limited: retry after this many seconds (`temporarily_unavailable` with 429 and `Retry-After`). */
+  retryAfterSeconds?: number;
+  /** `invalid_client` after HTTP Basic: the answer challenges with `WWW-Authenticate: Basic` (RFC 6749 §5.2). */
+  basicChallenge?: boolean;
+}
+
+/** An RFC 6749 / 7591 / 7009 error: a domain error whose code is the OAuth `error` value. */
+export class OAuthError extends DomainError {
+  readonly retryAfterSeconds?: number;
+  readonly basicChallenge: boolean;
+
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
-    readonly status: 400 | 401 | 429 | 500 = 400,
-    readonly headers: Record<string, string> = {},
+    options: OAuthErrorOptions = {},
   ) {
-    super(description);
+    super(error, description, options.retryAfterSeconds !== undefined ? 'rate_limited' : (KIND_OF_CODE[error] ?? 'invalid_input'));
     this.name = 'OAuthError';
-  }
-
-  toJSON(): { error: OAuthErrorCode; error_description: string } {
-    return { error: this.error, error_description: this.description };
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.basicChallenge = options.basicChallenge ?? false;
   }
 }
 
 /** `invalid_client` (401); with `WWW-Authenticate: Basic` when the client tried HTTP Basic (RFC 6749 §5.2). */
 export function invalidClient(description: string, usedBasic: boolean): OAuthError {
-  return new OAuthError('invalid_client', description, 401, usedBasic ? { 'WWW-Authenticate': 'Basic realm="agent-gateway", charset="UTF-8"' } : {});
+  return new OAuthError('invalid_client', description, { basicChallenge: usedBasic });
 }
 
-/** An error shown to the person as an HTML page (never a redirect to an unvalidated URI). */
-export class OAuthPageError extends Error {
+/** The kind of each status the browser steps' error pages use. */
+const PAGE_KIND = { 400: 'invalid_input', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found' } as const;
+
+/**
+ * An error shown to the person as an HTML page (never a redirect to an unvalidated URI). The
+ * first argument names the kind by the status the page answers with.
+ */
+export class OAuthPageError extends DomainError {
   constructor(
-    readonly status: 400 | 401 | 403 | 404,
+    status: keyof typeof PAGE_KIND,
     readonly title: string,
     readonly detail: string,
   ) {
-    super(`${title}: ${detail}`);
+    super('oauth_page_error', `${title}: ${detail}`, PAGE_KIND[status]);
     this.name = 'OAuthPageError';
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { RateLimitModule } from '@app/rate-limit';
+import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
 import { AuthorizationService } from './authorization.service';
 import { AuthorizeController } from './authorize.controller';
@@ -22,7 +23,7 @@ import { OAuthTokensService } from './oauth-tokens.service';
  * and consent, token, revocation, and the person's list of connected clients.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken]), AuthModule, RateLimitModule],
+  imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken]), AuthModule, RateLimitModule, TenancyModule],
   controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
   providers: [OAuthClientsService, AuthorizationService, OAuthTokensService, OAuthGrantsService, OAuthCleanupService],
   exports: [OAuthGrantsService],

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/commo
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, RestAuth, SessionPrincipal } from '@app/credentials';
+import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
 import { AddMemberDto } from './dto/add-member.dto';
 import { ChangeMemberRoleDto } from './dto/change-member-role.dto';
 import { MemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
@@ -11,6 +11,7 @@ import { MembersService } from './members.service';
 @ApiTags('members')
 @ApiBearerAuth()
 @Controller('api/organizations/:orgId/members')
+@OrganizationRoute('orgId')
 export class MembersController {
   constructor(private readonly members: MembersService) {}
 

@@ -1,22 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
-import { isUuid } from '@app/database';
+import { MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import { AccessRevocationService } from './access-revocation.service';
 import type { MemberDto, RemovedMemberDto } from './dto/member.dto';
-import type { MembershipRole } from './entities/membership.entity';
 import { AlreadyMemberError, LastAdminError, MemberNotFoundError, NoSuchUserError } from './organizations.errors';
 import type { Actor } from './projects.service';
-
-interface MemberRow {
-  user_id: string;
-  email: string;
-  name: string;
-  role: MembershipRole;
-  created_at: Date;
-}
-
-const MEMBER_COLUMNS = 'm.user_id, u.email, u.name, m.role, m.created_at';
 
 /**
  * Who belongs to an organisation, with which role. Every change locks the organisation row
@@ -29,52 +18,42 @@ export class MembersService {
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
     private readonly revocation: AccessRevocationService,
+    private readonly users: UserDirectory,
+    private readonly organizations: OrganizationDirectory,
+    private readonly memberships: MembershipDirectory,
   ) {}
 
   async list(organizationId: string): Promise<MemberDto[]> {
-    const rows: MemberRow[] = await this.dataSource.query(
-      `SELECT ${MEMBER_COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.organization_id = $1
-        ORDER BY m.created_at, m.user_id`,
-      [organizationId],
-    );
-    return rows.map(toDto);
+    return (await this.memberships.list(organizationId)).map(toDto);
   }
 
   /** Adds an existing account, found by email (case-insensitive). */
   async add(organizationId: string, email: string, role: MembershipRole, actor: Actor, origin?: RequestOrigin): Promise<MemberDto> {
     return this.dataSource.transaction(async (em) => {
-      await lockOrganization(em, organizationId);
-      const users: { id: string }[] = await em.query('SELECT id FROM users WHERE lower(email) = $1', [email.trim().toLowerCase()]);
-      const user = users[0];
-      if (!user) throw new NoSuchUserError();
-      const inserted: unknown[] = await em.query(
-        `INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, $3)
-         ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`,
-        [organizationId, user.id, role],
-      );
-      if (!inserted.length) throw new AlreadyMemberError();
+      await this.organizations.lock(organizationId, em);
+      const userId = await this.users.idByEmail(email, em);
+      if (!userId) throw new NoSuchUserError();
+      if (!(await this.memberships.add(organizationId, userId, role, em))) throw new AlreadyMemberError();
       await this.audit.record(em, {
         organizationId,
         ...actor,
         action: 'member.added',
         targetType: 'user',
-        targetId: user.id,
+        targetId: userId,
         metadata: { role },
         origin,
       });
-      return this.memberOrFail(em, organizationId, user.id);
+      return this.memberOrFail(em, organizationId, userId);
     });
   }
 
   async changeRole(organizationId: string, userId: string, role: MembershipRole, actor: Actor, origin?: RequestOrigin): Promise<MemberDto> {
-    if (!isUuid(userId)) throw new MemberNotFoundError();
     return this.dataSource.transaction(async (em) => {
-      await lockOrganization(em, organizationId);
+      await this.organizations.lock(organizationId, em);
       const current = await this.memberOrFail(em, organizationId, userId);
       if (current.role === role) return current;
-      if (current.role === 'admin') await assertAnotherAdmin(em, organizationId);
-      await em.query('UPDATE memberships SET role = $3 WHERE organization_id = $1 AND user_id = $2', [organizationId, userId, role]);
+      if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
+      await this.memberships.changeRole(organizationId, userId, role, em);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -93,12 +72,11 @@ export class MembersService {
    * organisation (`AccessRevocationService.revokeMemberAccess`).
    */
   async remove(organizationId: string, userId: string, actor: Actor, origin?: RequestOrigin): Promise<RemovedMemberDto> {
-    if (!isUuid(userId)) throw new MemberNotFoundError();
     return this.dataSource.transaction(async (em) => {
-      await lockOrganization(em, organizationId);
+      await this.organizations.lock(organizationId, em);
       const current = await this.memberOrFail(em, organizationId, userId);
-      if (current.role === 'admin') await assertAnotherAdmin(em, organizationId);
-      await em.query('DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
+      if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
+      await this.memberships.remove(organizationId, userId, em);
       const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, { ...actor, origin });
       await this.audit.record(em, {
         organizationId,
@@ -114,28 +92,17 @@ export class MembersService {
   }
 
   private async memberOrFail(em: EntityManager, organizationId: string, userId: string): Promise<MemberDto> {
-    const rows: MemberRow[] = await em.query(
-      `SELECT ${MEMBER_COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.organization_id = $1 AND m.user_id = $2`,
-      [organizationId, userId],
-    );
-    if (!rows[0]) throw new MemberNotFoundError();
-    return toDto(rows[0]);
+    const member = await this.memberships.find(organizationId, userId, em);
+    if (!member) throw new MemberNotFoundError();
+    return toDto(member);
+  }
+
+  /** Refuses to take the admin role away from the last admin (called with the organisation locked). */
+  private async assertAnotherAdmin(em: EntityManager, organizationId: string): Promise<void> {
+    if ((await this.memberships.countAdmins(organizationId, em)) <= 1) throw new LastAdminError();
   }
 }
 
-async function lockOrganization(em: EntityManager, organizationId: string): Promise<void> {
-  await em.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
-}
-
-/** Refuses to take the admin role away from the last admin (called with the organisation locked). */
-async function assertAnotherAdmin(em: EntityManager, organizationId: string): Promise<void> {
-  const [row] = (await em.query(`SELECT count(*)::int AS admins FROM memberships WHERE organization_id = $1 AND role = 'admin'`, [
-    organizationId,
-  ])) as { admins: number }[];
-  if ((row?.admins ?? 0) <= 1) throw new LastAdminError();
-}
-
-function toDto(row: MemberRow): MemberDto {
-  return { userId: row.user_id, email: row.email, name: row.name, role: row.role, joinedAt: new Date(row.created_at).toISOString() };
+function toDto(member: MemberRecord): MemberDto {
+  return { userId: member.userId, email: member.email, name: member.name, role: member.role, joinedAt: member.joinedAt.toISOString() };
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { CurrentPrincipal, RestAuth, SessionPrincipal } from '@app/credentials';
+import { CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
 import { CreateOrganizationDto } from './dto/create-organization.dto';
 import { OrganizationDto, OrganizationListDto } from './dto/organization.dto';
 import { OrganizationsService } from './organizations.service';
@@ -37,6 +37,7 @@ export class OrganizationsController {
 
   @Get(':orgId')
   @RestAuth({ sessionOnly: true, minRole: 'member' })
+  @OrganizationRoute('orgId')
   @ApiOperation({ summary: 'One organisation you belong to (session only; members may read)' })
   @ApiOkResponse({ type: OrganizationDto })
   @ApiErrors(401, 403, 404)

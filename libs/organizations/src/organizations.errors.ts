@@ -20,7 +20,7 @@ export class MemberNotFoundError extends NotFoundError {
 
 export class NoSuchUserError extends DomainError {
   constructor() {
-    super('user_not_found', 'No account uses this email; the person must sign up first', 404);
+    super('user_not_found', 'No account uses this email; the person must sign up first', 'not_found');
   }
 }
 

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, RestAuth, RestPrincipal } from '@app/credentials';
+import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, RestPrincipal } from '@app/credentials';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { DeletedProjectDto, ProjectDto, ProjectListDto } from './dto/project.dto';
 import { ProjectsService } from './projects.service';
@@ -10,6 +10,7 @@ import { ProjectsService } from './projects.service';
 @ApiTags('projects')
 @ApiBearerAuth()
 @Controller('api/organizations/:orgId/projects')
+@OrganizationRoute('orgId')
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 

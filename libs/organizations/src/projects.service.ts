@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
-import { isUuid, queryReturning } from '@app/database';
+import { ProjectDirectory, ProjectRecord } from '@app/tenancy';
 import { AccessRevocationService } from './access-revocation.service';
 import type { DeletedProjectDto, ProjectDto } from './dto/project.dto';
 import { ProjectNotFoundError } from './organizations.errors';
@@ -11,13 +11,6 @@ export interface Actor {
   actorId: string | null;
 }
 
-interface ProjectRow {
-  id: string;
-  name: string;
-  organization_id: string;
-  created_at: Date;
-}
-
 /** An organisation's projects. Deleted projects (soft-deleted) are invisible everywhere. */
 @Injectable()
 export class ProjectsService {
@@ -25,46 +18,33 @@ export class ProjectsService {
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
     private readonly revocation: AccessRevocationService,
+    private readonly projects: ProjectDirectory,
   ) {}
 
   async list(organizationId: string): Promise<ProjectDto[]> {
-    const rows: ProjectRow[] = await this.dataSource.query(
-      `SELECT id, name, organization_id, created_at FROM projects
-        WHERE organization_id = $1 AND deleted_at IS NULL
-        ORDER BY created_at, id`,
-      [organizationId],
-    );
-    return rows.map(toDto);
+    return (await this.projects.list(organizationId)).map(toDto);
   }
 
   async get(organizationId: string, projectId: string): Promise<ProjectDto> {
-    if (!isUuid(projectId)) throw new ProjectNotFoundError();
-    const rows: ProjectRow[] = await this.dataSource.query(
-      `SELECT id, name, organization_id, created_at FROM projects
-        WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
-      [projectId, organizationId],
-    );
-    if (!rows[0]) throw new ProjectNotFoundError();
-    return toDto(rows[0]);
+    const project = await this.projects.find(organizationId, projectId);
+    if (!project) throw new ProjectNotFoundError();
+    return toDto(project);
   }
 
   async create(organizationId: string, name: string, actor: Actor, origin?: RequestOrigin): Promise<ProjectDto> {
     return this.dataSource.transaction(async (em) => {
-      const [row] = (await em.query(
-        'INSERT INTO projects (organization_id, name) VALUES ($1, $2) RETURNING id, name, organization_id, created_at',
-        [organizationId, name],
-      )) as ProjectRow[];
+      const project = await this.projects.create(organizationId, name, em);
       await this.audit.record(em, {
         organizationId,
-        projectId: row!.id,
+        projectId: project.id,
         ...actor,
         action: 'project.created',
         targetType: 'project',
-        targetId: row!.id,
-        metadata: { name: row!.name },
+        targetId: project.id,
+        metadata: { name: project.name },
         origin,
       });
-      return toDto(row!);
+      return toDto(project);
     });
   }
 
@@ -73,16 +53,9 @@ export class ProjectsService {
    * it, so the next MCP request with one of them is refused. A deleted project is "not found".
    */
   async delete(organizationId: string, projectId: string, actor: Actor, origin?: RequestOrigin): Promise<DeletedProjectDto> {
-    if (!isUuid(projectId)) throw new ProjectNotFoundError();
     return this.dataSource.transaction(async (em) => {
-      const [row] = await queryReturning<{ id: string; name: string; deleted_at: Date }>(
-        em,
-        `UPDATE projects SET deleted_at = now()
-          WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL
-          RETURNING id, name, deleted_at`,
-        [projectId, organizationId],
-      );
-      if (!row) throw new ProjectNotFoundError();
+      const deleted = await this.projects.softDelete(organizationId, projectId, em);
+      if (!deleted) throw new ProjectNotFoundError();
       const { revokedTokens } = await this.revocation.revokeProjectAccess(em, projectId, { ...actor, origin });
       await this.audit.record(em, {
         organizationId,
@@ -91,14 +64,14 @@ export class ProjectsService {
         action: 'project.deleted',
         targetType: 'project',
         targetId: projectId,
-        metadata: { name: row.name, revokedTokens },
+        metadata: { name: deleted.name, revokedTokens },
         origin,
       });
-      return { id: row.id, deletedAt: new Date(row.deleted_at).toISOString(), revokedTokens };
+      return { id: deleted.id, deletedAt: deleted.deletedAt.toISOString(), revokedTokens };
     });
   }
 }
 
-function toDto(row: ProjectRow): ProjectDto {
-  return { id: row.id, name: row.name, organizationId: row.organization_id, createdAt: new Date(row.created_at).toISOString() };
+function toDto(project: ProjectRecord): ProjectDto {
+  return { id: project.id, name: project.name, organizationId: project.organizationId, createdAt: project.createdAt.toISOString() };
 }

@@ -1,7 +1,6 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '@app/config';
-import { deleteInBatches, PeriodicTask } from '@app/database';
+import { CleanupScheduler, deleteInBatches } from '@app/database';
 
 /** One counter: at most `limit` hits per fixed window of `windowSeconds`, which starts at the first hit. */
 export interface RateLimitRule {
@@ -21,23 +20,16 @@ export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfter
  * next hit and are deleted by a periodic cleanup.
  */
 @Injectable()
-export class RateLimitService implements OnModuleInit, OnModuleDestroy {
+export class RateLimitService implements OnModuleInit {
   private readonly logger = new Logger('RateLimit');
-  private readonly cleanup: PeriodicTask;
 
   constructor(
     private readonly dataSource: DataSource,
-    config: AppConfig,
-  ) {
-    this.cleanup = new PeriodicTask(config.cleanupIntervalSeconds, () => this.deleteExpired(), this.logger);
-  }
+    private readonly scheduler: CleanupScheduler,
+  ) {}
 
   onModuleInit(): void {
-    this.cleanup.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.cleanup.stop();
+    this.scheduler.every('rate-limit-cleanup', () => this.deleteExpired(), this.logger);
   }
 
   /**

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { CurrentPrincipal, RestAuth, RestPrincipal } from '@app/credentials';
+import { CurrentPrincipal, OrganizationRoute, RestAuth, RestPrincipal } from '@app/credentials';
 import { CreateServiceKeyDto } from './dto/create-service-key.dto';
 import { DeriveProjectTokenDto } from './dto/derive-project-token.dto';
 import {
@@ -26,6 +26,7 @@ const WRITE = { permission: 'service_keys:write' } as const;
 @ApiTags('service keys')
 @ApiBearerAuth()
 @Controller('api/organizations/:orgId/agent-service-keys')
+@OrganizationRoute('orgId')
 export class ServiceKeysController {
   constructor(private readonly serviceKeys: ServiceKeysService) {}
 

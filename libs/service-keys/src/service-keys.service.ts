@@ -11,6 +11,7 @@ import {
   TOKEN_PREFIXES,
 } from '@app/credentials';
 import { isPgError, isUuid, PG_UNIQUE_VIOLATION } from '@app/database';
+import { ProjectDirectory } from '@app/tenancy';
 import {
   CreatedServiceKeyDto,
   DerivedProjectTokenDto,
@@ -55,6 +56,7 @@ export class ServiceKeysService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
+    private readonly projects: ProjectDirectory,
   ) {}
 
   async create(
@@ -162,11 +164,7 @@ export class ServiceKeysService {
         );
         if (keys.length === 0) throw new ServiceKeyNotFoundError();
         if (keys[0].revoked_at) throw new ServiceKeyRevokedError();
-        const projects: unknown[] = await em.query(
-          `SELECT 1 FROM projects WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL FOR SHARE`,
-          [projectId, organizationId],
-        );
-        if (projects.length === 0) throw new ProjectNotFoundError();
+        if (!(await this.projects.find(organizationId, projectId, em, { lock: 'share' }))) throw new ProjectNotFoundError();
         const permissions = keys[0].permissions;
         const [row]: { id: string; created_at: Date }[] = await em.query(
           `INSERT INTO agent_tokens (token_hash, source, organization_id, project_id, permissions, service_key_id)

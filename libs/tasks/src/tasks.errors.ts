@@ -9,6 +9,6 @@ export class TaskNotFoundError extends NotFoundError {
 
 export class InvalidCursorError extends DomainError {
   constructor() {
-    super('invalid_cursor', 'The cursor is not one this service returned; start again without a cursor', 400);
+    super('invalid_cursor', 'The cursor is not one this service returned; start again without a cursor', 'invalid_input');
   }
 }

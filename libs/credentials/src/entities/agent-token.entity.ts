@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { AgentPermission } from '../permissions';
 
 export type AgentTokenSource = 'oauth' | 'service_key';
@@ -7,6 +7,17 @@ export type AgentTokenSource = 'oauth' | 'service_key';
  * A `dga_` token: an OAuth access token or a project token derived from a service key. Only the
  * SHA-256 digest of the secret is stored. Always bound to exactly one project.
  */
+@Index('agent_tokens_hash_key', ['tokenHash'], { unique: true })
+@Index('agent_tokens_project_idx', ['projectId'], { where: 'revoked_at IS NULL' })
+@Index('agent_tokens_service_key_idx', ['serviceKeyId'])
+@Index('agent_tokens_grant_idx', ['grantId'], { where: 'grant_id IS NOT NULL' })
+@Index('agent_tokens_one_active_per_key_project', ['serviceKeyId', 'projectId'], {
+  unique: true,
+  where: 'service_key_id IS NOT NULL AND revoked_at IS NULL',
+})
+@Index('agent_tokens_oauth_expiry_idx', ['expiresAt'], { where: `source = 'oauth'` })
+@Check('agent_tokens_source_check', `source IN ('oauth', 'service_key')`)
+@Check('agent_tokens_check', `(source = 'service_key') = (service_key_id IS NOT NULL)`)
 @Entity('agent_tokens')
 export class AgentToken {
   @PrimaryGeneratedColumn('uuid')
@@ -18,24 +29,29 @@ export class AgentToken {
   @Column('text')
   source: AgentTokenSource;
 
+  @ForeignKey('Organization', { name: 'agent_tokens_organization_id_fkey', onDelete: 'CASCADE' })
   @Column('uuid')
   organizationId: string;
 
+  @ForeignKey('Project', { name: 'agent_tokens_project_id_fkey', onDelete: 'CASCADE' })
   @Column('uuid')
   projectId: string;
 
   @Column('text', { array: true })
   permissions: AgentPermission[];
 
+  @ForeignKey('ServiceKey', { name: 'agent_tokens_service_key_id_fkey', onDelete: 'CASCADE' })
   @Column({ type: 'uuid', nullable: true })
   serviceKeyId: string | null;
 
+  @ForeignKey('OAuthGrant', { name: 'agent_tokens_grant_fk', onDelete: 'CASCADE' })
   @Column({ type: 'uuid', nullable: true })
   grantId: string | null;
 
   @Column({ type: 'text', nullable: true })
   clientId: string | null;
 
+  @ForeignKey('User', { name: 'agent_tokens_user_id_fkey', onDelete: 'CASCADE' })
   @Column({ type: 'uuid', nullable: true })
   userId: string | null;
 

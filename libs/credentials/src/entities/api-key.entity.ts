@@ -1,12 +1,15 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { ApiKeyPermission } from '../permissions';
 
 /** A scoped `rk_` key of one organisation. Only the SHA-256 digest of the secret is stored. */
+@Index('api_keys_hash_key', ['keyHash'], { unique: true })
+@Index('api_keys_org_idx', ['organizationId', 'createdAt'])
 @Entity('api_keys')
 export class ApiKey {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
+  @ForeignKey('Organization', { name: 'api_keys_organization_id_fkey', onDelete: 'CASCADE' })
   @Column('uuid')
   organizationId: string;
 

@@ -1,6 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** A single-use authorization code (`dgc_`), bound to its grant, client, redirect URI, PKCE challenge and resource. */
+@Index('oauth_authorization_codes_hash_key', ['codeHash'], { unique: true })
+@Index('oauth_authorization_codes_grant_idx', ['grantId'])
+@Index('oauth_authorization_codes_expiry_idx', ['expiresAt'])
 @Entity('oauth_authorization_codes')
 export class AuthorizationCode {
   @PrimaryGeneratedColumn('uuid')
@@ -9,9 +12,11 @@ export class AuthorizationCode {
   @Column('text', { select: false })
   codeHash: string;
 
+  @ForeignKey('OAuthGrant', { name: 'oauth_authorization_codes_grant_id_fkey', onDelete: 'CASCADE' })
   @Column('uuid')
   grantId: string;
 
+  @ForeignKey('OAuthClient', { name: 'oauth_authorization_codes_client_id_fkey', onDelete: 'CASCADE' })
   @Column('text')
   clientId: string;
 

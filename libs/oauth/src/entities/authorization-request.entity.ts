@@ -1,18 +1,21 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { AgentPermission } from '@app/credentials';
 
 /**
  * A validated authorize request waiting for the person's decision on the consent page. The
  * page's form carries only this row's id, a CSRF token (stored as a digest) and the choices.
  */
+@Index('oauth_authorization_requests_expiry_idx', ['expiresAt'])
 @Entity('oauth_authorization_requests')
 export class AuthorizationRequest {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
+  @ForeignKey('OAuthClient', { name: 'oauth_authorization_requests_client_id_fkey', onDelete: 'CASCADE' })
   @Column('text')
   clientId: string;
 
+  @ForeignKey('User', { name: 'oauth_authorization_requests_user_id_fkey', onDelete: 'CASCADE' })
   @Column('uuid')
   userId: string;
 

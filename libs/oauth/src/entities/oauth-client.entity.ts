@@ -1,9 +1,13 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 export const CLIENT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
 /** A client registered through dynamic client registration (RFC 7591). */
+@Index('oauth_clients_never_used_idx', ['createdAt'], { where: 'last_authorized_at IS NULL' })
+@Check('oauth_clients_redirect_uris_check', 'cardinality(redirect_uris) > 0')
+@Check('oauth_clients_token_endpoint_auth_method_check', `token_endpoint_auth_method IN ('none', 'client_secret_post', 'client_secret_basic')`)
+@Check('oauth_clients_check', `(token_endpoint_auth_method = 'none') = (client_secret_hash IS NULL)`)
 @Entity('oauth_clients')
 export class OAuthClient {
   @PrimaryColumn('text')

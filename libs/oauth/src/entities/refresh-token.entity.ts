@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 export type RefreshTokenOrigin = 'authorization_code' | 'rotation' | 'grace';
 
@@ -7,6 +7,11 @@ export type RefreshTokenOrigin = 'authorization_code' | 'rotation' | 'grace';
  * replaced, `issuedBy` says whether it came from the code, the one winning rotation, or a reuse
  * inside the grace window.
  */
+@Index('oauth_refresh_tokens_hash_key', ['tokenHash'], { unique: true })
+@Index('oauth_refresh_tokens_grant_idx', ['grantId'])
+@Index('oauth_refresh_tokens_parent_idx', ['parentId'], { where: 'parent_id IS NOT NULL' })
+@Index('oauth_refresh_tokens_expiry_idx', ['expiresAt'])
+@Check('oauth_refresh_tokens_issued_by_check', `issued_by IN ('authorization_code', 'rotation', 'grace')`)
 @Entity('oauth_refresh_tokens')
 export class RefreshToken {
   @PrimaryGeneratedColumn('uuid')
@@ -15,9 +20,11 @@ export class RefreshToken {
   @Column('text', { select: false })
   tokenHash: string;
 
+  @ForeignKey('OAuthGrant', { name: 'oauth_refresh_tokens_grant_id_fkey', onDelete: 'CASCADE' })
   @Column('uuid')
   grantId: string;
 
+  @ForeignKey('RefreshToken', { name: 'oauth_refresh_tokens_parent_id_fkey', onDelete: 'SET NULL' })
   @Column({ type: 'uuid', nullable: true })
   parentId: string | null;
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { NotFoundError } from '@app/common';
 import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
+import { ProjectDirectory } from '@app/tenancy';
 
 const input = z.object({}).strict();
 
@@ -29,21 +29,15 @@ export class GetProjectCapability implements CapabilityDefinition<typeof input> 
   readonly outputSchema = output;
   readonly annotations = { readOnlyHint: true, idempotentHint: true };
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly projects: ProjectDirectory) {}
 
   async handle(_args: z.infer<typeof input>, context: ProjectContext): Promise<z.infer<typeof output>> {
-    const rows: { id: string; name: string; organization_id: string; organization_name: string }[] = await this.dataSource.query(
-      `SELECT p.id, p.name, o.id AS organization_id, o.name AS organization_name
-         FROM projects p JOIN organizations o ON o.id = p.organization_id
-        WHERE p.id = $1 AND p.organization_id = $2 AND p.deleted_at IS NULL`,
-      [context.projectId, context.organizationId],
-    );
-    const row = rows[0];
-    if (!row) throw new NotFoundError('Project');
+    const project = await this.projects.findWithOrganization(context.organizationId, context.projectId);
+    if (!project) throw new NotFoundError('Project');
     return {
-      id: row.id,
-      name: row.name,
-      organization: { id: row.organization_id, name: row.organization_name },
+      id: project.id,
+      name: project.name,
+      organization: project.organization,
       permissions: [...context.permissions],
     };
   }

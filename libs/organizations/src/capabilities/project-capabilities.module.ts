@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TenancyModule } from '@app/tenancy';
 import { GetProjectCapability } from './get-project.capability';
 
 /** The project capabilities (MCP tools); the capability registry discovers them. */
-@Module({ providers: [GetProjectCapability] })
+@Module({ imports: [TenancyModule], providers: [GetProjectCapability] })
 export class ProjectCapabilitiesModule {}

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsString, MaxLength } from 'class-validator';
 import { Trim } from '@app/common';
-import { MEMBERSHIP_ROLES, MembershipRole } from '../entities/membership.entity';
+import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
 export class AddMemberDto {
   @ApiProperty({ example: 'grace@example.com', description: 'The email of an existing account.' })

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
-import { MEMBERSHIP_ROLES, MembershipRole } from '../entities/membership.entity';
+import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
 export class ChangeMemberRoleDto {
   @ApiProperty({ enum: MEMBERSHIP_ROLES })

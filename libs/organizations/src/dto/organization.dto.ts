@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MEMBERSHIP_ROLES, MembershipRole } from '../entities/membership.entity';
+import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
 export class OrganizationDto {
   @ApiProperty({ format: 'uuid' })

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { AgentPermission } from '@app/credentials';
 
 /**
@@ -6,11 +6,13 @@ import type { AgentPermission } from '@app/credentials';
  * the parent of derived project tokens (`dga_`, one per project), which carry its permissions.
  * Revoking it revokes every token derived from it.
  */
+@Index('service_keys_org_idx', ['organizationId', 'createdAt'])
 @Entity('service_keys')
 export class ServiceKey {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
+  @ForeignKey('Organization', { name: 'service_keys_organization_id_fkey', onDelete: 'CASCADE' })
   @Column('uuid')
   organizationId: string;
 

@@ -1,11 +1,13 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** A project belongs to one organisation; every agent token is bound to exactly one project. */
+@Index('projects_org_idx', ['organizationId', 'createdAt'], { where: 'deleted_at IS NULL' })
 @Entity('projects')
 export class Project {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
+  @ForeignKey('Organization', { name: 'projects_organization_id_fkey', onDelete: 'CASCADE' })
   @Column('uuid')
   organizationId: string;
 

@@ -1,0 +1,87 @@
+/**
+ * The import rules of apps/ and libs/ (`npm run lint:deps`, run by CI before the tests).
+ *
+ * ALLOWED_IMPORTS is the allow-list of edges between libraries, the same list as the table
+ * "Allowed imports" in docs/architecture.md (test/architecture.e2e-spec.ts checks that they
+ * agree). A library is the folder `libs/<name>/`; an `@app/<name>` import resolves to it through
+ * the tsconfig paths. Apps may import any library; no library imports an app; no cycles anywhere.
+ */
+const ALLOWED_IMPORTS = {
+  common: [],
+  config: ['common'],
+  database: ['config', 'common'],
+  web: ['config', 'common'],
+  observability: ['config', 'common'],
+  audit: ['observability', 'database', 'config', 'common'],
+  'rate-limit': ['database', 'config', 'common'],
+  tenancy: ['audit', 'database', 'config', 'common'],
+  credentials: ['tenancy', 'audit', 'rate-limit', 'observability', 'database', 'config', 'common'],
+  capabilities: ['credentials', 'common'],
+  tasks: ['capabilities', 'audit', 'database', 'common'],
+  organizations: ['tenancy', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
+  auth: ['tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
+  oauth: ['credentials', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
+  'service-keys': ['credentials', 'tenancy', 'audit', 'config', 'common'],
+  'api-keys': ['credentials', 'tenancy', 'audit', 'config', 'common'],
+  discovery: ['credentials', 'config', 'common'],
+  health: ['credentials', 'database', 'config', 'common'],
+  mcp: ['capabilities', 'credentials', 'observability', 'config', 'common'],
+};
+
+const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');
+const LIBS = Object.keys(ALLOWED_IMPORTS);
+
+/** One rule per library: an import of another library outside its allowed list is an error. */
+const libraryRules = LIBS.map((lib) => ({
+  name: `lib-${lib}-imports`,
+  comment: `libs/${lib} may import only: ${ALLOWED_IMPORTS[lib].join(', ') || 'no other library'} (docs/architecture.md, "Allowed imports")`,
+  severity: 'error',
+  from: { path: `^libs/${alternatives([lib])}/` },
+  to: { path: '^libs/[^/]+/', pathNot: `^libs/(${alternatives([lib, ...ALLOWED_IMPORTS[lib]])})/` },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import cycle among apps/ and libs/.',
+      severity: 'error',
+      from: { path: '^(apps|libs)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'lib-not-in-allow-list',
+      comment: 'Every library under libs/ has a line in the allow-list (docs/architecture.md, "Allowed imports").',
+      severity: 'error',
+      from: { path: '^libs/', pathNot: `^libs/(${alternatives(LIBS)})/` },
+      to: { path: '^(apps|libs)/' },
+    },
+    {
+      name: 'no-lib-imports-app',
+      comment: 'A library never imports an app.',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that does not resolve (a misspelt @app alias) would escape the rules above.',
+      severity: 'error',
+      from: { path: '^(apps|libs)/' },
+      to: { couldNotResolve: true },
+    },
+    ...libraryRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.cjs', '.mjs', '.json', '.d.ts'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,43 @@
+import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import { type ErrorKind, HTTP_STATUS_OF_KIND } from '@app/common';
+import { type JsonRpcId, jsonRpcError } from './json-rpc';
+
+/** What a refusal of the MCP transport may add to its kind. */
+export interface McpRefusalOptions {
+  id?: JsonRpcId;
+  data?: unknown;
+  /** Answered as the HTTP status of this kind unless `status` says otherwise (405, 415). */
+  status?: 405 | 415;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A request the MCP endpoint refuses at the HTTP level, before the SDK sees it (wrong media type,
+ * unsupported protocol version, missing permission, wrong method). Answered by
+ * `JsonRpcErrorFilter` as a JSON-RPC error body.
+ */
+export class McpRefusal extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly rpcCode: number,
+    message: string,
+    readonly options: McpRefusalOptions = {},
+  ) {
+    super(message);
+    this.name = 'McpRefusal';
+  }
+}
+
+/** The JSON-RPC transport's filter: a refusal's status, its headers, a JSON-RPC error body, never cached. */
+@Catch(McpRefusal)
+export class JsonRpcErrorFilter implements ExceptionFilter {
+  catch(exception: McpRefusal, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const { id = null, data, status, headers = {} } = exception.options;
+    res
+      .status(status ?? HTTP_STATUS_OF_KIND[exception.kind])
+      .set({ ...headers, 'Cache-Control': 'no-store' })
+      .json(jsonRpcError(id, exception.rpcCode, exception.message, data));
+  }
+}

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { isUuid } from '@app/database';
+import { Membership } from './entities/membership.entity';
+import { User } from './entities/user.entity';
+import type { MembershipRole } from './roles';
+
+/** A member of an organisation, with the person's email and name. */
+export interface MemberRecord {
+  userId: string;
+  email: string;
+  name: string;
+  role: MembershipRole;
+  joinedAt: Date;
+}
+
+/**
+ * The `memberships` table: who belongs to which organisation, with which role. The methods that
+ * change it take the caller's EntityManager, so the change commits with the rest of the caller's
+ * transaction (see `OrganizationDirectory.lock` for serialising the changes of one organisation).
+ */
+@Injectable()
+export class MembershipDirectory {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private repo(em?: EntityManager) {
+    return (em ?? this.dataSource.manager).getRepository(Membership);
+  }
+
+  /** The person's role in the organisation, or null when they are not a member. */
+  async roleOf(userId: string, organizationId: string, em?: EntityManager): Promise<MembershipRole | null> {
+    const membership = await this.repo(em).findOne({ where: { userId, organizationId }, select: { role: true } });
+    return membership?.role ?? null;
+  }
+
+  /** The organisation's members, in the order they joined (to the millisecond shown), then by user id. */
+  async list(organizationId: string): Promise<MemberRecord[]> {
+    const rows = await this.memberQuery()
+      .where('m.organizationId = :organizationId', { organizationId })
+      .orderBy("date_trunc('milliseconds', m.createdAt)")
+      .addOrderBy('m.userId')
+      .getRawMany<RawMember>();
+    return rows.map(toMember);
+  }
+
+  /** The member, or null (also for a user id that is not a UUID). */
+  async find(organizationId: string, userId: string, em?: EntityManager): Promise<MemberRecord | null> {
+    if (!isUuid(userId)) return null;
+    const row = await this.memberQuery(em)
+      .where('m.organizationId = :organizationId AND m.userId = :userId', { organizationId, userId })
+      .getRawOne<RawMember>();
+    return row ? toMember(row) : null;
+  }
+
+  /** Adds a membership; false (and nothing written) when the person already is a member. */
+  async add(organizationId: string, userId: string, role: MembershipRole, em?: EntityManager): Promise<boolean> {
+    const result = await this.repo(em)
+      .createQueryBuilder()
+      .insert()
+      .values({ organizationId, userId, role })
+      .orIgnore()
+      .returning('user_id')
+      .updateEntity(false)
+      .execute();
+    return (result.raw as unknown[]).length > 0;
+  }
+
+  async changeRole(organizationId: string, userId: string, role: MembershipRole, em?: EntityManager): Promise<void> {
+    await this.repo(em).update({ organizationId, userId }, { role });
+  }
+
+  async remove(organizationId: string, userId: string, em?: EntityManager): Promise<void> {
+    await this.repo(em).delete({ organizationId, userId });
+  }
+
+  async countAdmins(organizationId: string, em?: EntityManager): Promise<number> {
+    return this.repo(em).countBy({ organizationId, role: 'admin' });
+  }
+
+  private memberQuery(em?: EntityManager) {
+    return this.repo(em)
+      .createQueryBuilder('m')
+      .innerJoin(User, 'u', 'u.id = m.userId')
+      .select(['m.userId AS user_id', 'u.email AS email', 'u.name AS name', 'm.role AS role', 'm.createdAt AS created_at']);
+  }
+}
+
+interface RawMember {
+  user_id: string;
+  email: string;
+  name: string;
+  role: MembershipRole;
+  created_at: Date;
+}
+
+function toMember(row: RawMember): MemberRecord {
+  return { userId: row.user_id, email: row.email, name: row.name, role: row.role, joinedAt: new Date(row.created_at) };
+}

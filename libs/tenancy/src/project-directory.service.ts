@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { isUuid } from '@app/database';
+import { Membership } from './entities/membership.entity';
+import { Organization } from './entities/organization.entity';
+import { Project } from './entities/project.entity';
+
+/** A live (not deleted) project. */
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  organizationId: string;
+  createdAt: Date;
+}
+
+/** A project with its organisation's name. */
+export interface ProjectWithOrganization {
+  id: string;
+  name: string;
+  organization: { id: string; name: string };
+}
+
+export interface DeletedProject {
+  id: string;
+  name: string;
+  deletedAt: Date;
+}
+
+const COLUMNS = { id: true, name: true, organizationId: true, createdAt: true } as const;
+
+/**
+ * The `projects` table. Deleted projects are soft-deleted (`deleted_at`) and invisible to every
+ * method here: for the rest of the service a deleted project does not exist. A project id that
+ * is not a UUID finds nothing (never a database error).
+ */
+@Injectable()
+export class ProjectDirectory {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private repo(em?: EntityManager) {
+    return (em ?? this.dataSource.manager).getRepository(Project);
+  }
+
+  /** The organisation's live projects, oldest first. */
+  async list(organizationId: string): Promise<ProjectRecord[]> {
+    const projects = await this.repo().find({
+      where: { organizationId, deletedAt: IsNull() },
+      select: COLUMNS,
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return projects.map(toRecord);
+  }
+
+  /**
+   * The live project if it belongs to the organisation, else null. With `lock: 'share'` (inside
+   * `em`'s transaction) a concurrent deletion waits until that transaction ends.
+   */
+  async find(
+    organizationId: string,
+    projectId: string,
+    em?: EntityManager,
+    options: { lock?: 'share' } = {},
+  ): Promise<ProjectRecord | null> {
+    if (!isUuid(projectId)) return null;
+    const project = await this.repo(em).findOne({
+      where: { id: projectId, organizationId, deletedAt: IsNull() },
+      select: COLUMNS,
+      ...(options.lock === 'share' ? { lock: { mode: 'pessimistic_read' as const } } : {}),
+    });
+    return project ? toRecord(project) : null;
+  }
+
+  /** The live project with its organisation's name, if it belongs to that organisation. */
+  async findWithOrganization(organizationId: string, projectId: string): Promise<ProjectWithOrganization | null> {
+    const row = await this.repo()
+      .createQueryBuilder('p')
+      .innerJoin(Organization, 'o', 'o.id = p.organizationId')
+      .select(['p.id AS id', 'p.name AS name', 'o.id AS organization_id', 'o.name AS organization_name'])
+      .where('p.id = :projectId AND p.organizationId = :organizationId AND p.deletedAt IS NULL', { projectId, organizationId })
+      .getRawOne<{ id: string; name: string; organization_id: string; organization_name: string }>();
+    return row ? { id: row.id, name: row.name, organization: { id: row.organization_id, name: row.organization_name } } : null;
+  }
+
+  /**
+   * Every live project the person can reach through their memberships, grouped by organisation
+   * name then project name.
+   */
+  async reachableBy(userId: string, em?: EntityManager): Promise<ProjectWithOrganization[]> {
+    const rows = await (em ?? this.dataSource.manager)
+      .getRepository(Membership)
+      .createQueryBuilder('m')
+      .innerJoin(Organization, 'o', 'o.id = m.organizationId')
+      .innerJoin(Project, 'p', 'p.organizationId = o.id AND p.deletedAt IS NULL')
+      .select(['o.id AS organization_id', 'o.name AS organization_name', 'p.id AS project_id', 'p.name AS project_name'])
+      .where('m.userId = :userId', { userId })
+      .orderBy('o.name')
+      .addOrderBy('o.id')
+      .addOrderBy('p.name')
+      .addOrderBy('p.id')
+      .getRawMany<{ organization_id: string; organization_name: string; project_id: string; project_name: string }>();
+    return rows.map((r) => ({ id: r.project_id, name: r.project_name, organization: { id: r.organization_id, name: r.organization_name } }));
+  }
+
+  /** Whether the project is live, in that organisation, and the person is a member of it. */
+  async isReachableBy(userId: string, organizationId: string, projectId: string, em?: EntityManager): Promise<boolean> {
+    return this.repo(em)
+      .createQueryBuilder('p')
+      .innerJoin(Membership, 'm', 'm.organizationId = p.organizationId AND m.userId = :userId', { userId })
+      .where('p.id = :projectId AND p.organizationId = :organizationId AND p.deletedAt IS NULL', { projectId, organizationId })
+      .getExists();
+  }
+
+  async create(organizationId: string, name: string, em?: EntityManager): Promise<ProjectRecord> {
+    return toRecord(await this.repo(em).save(this.repo(em).create({ organizationId, name, deletedAt: null })));
+  }
+
+  /** Marks the live project deleted; null when there is none (already deleted, or another organisation's). */
+  async softDelete(organizationId: string, projectId: string, em?: EntityManager): Promise<DeletedProject | null> {
+    if (!isUuid(projectId)) return null;
+    const result = await this.repo(em)
+      .createQueryBuilder()
+      .update()
+      .set({ deletedAt: () => 'now()' })
+      .where('id = :projectId AND organization_id = :organizationId AND deleted_at IS NULL', { projectId, organizationId })
+      .returning('id, name, deleted_at')
+      .updateEntity(false)
+      .execute();
+    const [row] = result.raw as { id: string; name: string; deleted_at: Date }[];
+    return row ? { id: row.id, name: row.name, deletedAt: new Date(row.deleted_at) } : null;
+  }
+}
+
+function toRecord(project: Project): ProjectRecord {
+  return { id: project.id, name: project.name, organizationId: project.organizationId, createdAt: project.createdAt };
+}

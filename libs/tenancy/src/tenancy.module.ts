@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { TENANCY_ENTITIES } from './entities';
+import { MembershipDirectory } from './membership-directory.service';
+import { OrganizationDirectory } from './organization-directory.service';
+import { ProjectDirectory } from './project-directory.service';
+import { UserDirectory } from './user-directory.service';
+
+/**
+ * People, organisations, memberships and projects: the only module that reads or writes their
+ * tables. No HTTP here; the REST routes live in `organizations` and `auth`.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([...TENANCY_ENTITIES])],
+  providers: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory],
+  exports: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory],
+})
+export class TenancyModule {}

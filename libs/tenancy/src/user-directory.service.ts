@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { normalizeEmail } from './email';
+import { User } from './entities/user.entity';
+
+/** A person as the rest of the service sees them (never with their password hash). */
+export interface UserProfile {
+  id: string;
+  email: string;
+  name: string;
+  createdAt: Date;
+}
+
+export interface NewUser {
+  email: string;
+  name: string;
+  passwordHash: string;
+}
+
+/** The `users` table: people, looked up by id or by email (case-insensitive, normalised here). */
+@Injectable()
+export class UserDirectory {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private repo(em?: EntityManager) {
+    return (em ?? this.dataSource.manager).getRepository(User);
+  }
+
+  async exists(userId: string): Promise<boolean> {
+    return this.repo().existsBy({ id: userId });
+  }
+
+  async findById(userId: string): Promise<UserProfile | null> {
+    const user = await this.repo().findOne({ where: { id: userId }, select: { id: true, email: true, name: true, createdAt: true } });
+    return user ? { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt } : null;
+  }
+
+  async isEmailTaken(email: string, em?: EntityManager): Promise<boolean> {
+    return this.repo(em).createQueryBuilder('u').where('lower(u.email) = :email', { email: normalizeEmail(email) }).getExists();
+  }
+
+  /** The id of the account with this email, if any. */
+  async idByEmail(email: string, em?: EntityManager): Promise<string | null> {
+    const user = await this.repo(em)
+      .createQueryBuilder('u')
+      .select('u.id')
+      .where('lower(u.email) = :email', { email: normalizeEmail(email) })
+      .getOne();
+    return user?.id ?? null;
+  }
+
+  /** What a password login checks: the account's id and stored hash, if the email is known. */
+  async loginRecord(email: string): Promise<{ id: string; passwordHash: string } | null> {
+    const user = await this.repo()
+      .createQueryBuilder('u')
+      .select('u.id')
+      .addSelect('u.passwordHash')
+      .where('lower(u.email) = :email', { email: normalizeEmail(email) })
+      .getOne();
+    return user ? { id: user.id, passwordHash: user.passwordHash } : null;
+  }
+
+  /**
+   * Inserts a person (email normalised, name trimmed), or answers null when the email is taken.
+   * `ON CONFLICT DO NOTHING` on the lower(email) index: a parallel sign-up with the same email
+   * loses here without a failed statement, so the caller's transaction stays usable.
+   */
+  async create(input: NewUser, em?: EntityManager): Promise<Omit<UserProfile, 'createdAt'> | null> {
+    const result = await this.repo(em)
+      .createQueryBuilder()
+      .insert()
+      .values({ email: normalizeEmail(input.email), name: input.name.trim(), passwordHash: input.passwordHash })
+      .orIgnore()
+      .returning(['id', 'email', 'name'])
+      .updateEntity(false)
+      .execute();
+    const [row] = result.raw as { id: string; email: string; name: string }[];
+    return row ? { id: row.id, email: row.email, name: row.name } : null;
+  }
+}

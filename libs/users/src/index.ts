@@ -1,2 +1,0 @@
-export * from './entities/user.entity';
-export * from './password-hasher';
