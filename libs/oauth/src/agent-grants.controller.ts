@@ -1,9 +1,8 @@
-import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
-import { CurrentPrincipal, RestAuth, SessionPrincipal } from '@app/credentials';
-import { originOf } from './authorize.controller';
-import { AgentGrantView, GrantRevocationResult, OAuthGrantsService } from './oauth-grants.service';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
+import { CurrentPrincipal, GrantRevocationResult, RestAuth, SessionPrincipal } from '@app/credentials';
+import { AgentGrantView, OAuthGrantsService } from './oauth-grants.service';
 
 /** The person's connected AI clients (their OAuth grants). Session only. */
 @ApiTags('me')
@@ -26,8 +25,8 @@ export class AgentGrantsController {
   revoke(
     @CurrentPrincipal() principal: SessionPrincipal,
     @Param('grantId') grantId: string,
-    @Req() req: Request,
+    @AuditOrigin() origin: RequestOrigin,
   ): Promise<GrantRevocationResult> {
-    return this.grants.revokeForUser(principal.userId, grantId, originOf(req));
+    return this.grants.revokeForUser(principal.userId, grantId, origin);
   }
 }

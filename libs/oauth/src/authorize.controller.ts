@@ -1,10 +1,12 @@
 import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { RequestOrigin } from '@app/audit';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
 import { sendPage, sendRedirect } from '@app/web';
-import { AuthorizationService } from './authorization.service';
+import { AuthorizeRequestValidator } from './authorize-request.validator';
+import { ConsentDecisionService } from './consent-decision.service';
+import { ConsentViewService } from './consent-view.service';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
 import { OAuthPageError } from './oauth.errors';
 import { consentPage } from './views/consent.view';
@@ -19,28 +21,30 @@ import { consentPage } from './views/consent.view';
 @Controller('api/agent/oauth/authorize')
 export class AuthorizeController {
   constructor(
-    private readonly authorization: AuthorizationService,
+    private readonly validator: AuthorizeRequestValidator,
+    private readonly consent: ConsentViewService,
+    private readonly decisions: ConsentDecisionService,
     private readonly sessions: SessionTokenService,
   ) {}
 
   @Get()
   async authorize(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const checked = await this.authorization.check(query);
+    const checked = await this.validator.check(query, req.ip ?? null);
     if (checked.kind === 'redirect') return sendRedirect(res, 302, checked.location);
     const userId = await this.sessionUser(req);
     if (!userId) return sendRedirect(res, 302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
-    const { requestId, csrfToken } = await this.authorization.createPending(userId, checked.request);
-    const view = await this.authorization.consentView(requestId, csrfToken, userId);
+    const { requestId, csrfToken } = await this.consent.createPending(userId, checked.request);
+    const view = await this.consent.view(requestId, csrfToken, userId);
     sendPage(res, 200, consentPage(view));
   }
 
   @Post()
-  async decide(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async decide(@Body() body: Record<string, unknown>, @AuditOrigin() origin: RequestOrigin, @Req() req: Request, @Res() res: Response): Promise<void> {
     const userId = await this.sessionUser(req);
     if (!userId) {
       throw new OAuthPageError(401, 'Signed out', 'Your session ended before you answered. Start again from the application.');
     }
-    const outcome = await this.authorization.decide(userId, body ?? {}, originOf(req));
+    const outcome = await this.decisions.decide(userId, body ?? {}, origin);
     if (outcome.kind === 'redirect') return sendRedirect(res, 303, outcome.location);
     sendPage(res, outcome.status, consentPage(outcome.view));
   }
@@ -50,8 +54,4 @@ export class AuthorizeController {
     if (!jwt) return null;
     return (await this.sessions.resolve(jwt))?.userId ?? null;
   }
-}
-
-export function originOf(req: Request): RequestOrigin {
-  return { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null };
 }

@@ -1,11 +1,12 @@
-import { Body, Controller, Headers, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { Public } from '@app/credentials';
-import { originOf } from './authorize.controller';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthErrorFilter } from './oauth-exception.filters';
 import { OAuthTokensService } from './oauth-tokens.service';
+import { TokenRevocationService } from './token-revocation.service';
 
 /**
  * The cookie-less OAuth endpoints: registration (RFC 7591), token (RFC 6749 §3.2) and revocation
@@ -19,11 +20,12 @@ export class OAuthController {
   constructor(
     private readonly clients: OAuthClientsService,
     private readonly tokens: OAuthTokensService,
+    private readonly revocations: TokenRevocationService,
   ) {}
 
   @Post('register')
-  async register(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const client = await this.clients.register(body, originOf(req));
+  async register(@Body() body: unknown, @AuditOrigin() origin: RequestOrigin, @Res() res: Response): Promise<void> {
+    const client = await this.clients.register(body, origin);
     res.status(201).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').json(client);
   }
 
@@ -31,10 +33,10 @@ export class OAuthController {
   async token(
     @Body() body: Record<string, unknown> | undefined,
     @Headers('authorization') authorization: string | undefined,
-    @Req() req: Request,
+    @AuditOrigin() origin: RequestOrigin,
     @Res() res: Response,
   ): Promise<void> {
-    const tokens = await this.tokens.token(body ?? {}, authorization, originOf(req));
+    const tokens = await this.tokens.token(body ?? {}, authorization, origin);
     res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').json(tokens);
   }
 
@@ -43,10 +45,10 @@ export class OAuthController {
   async revoke(
     @Body() body: Record<string, unknown> | undefined,
     @Headers('authorization') authorization: string | undefined,
-    @Req() req: Request,
+    @AuditOrigin() origin: RequestOrigin,
     @Res() res: Response,
   ): Promise<void> {
-    await this.tokens.revoke(body ?? {}, authorization, originOf(req));
+    await this.revocations.revoke(body ?? {}, authorization, origin);
     res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').end();
   }
 }
