@@ -4,17 +4,17 @@
 
 ARG NODE_IMAGE=node:22-bookworm-slim
 
-# 1. Compile the TypeScript monorepo (Nest CLI, tsc) with every dependency installed.
+# 1. Compile the TypeScript monorepo (tsc, then tsc-alias for the @app/* paths) with every dependency installed.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY nest-cli.json tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
 RUN npm run build
 
-# 2. Production dependencies only (no Nest CLI, Jest, swc, test clients).
+# 2. Production dependencies only (no compiler, Jest, swc, test clients).
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
