@@ -32,7 +32,9 @@ export class AppConfig {
   readonly trustProxy: boolean;
   readonly logLevel: LogLevel;
   readonly registrationRateLimitPerMinute: number;
-  /** Failed logins for one email within `loginFailureWindowSeconds` before further attempts get 429. */
+  /** Failed logins for one email from one IP address within `loginFailureWindowSeconds` before further attempts from there get 429. */
+  readonly loginMaxFailuresPerEmailAndIp: number;
+  /** Failed logins for one email from every address together within the window before further attempts get 429 (the higher ceiling). */
   readonly loginMaxFailuresPerEmail: number;
   /** Failed logins from one IP address within the same window before further attempts get 429. */
   readonly loginMaxFailuresPerIp: number;
@@ -66,6 +68,7 @@ export class AppConfig {
     this.trustProxy = env.TRUST_PROXY;
     this.logLevel = env.LOG_LEVEL;
     this.registrationRateLimitPerMinute = env.REGISTRATION_RATE_LIMIT_PER_MINUTE;
+    this.loginMaxFailuresPerEmailAndIp = env.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP;
     this.loginMaxFailuresPerEmail = env.LOGIN_MAX_FAILURES_PER_EMAIL;
     this.loginMaxFailuresPerIp = env.LOGIN_MAX_FAILURES_PER_IP;
     this.loginFailureWindowSeconds = env.LOGIN_FAILURE_WINDOW_SECONDS;

@@ -127,7 +127,13 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1)
   @Max(100000)
-  LOGIN_MAX_FAILURES_PER_EMAIL = 10;
+  LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP = 10;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  LOGIN_MAX_FAILURES_PER_EMAIL = 100;
 
   @Transform(toInt)
   @IsInt()
