@@ -2,8 +2,9 @@ import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestj
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { RequestOrigin } from '@app/audit';
+import { AppConfig } from '@app/config';
 import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
-import { sendPage, sendRedirect } from '@app/web';
+import { postedFromElsewhere, sendPage, sendRedirect } from '@app/web';
 import { AuthorizationService } from './authorization.service';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
 import { OAuthPageError } from './oauth.errors';
@@ -11,17 +12,23 @@ import { consentPage } from './views/consent.view';
 
 /**
  * `GET /api/agent/oauth/authorize` validates the request and shows the consent page (or sends
- * the person to sign in first); `POST` takes the decision.
+ * the person to sign in first); `POST` takes the decision, refused when the browser marks the
+ * post as coming from another site (on top of the form's CSRF token).
  */
 @Public()
 @ApiExcludeController()
 @UseFilters(OAuthPageErrorFilter)
 @Controller('api/agent/oauth/authorize')
 export class AuthorizeController {
+  private readonly ownOrigin: string;
+
   constructor(
+    config: AppConfig,
     private readonly authorization: AuthorizationService,
     private readonly sessions: SessionTokenService,
-  ) {}
+  ) {
+    this.ownOrigin = new URL(config.baseUrl).origin;
+  }
 
   @Get()
   async authorize(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
@@ -36,6 +43,9 @@ export class AuthorizeController {
 
   @Post()
   async decide(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    if (postedFromElsewhere(req, this.ownOrigin)) {
+      throw new OAuthPageError(403, 'Form sent from another site', 'This answer did not come from the consent page. Start again from the application.');
+    }
     const userId = await this.sessionUser(req);
     if (!userId) {
       throw new OAuthPageError(401, 'Signed out', 'Your session ended before you answered. Start again from the application.');
