@@ -153,7 +153,7 @@ describe('scoped API keys and the permission catalogues (SPEC §6)', () => {
     [
       'permissions',
       { name: 'k', permissions: ['projects:read', 'api_keys:write', 'tasks:read'] },
-      'permissions contains unknown permission "api_keys:write", "tasks:read"; allowed: projects:read, projects:write, service_keys:read, service_keys:write, members:read, audit:read',
+      'permissions[1], permissions[2] are not API-key permissions; allowed: projects:read, projects:write, service_keys:read, service_keys:write, members:read, audit:read',
     ],
     ['expiresAt', { name: 'k', permissions: ['projects:read'], expiresAt: 'tomorrow' }, 'expiresAt must be an ISO 8601 date-time'],
     ['expiresAt', { name: 'k', permissions: ['projects:read'], expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt must be in the future'],

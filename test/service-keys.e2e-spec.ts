@@ -83,8 +83,8 @@ describe('service keys and derived project tokens (REST)', () => {
     });
 
     it.each([
-      ['an unknown permission', { name: 'x', permissions: ['tasks:read', 'tasks:admin'] }, /"tasks:admin"/],
-      ['an API-key permission', { name: 'x', permissions: ['projects:write'] }, /"projects:write"/],
+      ['an unknown permission', { name: 'x', permissions: ['tasks:read', 'tasks:admin'] }, /^permissions\[1\] is not an agent permission/],
+      ['an API-key permission', { name: 'x', permissions: ['projects:write'] }, /^permissions\[0\] is not an agent permission/],
       ['no permissions', { name: 'x', permissions: [] }, /permissions should not be empty/],
       ['permissions not a list', { name: 'x', permissions: 'tasks:read' }, /permissions must be an array/],
       ['no name', { permissions: ['tasks:read'] }, /name should not be empty/],

@@ -1,9 +1,10 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { DomainError, HTTP_STATUS_OF_KIND, restErrorBody, retryAfterOf } from '@app/common';
 import { McpUnauthorizedException, sendMcpUnauthorized } from '@app/credentials';
+import { allowedMethods } from './method-not-allowed';
 
 /**
  * The HTTP/REST transport's filter (global). REST errors keep NestJS's shape `{statusCode,
@@ -36,6 +37,12 @@ export class AppExceptionFilter implements ExceptionFilter {
       const retryAfter = retryAfterOf(exception);
       if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
       res.status(status).json(restErrorBody(status, exception.message, exception.code));
+      return;
+    }
+    const allow = exception instanceof NotFoundException ? allowedMethods(req) : [];
+    if (allow.length) {
+      res.setHeader('Allow', allow.join(', '));
+      res.status(405).json({ statusCode: 405, message: `This route accepts ${allow.join(', ')}, not ${req.method}`, error: 'Method Not Allowed' });
       return;
     }
     if (exception instanceof HttpException) {

@@ -1,9 +1,10 @@
 import { DynamicModule, Module, Type, ValidationPipe } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ApiKeysModule } from '@app/api-keys';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
+import { validationException } from '@app/common';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
@@ -15,6 +16,7 @@ import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizatio
 import { ServiceKeysModule } from '@app/service-keys';
 import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
+import { JsonBodyInterceptor } from './json-body.interceptor';
 
 export interface AppModuleOptions {
   database?: DatabaseModuleOptions;
@@ -47,9 +49,10 @@ export class AppModule {
       controllers: options.controllers ?? [],
       providers: [
         { provide: APP_FILTER, useClass: AppExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
         {
           provide: APP_PIPE,
-          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, exceptionFactory: validationException }),
         },
       ],
     };

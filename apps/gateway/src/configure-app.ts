@@ -1,16 +1,17 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import type { NextFunction, Request, Response } from 'express';
-import { json, urlencoded } from 'express';
+import express, { json, urlencoded } from 'express';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '@app/mcp';
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors.middleware';
 import { createLogger } from './logger';
+import { textGuard } from './text-guard.middleware';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -18,13 +19,26 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** Builds the application exactly as `main.ts` runs it; e2e tests use this too. */
 export async function createGatewayApp(config: AppConfig, options: AppModuleOptions = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), new ExpressAdapter(strictServer()), {
     bodyParser: false,
     logger: createLogger(config.logLevel),
     abortOnError: false,
   });
   configureApp(app, config);
   return app;
+}
+
+/**
+ * The Express instance, with case-sensitive and strict routing set before its router exists
+ * (Nest's adapter creates the router in its constructor, so `app.set` afterwards is too late):
+ * `/API/MCP` or `/api/mcp/` is no route, so no path reaches a handler that the checks keyed on
+ * the exact path (the `/api/mcp` Origin check) did not see.
+ */
+function strictServer(): express.Express {
+  const server = express();
+  server.set('case sensitive routing', true);
+  server.set('strict routing', true);
+  return server;
 }
 
 export function configureApp(app: NestExpressApplication, config: AppConfig): INestApplication {
@@ -41,6 +55,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.use(bodyErrorHandler);
   app.use(bodyDepthGuard);
   app.use(cookieParser());
+  app.use(textGuard);
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

@@ -6,3 +6,4 @@ export * from './dto/login.dto';
 export * from './dto/session-token.dto';
 export * from './dto/signup.dto';
 export * from './auth-rate-limit.service';
+export * from './breached-passwords';

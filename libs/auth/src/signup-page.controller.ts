@@ -57,7 +57,7 @@ export class SignupPageController {
       SignupField,
       string
     >;
-    const next = typeof body.next === 'string' && body.next !== '' ? safeNextPath(body.next, '') || undefined : undefined;
+    const next = typeof body.next === 'string' && body.next !== '' ? safeNextPath(body.next, this.config.baseUrl, '') || undefined : undefined;
     const state: SignupFormState = {
       csrf: this.csrf.issue(req, res),
       next,
@@ -80,7 +80,7 @@ export class SignupPageController {
       const session = await this.sessions.issue(account.user.id);
       setSessionCookie(res, session.accessToken, this.config);
       this.csrf.clear(res);
-      sendRedirect(res, 303, safeNextPath(next, WELCOME_PATH));
+      sendRedirect(res, 303, safeNextPath(next, this.config.baseUrl, WELCOME_PATH));
     } catch (error) {
       if (error instanceof TooManySignupsError) {
         res.setHeader('Retry-After', String(error.retryAfterSeconds));
@@ -111,7 +111,7 @@ export class SignupPageController {
   }
 
   private blank(req: Request, res: Response, next: unknown): SignupFormState {
-    const safe = typeof next === 'string' && next !== '' ? safeNextPath(next, '') || undefined : undefined;
+    const safe = typeof next === 'string' && next !== '' ? safeNextPath(next, this.config.baseUrl, '') || undefined : undefined;
     return { csrf: this.csrf.issue(req, res), next: safe, values: {}, errors: {} };
   }
 }

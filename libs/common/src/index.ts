@@ -2,4 +2,5 @@ export * from './domain-error';
 export * from './json-depth';
 export * from './openapi';
 export * from './validation';
+export * from './text-safety';
 export * from './http-status';

@@ -43,6 +43,11 @@ export class AppConfig {
   readonly signupRateLimitPerHour: number;
   /** How often expired OAuth rows and old rate-limit counters are deleted; 0 never. */
   readonly cleanupIntervalSeconds: number;
+  /**
+   * Private-use redirect URI schemes without a dot that OAuth clients may register, lower case
+   * (a scheme with a dot is accepted anyway; the dangerous ones never are).
+   */
+  readonly oauthExtraRedirectSchemes: readonly string[];
 
   constructor(env: EnvironmentVariables) {
     this.nodeEnv = env.NODE_ENV;
@@ -74,6 +79,7 @@ export class AppConfig {
     this.loginFailureWindowSeconds = env.LOGIN_FAILURE_WINDOW_SECONDS;
     this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;
     this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;
+    this.oauthExtraRedirectSchemes = splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES).map((s) => s.toLowerCase());
   }
 
   /** Reads and validates the environment; throws a `ConfigValidationError` naming every bad variable. */

@@ -158,6 +158,10 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(86400)
   CLEANUP_INTERVAL_SECONDS = 600;
+
+  /** Private-use redirect URI schemes without a dot that clients may register (comma-separated; empty: none). */
+  @IsString()
+  OAUTH_EXTRA_REDIRECT_SCHEMES = 'cursor,vscode,vscode-insiders,windsurf';
 }
 
 export class ConfigValidationError extends Error {
@@ -198,6 +202,11 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
       else if (new URL(origin).origin !== origin) {
         problems.push(`MCP_ALLOWED_ORIGINS: ${JSON.stringify(origin)} must be an origin such as https://app.example.com (no path or trailing slash)`);
       }
+    }
+  }
+  for (const scheme of splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES ?? '')) {
+    if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme)) {
+      problems.push(`OAUTH_EXTRA_REDIRECT_SCHEMES: ${JSON.stringify(scheme)} is not a URI scheme (letters, digits, +, - and ., without the colon)`);
     }
   }
   if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) {

@@ -30,11 +30,21 @@ export function readSessionCookie(req: Request): string | undefined {
 }
 
 /**
- * Where to go after login: only a path on this service (`/…`, never `//host` or a URL), so the
- * login page cannot be used as an open redirect.
+ * Where to go after sign-in or sign-up: only a path on this service, so the pages cannot be used
+ * as an open redirect. `next` must start with one `/`, hold no control character (C0, DEL: a
+ * browser drops TAB, CR and LF, so `/\t/evil.example` would become `//evil.example`) and no
+ * backslash (read as `/` by browsers), and, resolved against `baseUrl`, keep its origin. The
+ * answer is the resolved path, query and fragment, as a browser would follow it.
  */
-export function safeNextPath(next: unknown, fallback = '/'): string {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return fallback;
-  if (/[\r\n]/.test(next)) return fallback;
-  return next;
+export function safeNextPath(next: unknown, baseUrl: string, fallback = '/'): string {
+  if (typeof next !== 'string' || next.length > 2048 || !next.startsWith('/') || next.startsWith('//')) return fallback;
+  if (/[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
+  let resolved: URL;
+  try {
+    resolved = new URL(next, baseUrl);
+  } catch {
+    return fallback;
+  }
+  if (resolved.origin !== new URL(baseUrl).origin) return fallback;
+  return `${resolved.pathname}${resolved.search}${resolved.hash}`;
 }

@@ -30,7 +30,11 @@ export class SessionTokenService {
     return { accessToken, tokenType: 'Bearer', expiresIn };
   }
 
-  /** The session's person, or null for a bad signature, an expired token or a deleted user. */
+  /**
+   * The session's person, or null for a bad signature, an expired token, a token without `exp`,
+   * `iat` or `sub` (SPEC §8: a session never lives forever, even one signed with the real key),
+   * or a deleted user.
+   */
   async resolve(jwt: string): Promise<SessionPrincipal | null> {
     let sub: string | undefined;
     try {
@@ -38,6 +42,7 @@ export class SessionTokenService {
         algorithms: ['HS256'],
         issuer: this.config.issuer,
         audience: `${this.config.issuer}/api`,
+        requiredClaims: ['exp', 'iat', 'sub'],
       });
       if (payload.typ !== 'session') return null;
       sub = payload.sub;

@@ -7,3 +7,4 @@ export * from './entities/authorization-request.entity';
 export * from './entities/authorization-code.entity';
 export * from './entities/refresh-token.entity';
 export * from './oauth-cleanup.service';
+export * from './views/error.view';

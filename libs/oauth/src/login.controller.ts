@@ -32,13 +32,13 @@ export class LoginController {
 
   @Get()
   show(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): void {
-    const next = safeNextPath(singleParam(query, 'next').value);
+    const next = safeNextPath(singleParam(query, 'next').value, this.config.baseUrl);
     sendPage(res, 200, loginPage({ next, csrfToken: this.csrf.issue(req, res), signupHref: this.signupHref(next) }));
   }
 
   @Post()
   async submit(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const next = safeNextPath(singleParam(body, 'next').value);
+    const next = safeNextPath(singleParam(body, 'next').value, this.config.baseUrl);
     const email = singleParam(body, 'email').value ?? '';
     const password = singleParam(body, 'password').value ?? '';
     const accepted = this.csrf.verify(req, singleParam(body, 'csrf_token').value);

@@ -59,7 +59,7 @@ export class OAuthClientsService {
    * which case a `dgs_` secret is returned once.
    */
   async register(metadata: unknown, origin: RequestOrigin): Promise<OAuthClientInformationFull> {
-    const input = parseMetadata(metadata);
+    const input = parseMetadata(metadata, this.config.oauthExtraRedirectSchemes);
     await this.enforceRateLimit(origin.ip ?? null);
     const clientId = randomUUID();
     const secret = input.tokenEndpointAuthMethod === 'none' ? undefined : generateToken(TOKEN_PREFIXES.clientSecret);
@@ -205,7 +205,7 @@ const FIELD = OAuthClientMetadataSchema.shape;
  * ignored, not checked. Redirect URIs follow this server's own rules (`redirectUriProblem`),
  * which are stricter than a URL's shape and name what is wrong.
  */
-function parseMetadata(metadata: unknown): ParsedMetadata {
+function parseMetadata(metadata: unknown, extraSchemes: readonly string[]): ParsedMetadata {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object');
   }
@@ -219,7 +219,7 @@ function parseMetadata(metadata: unknown): ParsedMetadata {
     throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
   }
   for (const uri of uris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblem(uri, extraSchemes);
     if (problem) {
       const shown = typeof uri === 'string' ? uri.slice(0, 200) : JSON.stringify(uri);
       throw new OAuthError('invalid_redirect_uri', `Redirect URI ${shown} ${problem}`);

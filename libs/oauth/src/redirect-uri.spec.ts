@@ -1,4 +1,4 @@
-import { matchRedirectUri, redirectHost, withResponseParams } from './redirect-uri';
+import { matchRedirectUri, redirectHost, redirectUriProblem, withResponseParams } from './redirect-uri';
 
 describe('redirect URI matching', () => {
   it('matches registered URIs exactly', () => {
@@ -35,5 +35,28 @@ describe('redirect URI matching', () => {
     expect(redirectHost('http://127.0.0.1:33418/')).toBe('127.0.0.1:33418');
     expect(redirectHost('cursor://anysphere.cursor-retrieval/oauth')).toBe('anysphere.cursor-retrieval');
     expect(redirectHost('com.example.app:/cb')).toBe('com.example.app:');
+  });
+});
+
+describe('redirect URI schemes (SPEC §8)', () => {
+  it('refuses the schemes that open something on the machine, whatever the extra list says', () => {
+    for (const uri of ['intent:x', 'ms-msdt:x', 'ms-settings:x', 'search-ms:x', 'chrome://x', 'chrome-extension://x/y', 'jar:x', 'about:blank', 'blob:x']) {
+      expect(redirectUriProblem(uri, ['intent', 'ms-msdt', 'chrome', 'jar'])).toMatch(/is not allowed/);
+    }
+  });
+
+  it('accepts a scheme with a dot, or one listed; refuses other bare schemes', () => {
+    expect(redirectUriProblem('com.example.app:/cb')).toBeUndefined();
+    expect(redirectUriProblem('cursor://x/cb')).toBeUndefined();
+    expect(redirectUriProblem('myapp://cb')).toMatch(/reverse-domain/);
+    expect(redirectUriProblem('myapp://cb', ['myapp'])).toBeUndefined();
+    expect(redirectUriProblem('cursor://x/cb', [])).toMatch(/not allowed/);
+  });
+
+  it('reads the host of an http(s) URI from its raw text', () => {
+    expect(redirectUriProblem('https:///cb')).toBe('must name a host');
+    expect(redirectUriProblem('https:/cb')).toBe('must name a host');
+    expect(redirectUriProblem('https://a.example/cb')).toBeUndefined();
+    expect(redirectUriProblem('https://a.example\\@b.example/')).toBe('must not contain a backslash');
   });
 });

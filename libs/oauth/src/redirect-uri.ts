@@ -1,22 +1,29 @@
 /**
- * Redirect-URI rules (SPEC §5; RFC 6749 §3.1.2, RFC 8252 §7, RFC 9700 §4.1.3):
- * - `https` with a host;
+ * Redirect-URI rules (SPEC §5 and §8; RFC 6749 §3.1.2, RFC 8252 §7, RFC 9700 §4.1.3):
+ * - `https` naming a host in its own text (`https:///cb` is refused, though WHATWG `URL` reads
+ *   it as host `cb`);
  * - `http` only on a loopback host (`127.0.0.1`, `[::1]`, `localhost`);
- * - a private-use scheme (`cursor://…`, `vscode://…`, `com.example.app:/cb`);
- * - never a scheme that runs or reads content in the browser (`javascript:`, `data:`, …);
- * - never a fragment or credentials in the URI.
+ * - a private-use scheme in reverse-domain form, which contains a dot (`com.example.app:/cb`,
+ *   RFC 8252 §7.1), or one listed in `OAUTH_EXTRA_REDIRECT_SCHEMES` (the AI clients that use a
+ *   bare name: `cursor`, `vscode`, …);
+ * - never a scheme that runs, reads or opens something on the person's machine (`javascript:`,
+ *   `data:`, `file:`, `intent:`, `ms-*:`, `chrome*:`, `jar:`, `search-ms:`, …), even if listed;
+ * - never a fragment, credentials, control characters or a backslash in the URI.
  * Loopback redirect URIs match a registered one whatever the port (RFC 8252 §7.3); all others
  * match by exact string comparison.
  */
 
 export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
-/** Schemes a redirect URI may never use. */
+/** Schemes a redirect URI may never use, whatever the configuration says. */
 const FORBIDDEN_SCHEMES = new Set([
   'javascript',
   'data',
   'file',
   'vbscript',
+  'intent',
+  'jar',
+  'search-ms',
   'blob',
   'about',
   'filesystem',
@@ -25,19 +32,33 @@ const FORBIDDEN_SCHEMES = new Set([
   'wss',
   'ftp',
 ]);
+/** Scheme families refused by prefix: Windows protocol handlers (`ms-msdt:`, `ms-settings:`, …) and the browser's own pages. */
+const FORBIDDEN_SCHEME_PREFIXES = ['ms-', 'chrome'];
+
+/** The private-use schemes allowed without a dot when `OAUTH_EXTRA_REDIRECT_SCHEMES` is unset. */
+export const DEFAULT_EXTRA_REDIRECT_SCHEMES = ['cursor', 'vscode', 'vscode-insiders', 'windsurf'] as const;
 
 const SCHEME_RE = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 const MAX_REDIRECT_URI_LENGTH = 2000;
 
-/** Why `uri` cannot be registered, or undefined when it can. */
-export function redirectUriProblem(uri: unknown): string | undefined {
+/** Whether `scheme` (lower case, without the colon) is one a redirect URI may never use. */
+export function isForbiddenRedirectScheme(scheme: string): boolean {
+  return FORBIDDEN_SCHEMES.has(scheme) || FORBIDDEN_SCHEME_PREFIXES.some((prefix) => scheme.startsWith(prefix));
+}
+
+/**
+ * Why `uri` cannot be registered, or undefined when it can. `extraSchemes` are the private-use
+ * schemes without a dot that are accepted (lower case).
+ */
+export function redirectUriProblem(uri: unknown, extraSchemes: readonly string[] = DEFAULT_EXTRA_REDIRECT_SCHEMES): string | undefined {
   if (typeof uri !== 'string' || uri.length === 0) return 'must be a non-empty string';
   if (uri.length > MAX_REDIRECT_URI_LENGTH) return `must be at most ${MAX_REDIRECT_URI_LENGTH} characters`;
   if (/[\s\u0000-\u001f\u007f]/.test(uri)) return 'must not contain whitespace or control characters';
+  if (uri.includes('\\')) return 'must not contain a backslash';
   if (uri.includes('#')) return 'must not contain a fragment';
   const scheme = SCHEME_RE.exec(uri)?.[1]?.toLowerCase();
   if (!scheme) return 'must be an absolute URI with a scheme';
-  if (FORBIDDEN_SCHEMES.has(scheme)) return `the scheme ${scheme}: is not allowed`;
+  if (isForbiddenRedirectScheme(scheme)) return `the scheme ${scheme}: is not allowed`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -45,18 +66,19 @@ export function redirectUriProblem(uri: unknown): string | undefined {
     return 'is not a valid URI';
   }
   if (url.username || url.password) return 'must not contain credentials';
-  if (scheme === 'https') {
-    if (!url.hostname) return 'must name a host';
-    return undefined;
-  }
-  if (scheme === 'http') {
-    if (!LOOPBACK_HOSTS.has(url.hostname.toLowerCase())) {
+  if (scheme === 'https' || scheme === 'http') {
+    // The host as written: `https:///cb` and `https:/cb` name none, whatever `URL` makes of them.
+    if (!/^https?:\/\/[^/?#]/i.test(uri) || !url.hostname) return 'must name a host';
+    if (scheme === 'http' && !LOOPBACK_HOSTS.has(url.hostname.toLowerCase())) {
       return 'http is only allowed on a loopback host (127.0.0.1, [::1], localhost); use https';
     }
     return undefined;
   }
-  // A private-use scheme (RFC 8252 §7.1), e.g. cursor://, vscode://, com.example.app:/callback.
-  return undefined;
+  if (scheme.includes('.') || extraSchemes.includes(scheme)) return undefined;
+  return (
+    `the scheme ${scheme}: is not allowed; use https, http on a loopback host, or a private-use scheme in ` +
+    'reverse-domain form such as com.example.app:/callback (RFC 8252 §7.1)'
+  );
 }
 
 function loopbackParts(uri: string): { host: string; rest: string } | undefined {

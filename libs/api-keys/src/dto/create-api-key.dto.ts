@@ -15,7 +15,7 @@ import {
 import { Trim } from '@app/common';
 import { API_KEY_PERMISSION_NAMES, ApiKeyPermission, isApiKeyPermission } from '@app/credentials';
 
-/** Every entry must be in the API-key permission catalogue; the message names the ones that are not. */
+/** Every entry must be in the API-key permission catalogue; the message names the positions of those that are not (never their text). */
 function IsApiKeyPermissionList(options?: ValidationOptions) {
   return (object: object, propertyName: string) =>
     registerDecorator({
@@ -26,8 +26,8 @@ function IsApiKeyPermissionList(options?: ValidationOptions) {
       validator: {
         validate: (value: unknown) => Array.isArray(value) && value.every(isApiKeyPermission),
         defaultMessage: (args: ValidationArguments) => {
-          const bad = Array.isArray(args.value) ? args.value.filter((v) => !isApiKeyPermission(v)) : [];
-          return `permissions contains unknown permission ${bad.map((b) => JSON.stringify(b)).join(', ')}; allowed: ${API_KEY_PERMISSION_NAMES.join(', ')}`;
+          const bad = Array.isArray(args.value) ? args.value.flatMap((v, i) => (isApiKeyPermission(v) ? [] : [`permissions[${i}]`])) : [];
+          return `${bad.join(', ')} ${bad.length === 1 ? 'is not an API-key permission' : 'are not API-key permissions'}; allowed: ${API_KEY_PERMISSION_NAMES.join(', ')}`;
         },
       },
     });

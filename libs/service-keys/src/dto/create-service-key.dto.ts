@@ -13,15 +13,15 @@ import {
 } from 'class-validator';
 import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from '@app/credentials';
 
-/** Every element is a permission of the agent catalogue; the message names the first bad one. */
+/** Every element is a permission of the agent catalogue; the message names the position of the first bad one (never its text). */
 function IsAgentPermissionList() {
   return ValidateBy({
     name: 'isAgentPermissionList',
     validator: {
       validate: (value: unknown) => Array.isArray(value) && value.every(isAgentPermission),
       defaultMessage: (args?: ValidationArguments) => {
-        const bad = Array.isArray(args?.value) ? args.value.find((v: unknown) => !isAgentPermission(v)) : args?.value;
-        return `permissions contains an unknown agent permission ${JSON.stringify(bad)}; allowed: ${AGENT_PERMISSION_NAMES.join(', ')}`;
+        const index = Array.isArray(args?.value) ? args.value.findIndex((v: unknown) => !isAgentPermission(v)) : -1;
+        return `permissions[${index}] is not an agent permission; allowed: ${AGENT_PERMISSION_NAMES.join(', ')}`;
       },
     },
   });

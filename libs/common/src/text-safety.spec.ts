@@ -1,0 +1,17 @@
+import { findUnstorableText, isUnstorableText } from './text-safety';
+
+describe('unstorable text', () => {
+  it('finds NUL and unpaired surrogates, not paired ones', () => {
+    expect(isUnstorableText('a\u0000b')).toBe(true);
+    expect(isUnstorableText('\ud800')).toBe(true);
+    expect(isUnstorableText('x\udc00')).toBe(true);
+    expect(isUnstorableText('😀 ok')).toBe(false);
+    expect(isUnstorableText('plain')).toBe(false);
+  });
+
+  it('walks values and keys', () => {
+    expect(findUnstorableText({ a: [1, 'ok', { b: 'x\u0000' }] })).toEqual({ path: 'a[2].b' });
+    expect(findUnstorableText({ ['k\u0000']: 1 })).toEqual({ path: 'k\u0000' });
+    expect(findUnstorableText({ a: 'fine', n: null, t: true })).toBeUndefined();
+  });
+});
