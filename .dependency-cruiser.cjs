@@ -11,10 +11,11 @@ const ALLOWED_IMPORTS = {
   config: ['common'],
   database: ['config', 'common'],
   web: ['config', 'common'],
-  audit: ['database', 'config', 'common'],
+  observability: ['config', 'common'],
+  audit: ['observability', 'database', 'config', 'common'],
   'rate-limit': ['database', 'config', 'common'],
   tenancy: ['audit', 'database', 'config', 'common'],
-  credentials: ['tenancy', 'audit', 'rate-limit', 'database', 'config', 'common'],
+  credentials: ['tenancy', 'audit', 'rate-limit', 'observability', 'database', 'config', 'common'],
   capabilities: ['credentials', 'common'],
   tasks: ['capabilities', 'audit', 'database', 'common'],
   organizations: ['tenancy', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
@@ -24,7 +25,7 @@ const ALLOWED_IMPORTS = {
   'api-keys': ['credentials', 'tenancy', 'audit', 'config', 'common'],
   discovery: ['credentials', 'config', 'common'],
   health: ['credentials', 'database', 'config', 'common'],
-  mcp: ['capabilities', 'credentials', 'config', 'common'],
+  mcp: ['capabilities', 'credentials', 'observability', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

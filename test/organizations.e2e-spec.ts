@@ -172,12 +172,13 @@ describe('organisations, projects and members (SPEC §6)', () => {
     it('lists members with their roles (admin)', async () => {
       const team = await createTeam(t);
       const res = await api().get(`/api/organizations/${team.organization.id}/members`).auth(team.admin.jwt, { type: 'bearer' }).expect(200);
-      expect(res.body).toEqual({
-        items: [
-          { userId: team.admin.id, email: team.admin.email, name: 'Ada Admin', role: 'admin', joinedAt: expect.stringMatching(ISO_RE) },
-          { userId: team.member.id, email: team.member.email, name: 'Max Member', role: 'member', joinedAt: expect.stringMatching(ISO_RE) },
-        ],
-      });
+      const admin = { userId: team.admin.id, email: team.admin.email, name: 'Ada Admin', role: 'admin', joinedAt: expect.stringMatching(ISO_RE) };
+      const member = { userId: team.member.id, email: team.member.email, name: 'Max Member', role: 'member', joinedAt: expect.stringMatching(ISO_RE) };
+      // The documented order: by join time, members who joined in the same instant by user id.
+      const joined = (id: string) => (res.body.items as { userId: string; joinedAt: string }[]).find((i) => i.userId === id)!.joinedAt;
+      const adminFirst =
+        joined(team.admin.id) < joined(team.member.id) || (joined(team.admin.id) === joined(team.member.id) && team.admin.id < team.member.id);
+      expect(res.body).toEqual({ items: adminFirst ? [admin, member] : [member, admin] });
     });
 
     it('adds an existing account by email (any case) with a role; a second add is 409; an unknown email 404', async () => {

@@ -8,6 +8,8 @@ const ROOT = join(__dirname, '..', '..');
 export interface GatewayProcess {
   url: string;
   child: ChildProcess;
+  /** Everything the process has written to standard output so far (its log lines). */
+  stdout(): string;
   stop(): Promise<void>;
 }
 
@@ -32,7 +34,8 @@ export function spawnGateway(cwd: string, env: Record<string, string>): ChildPro
 export async function startGatewayProcess(port: number, env: Record<string, string>): Promise<GatewayProcess> {
   const cwd = mkdtempSync(join(tmpdir(), 'ag-proc-'));
   const child = spawnGateway(cwd, { LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env });
-  child.stdout?.resume();
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
@@ -51,7 +54,7 @@ export async function startGatewayProcess(port: number, env: Record<string, stri
     if (child.exitCode !== null) break;
     try {
       const res = await fetch(`${url}/health/ready`);
-      if (res.ok) return { url, child, stop };
+      if (res.ok) return { url, child, stdout: () => stdout, stop };
     } catch {
       // not listening yet
     }

@@ -8,6 +8,7 @@ import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
+import { DataFolderLockedError, runMigrations } from '@app/database';
 import { CliModule } from './cli.module';
 
 export interface CliIo {
@@ -17,7 +18,8 @@ export interface CliIo {
   stderr: Pick<NodeJS.WritableStream, 'write'>;
 }
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
+/** `busy` (EX_TEMPFAIL): the embedded database's folder is held by another process (the running service). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, busy: 75, config: 78 } as const;
 
 const USAGE = `Usage: agent-gateway-cli <command> [options]
 
@@ -74,7 +76,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   if (command === 'migrate') {
-    return withContext(config, async (app) => {
+    return withContext(config, io, async (app) => {
       await migrate(app, io);
       return EXIT.ok;
     });
@@ -98,7 +100,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`Cannot create the admin:\n  - ${shown.join('\n  - ')}\n`);
     return EXIT.usage;
   }
-  return withContext(config, async (app) => {
+  return withContext(config, io, async (app) => {
     await migrate(app, io);
     try {
       const account = await app.get(AccountsService).createAccount(input, 'cli');
@@ -117,7 +119,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
-  const applied = await app.get(DataSource).runMigrations({ transaction: 'each' });
+  const applied = await runMigrations(app.get(DataSource));
   io.stdout.write(
     applied.length ? `Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}\n` : 'Database schema is up to date.\n',
   );
@@ -126,12 +128,21 @@ async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
 /**
  * Starts the command line's application context (the configured database: embedded in
  * DATA_DIR when DATABASE_URL is unset), runs `fn`, closes it (pool, then embedded database).
+ * A data folder another process holds (the running service) is refused before anything is
+ * written: a change made to a copy the service does not see would be lost.
  */
-async function withContext(config: AppConfig, fn: (app: INestApplicationContext) => Promise<number>): Promise<number> {
-  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
-    logger: ['error', 'warn'],
-    abortOnError: false,
-  });
+async function withContext(config: AppConfig, io: CliIo, fn: (app: INestApplicationContext) => Promise<number>): Promise<number> {
+  let app: INestApplicationContext;
+  try {
+    app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+      logger: ['error', 'warn'],
+      abortOnError: false,
+    });
+  } catch (error) {
+    if (!(error instanceof DataFolderLockedError)) throw error;
+    io.stderr.write(`${error.message}\n`);
+    return EXIT.busy;
+  }
   try {
     return await fn(app);
   } finally {

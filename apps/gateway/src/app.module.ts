@@ -11,6 +11,7 @@ import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
 import { McpModule } from '@app/mcp';
+import { ObservabilityModule } from '@app/observability';
 import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
 import { ServiceKeysModule } from '@app/service-keys';
@@ -32,6 +33,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         DatabaseModule.forRoot(options.database),
+        ObservabilityModule,
         ScheduleModule.forRoot(),
         CredentialsModule,
         AuditModule,

@@ -7,9 +7,12 @@ import type { NextFunction, Request, Response } from 'express';
 import express, { json, urlencoded } from 'express';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
+import { Readiness } from '@app/health';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '@app/mcp';
+import { METRICS_PATH, Metrics, metricsEndpoint, observeRequests } from '@app/observability';
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors.middleware';
+import { closeConnectionsWhenDraining } from './graceful-shutdown';
 import { createLogger } from './logger';
 import { textGuard } from './text-guard.middleware';
 
@@ -45,6 +48,10 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
+  const requestLog = new Logger('Request');
+  app.use(observeRequests(app.get(Metrics), (line) => requestLog.log(line)));
+  if (config.metricsToken) app.use(METRICS_PATH, metricsEndpoint(app.get(Metrics), config.metricsToken));
+  app.use(closeConnectionsWhenDraining(app.get(Readiness)));
   app.use(mcpOriginCheck(config));
   app.enableCors(corsOptionsDelegate(config));
   // The MCP endpoint parses any JSON value (not only objects and arrays), so a valid JSON body

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { Metrics } from '@app/observability';
 import { EntityManager } from 'typeorm';
 
 /** The actions the audit trail records (SPEC §6). */
@@ -20,6 +21,15 @@ export type AuditAction =
   | 'project.created'
   | 'project.deleted'
   | 'organization.created';
+
+/** Audit actions that are revocations, and their name in the revocation metric. */
+const REVOCATIONS = {
+  'service_key.revoked': 'service_key',
+  'project_token.revoked': 'project_token',
+  'api_key.revoked': 'api_key',
+  'grant.revoked': 'grant',
+  'refresh_token.reuse_detected': 'refresh_token_reuse',
+} as const;
 
 /** Where a request came from, for the event. */
 export interface RequestOrigin {
@@ -46,7 +56,10 @@ export interface AuditEventInput {
  */
 @Injectable()
 export class AuditService {
+  constructor(@Optional() private readonly metrics?: Metrics) {}
+
   async record(em: EntityManager, event: AuditEventInput): Promise<void> {
+    if (event.action in REVOCATIONS) this.metrics?.recordRevocation(REVOCATIONS[event.action as keyof typeof REVOCATIONS]);
     await em.query(
       `INSERT INTO audit_events (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,

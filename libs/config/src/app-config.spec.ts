@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig } from './app-config';
@@ -6,6 +6,7 @@ import { ConfigValidationError } from './env.schema';
 
 describe('AppConfig.fromEnvironment', () => {
   const base = { DATA_DIR: mkdtempSync(join(tmpdir(), 'ag-config-')), NODE_ENV: 'test' };
+  afterAll(() => rmSync(base.DATA_DIR, { recursive: true, force: true }));
 
   function problemsOf(env: Record<string, string>): string[] {
     try {
@@ -28,6 +29,9 @@ describe('AppConfig.fromEnvironment', () => {
     ['LOG_LEVEL', 'loud'],
     ['MCP_ALLOWED_ORIGINS', 'https://app.example.com/path'],
     ['TRUST_PROXY', 'yes please'],
+    ['SHUTDOWN_DELAY_SECONDS', '-1'],
+    ['SHUTDOWN_DRAIN_SECONDS', '0'],
+    ['METRICS_PORT', 'abc'],
   ])('refuses %s=%s and names it', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
@@ -42,6 +46,20 @@ describe('AppConfig.fromEnvironment', () => {
 
   it('requires SESSION_SECRET in production', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([expect.stringMatching(/^SESSION_SECRET: required when NODE_ENV=production/)]);
+  });
+
+  it('never echoes a refused METRICS_TOKEN; METRICS_PORT must differ from PORT', () => {
+    const problems = problemsOf({ METRICS_TOKEN: 'too-short-metrics-token', METRICS_PORT: '3000' });
+    expect(problems).toEqual(['METRICS_TOKEN=(hidden): METRICS_TOKEN must be longer than or equal to 32 characters', expect.stringMatching(/^METRICS_PORT=3000: must differ from PORT/)]);
+    expect(problems.join('\n')).not.toContain('too-short-metrics-token');
+  });
+
+  it('waits 5 s after SIGTERM in production and none elsewhere, unless told', () => {
+    const secret = { SESSION_SECRET: 'x'.repeat(32) };
+    expect(AppConfig.fromEnvironment({ ...base, ...secret, NODE_ENV: 'production' }).shutdownDelaySeconds).toBe(5);
+    expect(AppConfig.fromEnvironment({ ...base }).shutdownDelaySeconds).toBe(0);
+    expect(AppConfig.fromEnvironment({ ...base, NODE_ENV: 'production', ...secret, SHUTDOWN_DELAY_SECONDS: '0' }).shutdownDelaySeconds).toBe(0);
+    expect(AppConfig.fromEnvironment({ ...base }).shutdownDrainSeconds).toBe(10);
   });
 
   it('derives the MCP URLs from BASE_URL without a trailing slash', () => {

@@ -43,6 +43,14 @@ export class AppConfig {
   readonly signupRateLimitPerHour: number;
   /** How often expired OAuth rows and old rate-limit counters are deleted; 0 never. */
   readonly cleanupIntervalSeconds: number;
+  /** After SIGTERM, seconds during which readiness answers 503 while requests are still served. */
+  readonly shutdownDelaySeconds: number;
+  /** Then, at most this long for requests in flight to finish before connections are cut. */
+  readonly shutdownDrainSeconds: number;
+  /** Bearer token that opens `/metrics` on the main port; unset: not served there. */
+  readonly metricsToken: string | undefined;
+  /** Port of a separate metrics listener on 127.0.0.1 (no token needed there); unset: none. */
+  readonly metricsPort: number | undefined;
   /**
    * Private-use redirect URI schemes without a dot that OAuth clients may register, lower case
    * (a scheme with a dot is accepted anyway; the dangerous ones never are).
@@ -79,6 +87,10 @@ export class AppConfig {
     this.loginFailureWindowSeconds = env.LOGIN_FAILURE_WINDOW_SECONDS;
     this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;
     this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;
+    this.shutdownDelaySeconds = env.SHUTDOWN_DELAY_SECONDS ?? (env.NODE_ENV === 'production' ? 5 : 0);
+    this.shutdownDrainSeconds = env.SHUTDOWN_DRAIN_SECONDS;
+    this.metricsToken = env.METRICS_TOKEN;
+    this.metricsPort = env.METRICS_PORT;
     this.oauthExtraRedirectSchemes = splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES).map((s) => s.toLowerCase());
   }
 

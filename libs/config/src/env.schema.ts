@@ -159,6 +159,34 @@ export class EnvironmentVariables {
   @Max(86400)
   CLEANUP_INTERVAL_SECONDS = 600;
 
+  /** Default: 5 when NODE_ENV=production, else 0 (see AppConfig). */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(300)
+  SHUTDOWN_DELAY_SECONDS?: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(300)
+  SHUTDOWN_DRAIN_SECONDS = 10;
+
+  @Transform(toStr)
+  @IsOptional()
+  @IsString()
+  @MinLength(32)
+  @MaxLength(512)
+  METRICS_TOKEN?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number;
+
   /** Private-use redirect URI schemes without a dot that clients may register (comma-separated; empty: none). */
   @IsString()
   OAUTH_EXTRA_REDIRECT_SCHEMES = 'cursor,vscode,vscode-insiders,windsurf';
@@ -175,13 +203,13 @@ export class ConfigValidationError extends Error {
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
   const picked: Record<string, unknown> = {};
-  for (const key of [...known, 'BASE_URL', 'DATABASE_URL', 'SESSION_SECRET', 'MCP_ALLOWED_ORIGINS']) {
+  for (const key of [...known, 'BASE_URL', 'DATABASE_URL', 'SESSION_SECRET', 'MCP_ALLOWED_ORIGINS', 'SHUTDOWN_DELAY_SECONDS', 'METRICS_TOKEN', 'METRICS_PORT']) {
     if (raw[key] !== undefined) picked[key] = raw[key];
   }
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const problems: string[] = [];
   for (const error of validateSync(env, { skipMissingProperties: false })) {
-    const shown = error.property === 'SESSION_SECRET' ? '(hidden)' : JSON.stringify(picked[error.property]);
+    const shown = error.property === 'SESSION_SECRET' || error.property === 'METRICS_TOKEN' ? '(hidden)' : JSON.stringify(picked[error.property]);
     const reasons = Object.values(error.constraints ?? {}).join('; ');
     problems.push(`${error.property}=${shown}: ${reasons}`);
   }
@@ -211,6 +239,9 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   }
   if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) {
     problems.push('SESSION_SECRET: required when NODE_ENV=production (at least 32 characters)');
+  }
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
+    problems.push(`METRICS_PORT=${env.METRICS_PORT}: must differ from PORT (the metrics listener is separate and local)`);
   }
   if (problems.length) throw new ConfigValidationError(problems);
   return env;

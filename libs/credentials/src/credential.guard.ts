@@ -4,11 +4,13 @@ import {
   ForbiddenException,
   Injectable,
   Logger,
+  Optional,
   UnauthorizedException,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import passport from 'passport';
+import { Metrics } from '@app/observability';
 import { ACCESS_METADATA, ORGANIZATION_ROUTE_METADATA, RouteAccess } from './access.decorators';
 import { McpUnauthorizedException } from './mcp-unauthorized';
 import { OrganizationAccessPolicy } from './organization-access.policy';
@@ -38,9 +40,19 @@ export class CredentialGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly organizations: OrganizationAccessPolicy,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    try {
+      return await this.check(context);
+    } catch (error) {
+      this.metrics?.recordCredentialRefusal(...refusalOf(context.switchToHttp().getRequest<Request>(), error));
+      throw error;
+    }
+  }
+
+  private async check(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return false;
     const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_METADATA, [
       context.getHandler(),
@@ -102,6 +114,16 @@ export class CredentialGuard implements CanActivate {
     req.principal = principal;
     return true;
   }
+}
+
+/** The credential kind a refused request presented and why it was refused, as fixed names for the metrics. */
+function refusalOf(req: Request, error: unknown): Parameters<Metrics['recordCredentialRefusal']> {
+  const extracted = extractCredential(req, req.headers['x-agent-token'] !== undefined);
+  const form = extracted.kind === 'token' ? credentialForm(extracted.token) : 'none';
+  const status = error instanceof McpUnauthorizedException ? 401 : ((error as { getStatus?: () => number }).getStatus?.() ?? 500);
+  const byStatus = status === 401 ? 'invalid' : status === 403 ? 'forbidden' : status === 404 ? 'not_found' : 'error';
+  const reason = extracted.kind === 'token' ? byStatus : extracted.kind === 'none' ? 'missing' : extracted.kind;
+  return [form, reason];
 }
 
 /**

@@ -1,12 +1,14 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { DatabaseConnection } from './database-connection';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
 import { CleanupScheduler } from './periodic-cleanup';
 import { QuietQueryLogger } from './quiet-query.logger';
+import { runMigrations } from './run-migrations';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export interface DatabaseModuleOptions {
@@ -45,7 +47,8 @@ class DatabaseConnectionModule {
 
 /**
  * TypeORM over `pg`, the same code path for the embedded database and a real PostgreSQL.
- * Checked-in migrations run at start; `synchronize` is never on.
+ * Checked-in migrations run at start (on PostgreSQL under an advisory lock, so instances
+ * starting together migrate once); `synchronize` is never on.
  */
 @Module({})
 export class DatabaseModule {
@@ -66,7 +69,8 @@ export class DatabaseModule {
             // Extensions are the migrations' business; the schema uses the built-in gen_random_uuid().
             installExtensions: false,
             migrations: MIGRATIONS,
-            migrationsRun: options.migrationsRun ?? true,
+            // Run by the data source factory below, under an advisory lock.
+            migrationsRun: false,
             migrationsTransactionMode: 'each' as const,
             namingStrategy: new SnakeNamingStrategy(),
             logger: new QuietQueryLogger(),
@@ -77,6 +81,11 @@ export class DatabaseModule {
             // Parse: wrong parameters, wrong rows). One pooled connection keeps each query whole.
             extra: { max: db.embedded ? 1 : config.databasePoolSize, idleTimeoutMillis: 30_000 },
           }),
+          dataSourceFactory: async (dataSourceOptions) => {
+            const dataSource = await new DataSource(dataSourceOptions!).initialize();
+            if (options.migrationsRun ?? true) await runMigrations(dataSource);
+            return dataSource;
+          },
         }),
       ],
       exports: [connection],

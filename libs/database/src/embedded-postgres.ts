@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { DataFolderLock } from './data-folder-lock';
 
 export interface EmbeddedPostgresOptions {
   /** Folder holding the data files; omitted → in memory (tests). */
@@ -25,9 +26,24 @@ export class EmbeddedPostgres {
     private readonly db: PGlite,
     private readonly server: PGLiteSocketServer,
     readonly url: string,
+    private readonly lock: DataFolderLock | undefined,
   ) {}
 
+  /**
+   * Opens the database. With a data folder, first takes its lock (`DataFolderLock`): a folder
+   * another live process holds is refused with a `DataFolderLockedError` before anything opens it.
+   */
   static async start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+    const lock = options.dataDir ? DataFolderLock.acquire(options.dataDir) : undefined;
+    try {
+      return await EmbeddedPostgres.open(options, lock);
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
+  }
+
+  private static async open(options: EmbeddedPostgresOptions, lock: DataFolderLock | undefined): Promise<EmbeddedPostgres> {
     if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
     const db = await PGlite.create({
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
@@ -45,7 +61,7 @@ export class EmbeddedPostgres {
     EmbeddedPostgres.logger.log(
       options.dataDir ? `embedded database ready (data in ${options.dataDir})` : 'embedded database ready (in memory)',
     );
-    return new EmbeddedPostgres(db, server, url);
+    return new EmbeddedPostgres(db, server, url, lock);
   }
 
   /** A tarball of the data directory, for tests that start many databases from one migrated state. */
@@ -54,7 +70,11 @@ export class EmbeddedPostgres {
   }
 
   async stop(): Promise<void> {
-    await this.server.stop();
-    await this.db.close();
+    try {
+      await this.server.stop();
+      await this.db.close();
+    } finally {
+      this.lock?.release();
+    }
   }
 }

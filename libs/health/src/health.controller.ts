@@ -2,12 +2,16 @@ import { Controller, Get, Header, ServiceUnavailableException } from '@nestjs/co
 import { ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/credentials';
+import { Readiness } from './readiness';
 
 @Public()
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly readiness: Readiness,
+  ) {}
 
   /** The process is up. */
   @Get('live')
@@ -16,10 +20,11 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** The process can serve: the database answers. */
+  /** The process can serve: it is not shutting down, and the database answers. */
   @Get('ready')
   @Header('Cache-Control', 'no-store')
   async ready() {
+    if (this.readiness.draining) throw new ServiceUnavailableException('Shutting down');
     try {
       await this.dataSource.query('SELECT 1');
     } catch {

@@ -15,6 +15,7 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import { AppConfig } from '@app/config';
 import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
+import { McpOutcome, Metrics } from '@app/observability';
 import type { ProjectContext } from './capability';
 import { capabilityFailure } from './capability-errors';
 import { CapabilityRegistry, Toolset } from './capability-registry';
@@ -46,6 +47,7 @@ export class McpService implements OnApplicationShutdown {
   constructor(
     private readonly registry: CapabilityRegistry,
     private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     const onerror = (error: Error) => this.logger.debug(`request refused by the MCP SDK: ${error.message}`);
     this.handler = createMcpHandler((ctx) => this.createServer(ctx), { legacy: 'stateless', onerror });
@@ -59,8 +61,24 @@ export class McpService implements OnApplicationShutdown {
    * request; the body is parsed and bounded (size, depth) by the app's body middleware.
    */
   async handle(req: AuthenticatedRequest, res: Response): Promise<void> {
-    this.refuse(req);
+    try {
+      this.refuse(req);
+    } catch (error) {
+      this.recordMessages(req.body, 'refused', true);
+      throw error;
+    }
     await this.nodeHandler(req, res, req.body);
+    this.recordMessages(req.body, res.statusCode < 400 ? 'ok' : 'error', res.statusCode >= 400);
+  }
+
+  /** Metrics per message; a `tools/call` the SDK ran was recorded by `callTool` with its own outcome. */
+  private recordMessages(body: unknown, outcome: McpOutcome, includeToolCalls: boolean): void {
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const method = (message as { method?: unknown } | null)?.method;
+      if (method === 'tools/call' && !includeToolCalls) continue;
+      const tool = toolCalled(message);
+      this.metrics.recordMcpCall(method, tool !== undefined && this.registry.permissionFor(tool) !== undefined ? tool : undefined, outcome);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -125,7 +143,7 @@ export class McpService implements OnApplicationShutdown {
     });
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     server.setRequestHandler('tools/call', (request) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, context),
+      callTool(server, toolset, request.params.name, request.params.arguments, context, this.metrics),
     );
     return server;
   }
@@ -137,11 +155,16 @@ async function callTool(
   name: string,
   args: unknown,
   context: ProjectContext,
+  metrics: Metrics,
 ): Promise<CallToolResult> {
   const capability = toolset.byName.get(name);
-  if (!capability) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+  if (!capability) {
+    metrics.recordMcpCall('tools/call', undefined, 'unknown_tool');
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+  }
   const parsed = capability.definition.inputSchema.safeParse(args ?? {});
   if (!parsed.success) {
+    metrics.recordMcpCall('tools/call', name, 'invalid_arguments');
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `Invalid arguments for tool ${name}: ${parsed.error.issues.map(describeIssue).join('; ')}`,
@@ -152,8 +175,10 @@ async function callTool(
   try {
     result = await capability.definition.handle(parsed.data, context);
   } catch (error) {
+    metrics.recordMcpCall('tools/call', name, 'tool_error');
     return capabilityFailure(error, name);
   }
+  metrics.recordMcpCall('tools/call', name, 'ok');
   return server.projectCallToolResult(
     { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result },
     capability.outputSchemaJson,

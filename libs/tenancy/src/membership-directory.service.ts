@@ -33,11 +33,11 @@ export class MembershipDirectory {
     return membership?.role ?? null;
   }
 
-  /** The organisation's members, in the order they joined. */
+  /** The organisation's members, in the order they joined (to the millisecond shown), then by user id. */
   async list(organizationId: string): Promise<MemberRecord[]> {
     const rows = await this.memberQuery()
       .where('m.organizationId = :organizationId', { organizationId })
-      .orderBy('m.createdAt')
+      .orderBy("date_trunc('milliseconds', m.createdAt)")
       .addOrderBy('m.userId')
       .getRawMany<RawMember>();
     return rows.map(toMember);
