@@ -151,6 +151,24 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1)
   @Max(100000)
+  TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP = 30;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  TOKEN_MAX_AUTH_FAILURES_PER_CLIENT = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  TOKEN_FAILURE_WINDOW_SECONDS = 300;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
   SIGNUP_RATE_LIMIT_PER_HOUR = 30;
 
   @Transform(toInt)
