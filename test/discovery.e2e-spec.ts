@@ -42,6 +42,7 @@ describe('discovery documents (SPEC §4)', () => {
     expect(as.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_post', 'client_secret_basic']);
     expect(as.scopes_supported).toEqual(['project:read', 'tasks:read', 'tasks:write', 'tasks:delete']);
     expect(as.authorization_response_iss_parameter_supported).toBe(true);
+    expect(as.client_id_metadata_document_supported).toBe(true);
   });
 
   it('never answers 401, even to a request carrying a bad credential', async () => {

@@ -215,6 +215,19 @@ describe('MCP endpoint through the official client (SPEC §3)', () => {
       });
     });
 
+    it('lists on server/discover every protocol version the endpoint serves, as the unsupported-version error does', async () => {
+      const res = await request(t.baseUrl)
+        .post('/api/mcp')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Accept', 'application/json, text/event-stream')
+        .set('MCP-Protocol-Version', MODERN_VERSION)
+        .set('Mcp-Method', 'server/discover')
+        .send({ jsonrpc: '2.0', id: 5, method: 'server/discover', params: { _meta: MODERN_META } });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 5, result: { capabilities: { tools: {} } } });
+      expect(res.body.result.supportedVersions).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
+    });
+
     it('refuses an unsupported MCP-Protocol-Version even on initialize', async () => {
       const res = await request(t.baseUrl)
         .post('/api/mcp')

@@ -9,6 +9,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { hashToken } from '@app/credentials';
+import { invalidTokenChallenge } from './fixtures/mcp-401';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { connectClient, createPersonWithProject, openConsent, redirectParams, TestBrowser, tokenRequest } from './factories/oauth';
 
@@ -166,9 +167,7 @@ describe('the official MCP client runs the whole OAuth flow (SDK auth() + OAuthC
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     });
     expect(after.status).toBe(401);
-    expect(after.headers.get('www-authenticate')).toBe(
-      `Bearer error="invalid_token", resource_metadata="${t.baseUrl}/.well-known/oauth-protected-resource/api/mcp"`,
-    );
+    expect(after.headers.get('www-authenticate')).toBe(invalidTokenChallenge(t.baseUrl));
     const [row] = await t.dataSource.query('SELECT revoked_at IS NOT NULL AS revoked FROM agent_tokens WHERE token_hash = $1', [hashToken(refreshed.access_token)]);
     expect(row).toEqual({ revoked: true });
   });
@@ -197,9 +196,7 @@ describe('an expired OAuth access token at /api/mcp', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const expired = await call();
     expect(expired.status).toBe(401);
-    expect(expired.headers.get('www-authenticate')).toBe(
-      `Bearer error="invalid_token", resource_metadata="${t.baseUrl}/.well-known/oauth-protected-resource/api/mcp"`,
-    );
+    expect(expired.headers.get('www-authenticate')).toBe(invalidTokenChallenge(t.baseUrl));
     const body = (await expired.json()) as Record<string, unknown>;
     expect(body).toEqual({ message: expect.stringContaining('dga_'), error: 'Unauthorized', statusCode: 401 });
   });

@@ -36,6 +36,18 @@ describe('start-up with a bad configuration value (SPEC §7)', () => {
     expect(stdout).not.toContain('listening');
   });
 
+  it('refuses CLIENT_METADATA_ALLOW_LOOPBACK=true in production', async () => {
+    const { code, stdout, stderr } = await runGateway({
+      NODE_ENV: 'production',
+      SESSION_SECRET: 'a-production-secret-of-at-least-32-characters',
+      CLIENT_METADATA_ALLOW_LOOPBACK: 'true',
+    });
+    expect(code).toBe(78);
+    expect(stderr).toContain('CLIENT_METADATA_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production');
+    expect(stderr).not.toContain('a-production-secret-of-at-least-32-characters');
+    expect(stdout).not.toContain('listening');
+  });
+
   it('never prints a refused secret', async () => {
     const { code, stderr } = await runGateway({ SESSION_SECRET: 'too-short-secret-value' });
     expect(code).toBe(78);

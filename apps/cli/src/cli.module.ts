@@ -1,20 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule } from '@app/database';
-import { AuthorizationCode, AuthorizationRequest, OAuthClient, OAuthGrant, RefreshToken } from '@app/oauth';
-import { ServiceKey } from '@app/service-keys';
-import { Task } from '@app/tasks';
-
-/**
- * Entities of the modules the command line does not load. The entities it does use refer to
- * them (an agent token to its grant and service key, …), and a data source whose
- * entities refer to unknown ones does not start.
- */
-const REFERENCED_ENTITIES = [ServiceKey, OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken, Task];
+import { OAuthStoreModule } from '@app/oauth';
 
 /**
  * The command line's application context: the same modules the gateway runs (configuration,
@@ -29,8 +19,9 @@ export class CliModule {
       imports: [
         AppConfigModule.forRoot(config),
         DatabaseModule.forRoot({ migrationsRun: false }),
-        TypeOrmModule.forFeature(REFERENCED_ENTITIES),
         CredentialsModule,
+        // The credentials' grants refer to OAuth clients: a data source missing a referenced entity does not start.
+        OAuthStoreModule,
         AuditModule,
         AuthModule,
       ],

@@ -1,23 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
-import { API_KEY_PERMISSION_NAMES, ApiKeyPermission, generateToken, hashToken, TOKEN_PREFIXES } from '@app/credentials';
-import { isUuid, queryReturning } from '@app/database';
+import {
+  API_KEY_PERMISSION_NAMES,
+  ApiKey,
+  ApiKeyPermission,
+  ApiKeysRepository,
+  CredentialRevoker,
+  generateToken,
+  hashToken,
+  TOKEN_PREFIXES,
+} from '@app/credentials';
+import { isUuid } from '@app/database';
 import { ApiKeyNotFoundError } from './api-keys.errors';
 import type { ApiKeyDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto } from './dto/api-key.dto';
-
-interface ApiKeyRow {
-  id: string;
-  name: string;
-  permissions: ApiKeyPermission[];
-  created_by: string | null;
-  created_at: Date;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-}
-
-const COLUMNS = 'id, name, permissions, created_by, created_at, expires_at, revoked_at, last_used_at';
 
 /**
  * Scoped `rk_` keys of an organisation. The secret exists only in the creation response; the
@@ -27,6 +23,8 @@ const COLUMNS = 'id, name, permissions, created_by, created_at, expires_at, revo
 export class ApiKeysService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly keys: ApiKeysRepository,
+    private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,
   ) {}
 
@@ -40,37 +38,37 @@ export class ApiKeysService {
     const permissions = API_KEY_PERMISSION_NAMES.filter((p) => input.permissions.includes(p));
     const key = generateToken(TOKEN_PREFIXES.apiKey);
     return this.dataSource.transaction(async (em) => {
-      const [row] = (await em.query(
-        `INSERT INTO api_keys (organization_id, name, key_hash, permissions, created_by, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [organizationId, input.name, hashToken(key), permissions, userId, input.expiresAt ?? null],
-      )) as ApiKeyRow[];
+      const row = await this.keys.create(em, {
+        organizationId,
+        name: input.name,
+        keyHash: hashToken(key),
+        permissions,
+        createdBy: userId,
+        expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+      });
       await this.audit.record(em, {
         organizationId,
         actorType: 'user',
         actorId: userId,
         action: 'api_key.created',
         targetType: 'api_key',
-        targetId: row!.id,
-        metadata: { name: row!.name, permissions, expiresAt: iso(row!.expires_at) },
+        targetId: row.id,
+        metadata: { name: row.name, permissions, expiresAt: iso(row.expiresAt) },
         origin,
       });
       return {
-        id: row!.id,
+        id: row.id,
         key,
-        name: row!.name,
-        permissions: row!.permissions,
-        createdAt: iso(row!.created_at)!,
-        expiresAt: iso(row!.expires_at),
+        name: row.name,
+        permissions: row.permissions,
+        createdAt: iso(row.createdAt)!,
+        expiresAt: iso(row.expiresAt),
       };
     });
   }
 
   async list(organizationId: string): Promise<ApiKeyDto[]> {
-    const rows: ApiKeyRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, id DESC`,
-      [organizationId],
-    );
+    const rows = await this.keys.listForOrganization(organizationId);
     const now = Date.now();
     return rows.map((row) => toDto(row, now));
   }
@@ -79,13 +77,7 @@ export class ApiKeysService {
   async revoke(organizationId: string, id: string, userId: string, origin?: RequestOrigin): Promise<RevokedApiKeyDto> {
     if (!isUuid(id)) throw new ApiKeyNotFoundError();
     return this.dataSource.transaction(async (em) => {
-      const [revoked] = await queryReturning<{ id: string; name: string; revoked_at: Date }>(
-        em,
-        `UPDATE api_keys SET revoked_at = now()
-          WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
-          RETURNING id, name, revoked_at`,
-        [id, organizationId],
-      );
+      const revoked = await this.revoker.revokeApiKey(em, organizationId, id);
       if (revoked) {
         await this.audit.record(em, {
           organizationId,
@@ -97,22 +89,19 @@ export class ApiKeysService {
           metadata: { name: revoked.name },
           origin,
         });
-        return { id, status: 'revoked', revokedAt: iso(revoked.revoked_at)! };
+        return { id, status: 'revoked', revokedAt: iso(revoked.revokedAt)! };
       }
-      const existing: { revoked_at: Date }[] = await em.query(
-        'SELECT revoked_at FROM api_keys WHERE id = $1 AND organization_id = $2',
-        [id, organizationId],
-      );
-      if (!existing[0]) throw new ApiKeyNotFoundError();
-      return { id, status: 'revoked', revokedAt: iso(existing[0].revoked_at)! };
+      const existing = await this.keys.find(em, organizationId, id);
+      if (!existing) throw new ApiKeyNotFoundError();
+      return { id, status: 'revoked', revokedAt: iso(existing.revokedAt)! };
     });
   }
 }
 
-function toDto(row: ApiKeyRow, now: number): ApiKeyDto {
-  const status: ApiKeyStatus = row.revoked_at
+function toDto(row: ApiKey, now: number): ApiKeyDto {
+  const status: ApiKeyStatus = row.revokedAt
     ? 'revoked'
-    : row.expires_at && new Date(row.expires_at).getTime() <= now
+    : row.expiresAt && new Date(row.expiresAt).getTime() <= now
       ? 'expired'
       : 'active';
   return {
@@ -120,11 +109,11 @@ function toDto(row: ApiKeyRow, now: number): ApiKeyDto {
     name: row.name,
     permissions: row.permissions,
     status,
-    createdBy: row.created_by,
-    createdAt: iso(row.created_at)!,
-    expiresAt: iso(row.expires_at),
-    revokedAt: iso(row.revoked_at),
-    lastUsedAt: iso(row.last_used_at),
+    createdBy: row.createdBy,
+    createdAt: iso(row.createdAt)!,
+    expiresAt: iso(row.expiresAt),
+    revokedAt: iso(row.revokedAt),
+    lastUsedAt: iso(row.lastUsedAt),
   };
 }
 

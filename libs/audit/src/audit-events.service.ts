@@ -1,27 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { DomainError } from '@app/common';
 import { isUuid } from '@app/database';
+import { AuditEventsRepository, PositionedAuditEvent } from './audit-events.repository';
 import type { AuditEventDto, AuditEventPageDto } from './dto/list-audit-events.dto';
 
 export const AUDIT_PAGE_DEFAULT = 50;
-
-interface AuditRow {
-  id: string;
-  organization_id: string | null;
-  project_id: string | null;
-  actor_type: string;
-  actor_id: string | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-  metadata: Record<string, unknown>;
-  ip: string | null;
-  user_agent: string | null;
-  created_at: Date;
-  /** created_at as whole microseconds since the epoch (exact; a JS Date keeps only milliseconds). */
-  created_us: string;
-}
 
 /** A position in the newest-first order: (created_at, id) of the last event of a page. */
 interface Cursor {
@@ -32,50 +15,35 @@ interface Cursor {
 /** Reads an organisation's audit trail, newest first, with keyset pagination. */
 @Injectable()
 export class AuditEventsService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly events: AuditEventsRepository) {}
 
   async list(organizationId: string, options: { limit?: number; cursor?: string }): Promise<AuditEventPageDto> {
     const limit = options.limit ?? AUDIT_PAGE_DEFAULT;
     const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const params: unknown[] = [organizationId, limit + 1];
-    let after = '';
-    if (cursor) {
-      params.push(cursor.us, cursor.id);
-      after = `AND (created_at, id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid)`;
-    }
-    const rows: AuditRow[] = await this.dataSource.query(
-      `SELECT id, organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip,
-              user_agent, created_at,
-              ((extract(epoch FROM created_at) * 1000000)::numeric(20, 0))::text AS created_us
-         FROM audit_events
-        WHERE organization_id = $1 ${after}
-        ORDER BY created_at DESC, id DESC
-        LIMIT $2`,
-      params,
-    );
+    const rows = await this.events.page(organizationId, limit + 1, cursor);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
       items: page.map(toDto),
-      nextCursor: rows.length > limit && last ? encodeCursor({ us: last.created_us, id: last.id }) : null,
+      nextCursor: rows.length > limit && last ? encodeCursor({ us: last.createdUs, id: last.id }) : null,
     };
   }
 }
 
-function toDto(row: AuditRow): AuditEventDto {
+function toDto(event: PositionedAuditEvent): AuditEventDto {
   return {
-    id: row.id,
-    organizationId: row.organization_id,
-    projectId: row.project_id,
-    actorType: row.actor_type,
-    actorId: row.actor_id,
-    action: row.action,
-    targetType: row.target_type,
-    targetId: row.target_id,
-    metadata: row.metadata,
-    ip: row.ip,
-    userAgent: row.user_agent,
-    createdAt: new Date(row.created_at).toISOString(),
+    id: event.id,
+    organizationId: event.organizationId,
+    projectId: event.projectId,
+    actorType: event.actorType,
+    actorId: event.actorId,
+    action: event.action,
+    targetType: event.targetType,
+    targetId: event.targetId,
+    metadata: event.metadata,
+    ip: event.ip,
+    userAgent: event.userAgent,
+    createdAt: new Date(event.createdAt).toISOString(),
   };
 }
 

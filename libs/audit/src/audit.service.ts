@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { Metrics } from '@app/observability';
 import { EntityManager } from 'typeorm';
+import { AuditEventsRepository } from './audit-events.repository';
 
 /** The actions the audit trail records (SPEC §6). */
 export type AuditAction =
@@ -56,25 +57,24 @@ export interface AuditEventInput {
  */
 @Injectable()
 export class AuditService {
-  constructor(@Optional() private readonly metrics?: Metrics) {}
+  constructor(
+    private readonly events: AuditEventsRepository,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
 
   async record(em: EntityManager, event: AuditEventInput): Promise<void> {
     if (event.action in REVOCATIONS) this.metrics?.recordRevocation(REVOCATIONS[event.action as keyof typeof REVOCATIONS]);
-    await em.query(
-      `INSERT INTO audit_events (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [
-        event.organizationId,
-        event.projectId ?? null,
-        event.actorType,
-        event.actorId ?? null,
-        event.action,
-        event.targetType ?? null,
-        event.targetId ?? null,
-        JSON.stringify(event.metadata ?? {}),
-        event.origin?.ip ?? null,
-        event.origin?.userAgent?.slice(0, 512) ?? null,
-      ],
-    );
+    await this.events.insert(em, {
+      organizationId: event.organizationId,
+      projectId: event.projectId ?? null,
+      actorType: event.actorType,
+      actorId: event.actorId ?? null,
+      action: event.action,
+      targetType: event.targetType ?? null,
+      targetId: event.targetId ?? null,
+      metadata: event.metadata ?? {},
+      ip: event.origin?.ip ?? null,
+      userAgent: event.origin?.userAgent?.slice(0, 512) ?? null,
+    });
   }
 }

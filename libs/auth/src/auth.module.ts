@@ -5,12 +5,13 @@ import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AuthRateLimitService } from './auth-rate-limit.service';
+import { LoginPageController } from './login-page.controller';
 import { SignupPageController } from './signup-page.controller';
 
 /** Sign-up (REST and HTML), password login and `GET /api/me`. */
 @Module({
   imports: [RateLimitModule, TenancyModule],
-  controllers: [AuthController, SignupPageController],
+  controllers: [AuthController, SignupPageController, LoginPageController],
   providers: [AccountsService, AuthService, AuthRateLimitService],
   exports: [AccountsService, AuthService],
 })

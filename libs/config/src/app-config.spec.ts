@@ -48,6 +48,16 @@ describe('AppConfig.fromEnvironment', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([expect.stringMatching(/^SESSION_SECRET: required when NODE_ENV=production/)]);
   });
 
+  it('refuses CLIENT_METADATA_ALLOW_LOOPBACK in production and allows it elsewhere', () => {
+    const secret = 'x'.repeat(40);
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: secret, CLIENT_METADATA_ALLOW_LOOPBACK: 'true' })).toEqual([
+      expect.stringMatching(/^CLIENT_METADATA_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production/),
+    ]);
+    expect(AppConfig.fromEnvironment({ ...base, NODE_ENV: 'production', SESSION_SECRET: secret }).clientMetadataAllowLoopback).toBe(false);
+    expect(AppConfig.fromEnvironment({ ...base, CLIENT_METADATA_ALLOW_LOOPBACK: 'true' }).clientMetadataAllowLoopback).toBe(true);
+    expect(AppConfig.fromEnvironment({ ...base }).clientMetadataAllowLoopback).toBe(false);
+  });
+
   it('never echoes a refused METRICS_TOKEN; METRICS_PORT must differ from PORT', () => {
     const problems = problemsOf({ METRICS_TOKEN: 'too-short-metrics-token', METRICS_PORT: '3000' });
     expect(problems).toEqual(['METRICS_TOKEN=(hidden): METRICS_TOKEN must be longer than or equal to 32 characters', expect.stringMatching(/^METRICS_PORT=3000: must differ from PORT/)]);

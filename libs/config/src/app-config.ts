@@ -48,6 +48,11 @@ export class AppConfig {
   readonly signupRateLimitPerHour: number;
   /** How often expired OAuth rows and old rate-limit counters are deleted; 0 never. */
   readonly cleanupIntervalSeconds: number;
+  /** Development and tests only: `http` and loopback `client_id` metadata-document URLs. */
+  readonly clientMetadataAllowLoopback: boolean;
+  /** Client ID Metadata Document fetches per requesting IP address, and per target host, per minute. */
+  readonly clientMetadataFetchesPerIpPerMinute: number;
+  readonly clientMetadataFetchesPerHostPerMinute: number;
   /** After SIGTERM, seconds during which readiness answers 503 while requests are still served. */
   readonly shutdownDelaySeconds: number;
   /** Then, at most this long for requests in flight to finish before connections are cut. */
@@ -95,6 +100,9 @@ export class AppConfig {
     this.tokenFailureWindowSeconds = env.TOKEN_FAILURE_WINDOW_SECONDS;
     this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;
     this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;
+    this.clientMetadataAllowLoopback = env.CLIENT_METADATA_ALLOW_LOOPBACK;
+    this.clientMetadataFetchesPerIpPerMinute = env.CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE;
+    this.clientMetadataFetchesPerHostPerMinute = env.CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE;
     this.shutdownDelaySeconds = env.SHUTDOWN_DELAY_SECONDS ?? (env.NODE_ENV === 'production' ? 5 : 0);
     this.shutdownDrainSeconds = env.SHUTDOWN_DRAIN_SECONDS;
     this.metricsToken = env.METRICS_TOKEN;

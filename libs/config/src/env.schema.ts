@@ -205,6 +205,22 @@ export class EnvironmentVariables {
   @Max(65535)
   METRICS_PORT?: number;
 
+  @Transform(toBool)
+  @IsBoolean()
+  CLIENT_METADATA_ALLOW_LOOPBACK = false;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE = 20;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE = 60;
+
   /** Private-use redirect URI schemes without a dot that clients may register (comma-separated; empty: none). */
   @IsString()
   OAUTH_EXTRA_REDIRECT_SCHEMES = 'cursor,vscode,vscode-insiders,windsurf';
@@ -249,6 +265,9 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
         problems.push(`MCP_ALLOWED_ORIGINS: ${JSON.stringify(origin)} must be an origin such as https://app.example.com (no path or trailing slash)`);
       }
     }
+  }
+  if (env.NODE_ENV === 'production' && env.CLIENT_METADATA_ALLOW_LOOPBACK) {
+    problems.push('CLIENT_METADATA_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production (it lets client_id URLs reach loopback addresses over http; development and tests only)');
   }
   for (const scheme of splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES ?? '')) {
     if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme)) {

@@ -1,22 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AgentPrincipal } from './principal';
+import { AgentTokensRepository } from './store/agent-tokens.repository';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 import { TokenUsageRecorder } from './token-usage.recorder';
-
-interface AgentTokenRow {
-  id: string;
-  source: AgentPrincipal['source'];
-  organization_id: string;
-  project_id: string;
-  permissions: AgentPrincipal['permissions'];
-  service_key_id: string | null;
-  grant_id: string | null;
-  client_id: string | null;
-  user_id: string | null;
-  expires_at: Date | null;
-  last_used_at: Date | null;
-}
 
 /**
  * Resolves a presented `dga_` secret to its principal: a checksum test first (no database
@@ -26,33 +12,27 @@ interface AgentTokenRow {
 @Injectable()
 export class AgentTokenService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly tokens: AgentTokensRepository,
     private readonly usage: TokenUsageRecorder,
   ) {}
 
   async resolve(token: string): Promise<AgentPrincipal | null> {
     if (!isWellFormedToken(token, TOKEN_PREFIXES.agentAccess)) return null;
-    const rows: AgentTokenRow[] = await this.dataSource.query(
-      `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at, last_used_at
-         FROM agent_tokens
-        WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-      [hashToken(token)],
-    );
-    const row = rows[0];
+    const row = await this.tokens.findLiveByHash(hashToken(token));
     if (!row) return null;
-    this.usage.record(row.id, row.last_used_at);
+    this.usage.record(row.id, row.lastUsedAt);
     return {
       kind: 'agent',
       tokenId: row.id,
       source: row.source,
-      organizationId: row.organization_id,
-      projectId: row.project_id,
+      organizationId: row.organizationId,
+      projectId: row.projectId,
       permissions: row.permissions,
-      serviceKeyId: row.service_key_id,
-      grantId: row.grant_id,
-      clientId: row.client_id,
-      userId: row.user_id,
-      expiresAt: row.expires_at,
+      serviceKeyId: row.serviceKeyId,
+      grantId: row.grantId,
+      clientId: row.clientId,
+      userId: row.userId,
+      expiresAt: row.expiresAt,
     };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApiKeyUsageRecorder } from './token-usage.recorder';
 import type { ApiKeyPrincipal } from './principal';
+import { ApiKeysRepository } from './store/api-keys.repository';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 
 /**
@@ -11,21 +11,15 @@ import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 @Injectable()
 export class ApiKeyResolver {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly keys: ApiKeysRepository,
     private readonly usage: ApiKeyUsageRecorder,
   ) {}
 
   async resolve(key: string): Promise<ApiKeyPrincipal | null> {
     if (!isWellFormedToken(key, TOKEN_PREFIXES.apiKey)) return null;
-    const rows: { id: string; organization_id: string; permissions: ApiKeyPrincipal['permissions'] }[] =
-      await this.dataSource.query(
-        `SELECT id, organization_id, permissions FROM api_keys
-          WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-        [hashToken(key)],
-      );
-    const row = rows[0];
+    const row = await this.keys.findLiveByHash(hashToken(key));
     if (!row) return null;
     this.usage.record(row.id);
-    return { kind: 'api_key', apiKeyId: row.id, organizationId: row.organization_id, permissions: row.permissions };
+    return { kind: 'api_key', apiKeyId: row.id, organizationId: row.organizationId, permissions: row.permissions };
   }
 }

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { AGENT_PERMISSION_NAMES } from './permissions';
 
 /**
  * The one 401 of the MCP endpoint (seed, Errors). `missing`: no credential at all, so the
@@ -20,10 +21,13 @@ export function mcpUnauthorizedBody() {
   return { message: MCP_UNAUTHORIZED_MESSAGE, error: 'Unauthorized', statusCode: 401 };
 }
 
+/** What a new token should ask for (MCP 2025-11-25): the agent permission catalogue, in catalogue order (SPEC §8). */
+export const MCP_CHALLENGE_SCOPE = AGENT_PERMISSION_NAMES.join(' ');
+
 export function mcpChallenge(reason: 'missing' | 'invalid', resourceMetadataUrl: string): string {
   return reason === 'missing'
-    ? `Bearer resource_metadata="${resourceMetadataUrl}"`
-    : `Bearer error="invalid_token", resource_metadata="${resourceMetadataUrl}"`;
+    ? `Bearer scope="${MCP_CHALLENGE_SCOPE}", resource_metadata="${resourceMetadataUrl}"`
+    : `Bearer error="invalid_token", scope="${MCP_CHALLENGE_SCOPE}", resource_metadata="${resourceMetadataUrl}"`;
 }
 
 /** Writes the MCP 401. The only place its header and body are produced. */

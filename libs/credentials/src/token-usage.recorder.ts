@@ -1,5 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AgentTokensRepository } from './store/agent-tokens.repository';
+import { ApiKeysRepository } from './store/api-keys.repository';
 
 /** `last_used_at` is kept to this resolution: at most one write per credential per interval. */
 export const AGENT_TOKEN_USAGE_RESOLUTION_MS = 60_000;
@@ -25,7 +27,7 @@ abstract class LastUsedRecorder implements OnModuleInit, BeforeApplicationShutdo
 
   protected constructor(
     private readonly dataSource: DataSource,
-    private readonly table: 'agent_tokens' | 'api_keys',
+    private readonly store: { recordUses(uses: Map<string, Date>): Promise<void> },
   ) {}
 
   onModuleInit(): void {
@@ -63,12 +65,7 @@ abstract class LastUsedRecorder implements OnModuleInit, BeforeApplicationShutdo
     this.pending = new Map();
     const ids = [...batch.keys()];
     try {
-      await this.dataSource.query(
-        `UPDATE ${this.table} AS t SET last_used_at = u.used_at
-           FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
-          WHERE t.id = u.id AND (t.last_used_at IS NULL OR t.last_used_at < u.used_at)`,
-        [ids, ids.map((id) => batch.get(id)!.toISOString())],
-      );
+      await this.store.recordUses(batch);
       for (const [id, at] of batch) this.written.set(id, at.getTime());
     } catch (error) {
       this.logger.warn(`could not record the use of ${ids.length} credential(s): ${(error as Error).message}`);
@@ -79,15 +76,15 @@ abstract class LastUsedRecorder implements OnModuleInit, BeforeApplicationShutdo
 /** `last_used_at` of agent tokens (OAuth access tokens and derived project tokens). */
 @Injectable()
 export class TokenUsageRecorder extends LastUsedRecorder {
-  constructor(dataSource: DataSource) {
-    super(dataSource, 'agent_tokens');
+  constructor(dataSource: DataSource, tokens: AgentTokensRepository) {
+    super(dataSource, tokens);
   }
 }
 
 /** `last_used_at` of scoped `rk_` API keys. */
 @Injectable()
 export class ApiKeyUsageRecorder extends LastUsedRecorder {
-  constructor(dataSource: DataSource) {
-    super(dataSource, 'api_keys');
+  constructor(dataSource: DataSource, keys: ApiKeysRepository) {
+    super(dataSource, keys);
   }
 }

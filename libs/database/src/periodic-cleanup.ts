@@ -2,6 +2,7 @@ import { Injectable, type Logger, OnModuleDestroy, Optional } from '@nestjs/comm
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { queryAffected } from './query-returning';
 
 export interface BatchedDeleteOptions {
   /** Rows per statement (each statement is its own short transaction). */
@@ -29,12 +30,12 @@ export async function deleteInBatches(
   const maxBatches = options.maxBatches ?? 50;
   let deleted = 0;
   for (let i = 0; i < maxBatches; i++) {
-    const result: unknown = await dataSource.query(
+    const count = await queryAffected(
+      dataSource,
       `DELETE FROM ${table} WHERE ${keyColumn} IN (
          SELECT ${keyColumn} FROM ${table} WHERE ${where} LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)`,
       params,
     );
-    const count = Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
     deleted += count;
     if (count < batchSize) break;
   }

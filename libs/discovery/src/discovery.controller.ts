@@ -41,6 +41,7 @@ export class DiscoveryController {
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
       scopes_supported: AGENT_PERMISSION_NAMES,
       authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
     };
     // Fails start-up, not a client, should a document ever stop matching its RFC's shape.
     OAuthProtectedResourceMetadataSchema.parse(protectedResource);

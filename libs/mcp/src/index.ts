@@ -1,5 +1,3 @@
-export * from './capability';
-export * from './capability-registry';
 export * from './json-rpc';
 export * from './mcp.module';
 export * from './protocol-versions';

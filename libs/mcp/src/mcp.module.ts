@@ -1,17 +1,12 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule as NestDiscoveryModule } from '@nestjs/core';
-import { CapabilityRegistry } from './capability-registry';
+import { CapabilitiesModule } from '@app/capabilities';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
 
-/**
- * The MCP endpoint and the capability registry. Feature modules contribute capabilities by
- * listing `@Capability()` providers; the registry finds them at start-up.
- */
+/** The MCP endpoint: it serves the capabilities the registry of `@app/capabilities` discovered. */
 @Module({
-  imports: [NestDiscoveryModule],
+  imports: [CapabilitiesModule],
   controllers: [McpController],
-  providers: [CapabilityRegistry, McpService],
-  exports: [CapabilityRegistry],
+  providers: [McpService],
 })
 export class McpModule {}

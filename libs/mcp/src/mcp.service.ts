@@ -16,9 +16,8 @@ import { z } from 'zod';
 import { AppConfig } from '@app/config';
 import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
 import { McpOutcome, Metrics } from '@app/observability';
-import type { ProjectContext } from './capability';
+import { CapabilityRegistry, type ProjectContext, type Toolset } from '@app/capabilities';
 import { capabilityFailure } from './capability-errors';
-import { CapabilityRegistry, Toolset } from './capability-registry';
 import { echoableId, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
 import { McpRefusal } from './mcp-http.errors';
 import { isSupportedProtocolVersion, LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
@@ -141,12 +140,25 @@ export class McpService implements OnApplicationShutdown {
       instructions: INSTRUCTIONS,
       supportedProtocolVersions: INITIALIZE_VERSIONS,
     });
+    listEveryVersionOnDiscover(server);
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     server.setRequestHandler('tools/call', (request) =>
       callTool(server, toolset, request.params.name, request.params.arguments, context, this.metrics),
     );
     return server;
   }
+}
+
+/**
+ * `server/discover` lists every protocol version the endpoint serves. The SDK's own answer lists
+ * only the stateless revisions (2025-era ones are negotiated through `initialize`), which
+ * conformance checks of the 2026-07-28 revision refuse; clients pick from the list the first
+ * revision they speak, so naming the `initialize`-based ones too changes no negotiation.
+ * `_ondiscover` is the SDK's (TypeScript-private) answer builder; the protocol test pins this.
+ */
+function listEveryVersionOnDiscover(server: Server): void {
+  const original = server['_ondiscover'].bind(server) as () => Record<string, unknown>;
+  server['_ondiscover'] = () => ({ ...original(), supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS] });
 }
 
 async function callTool(

@@ -1,9 +1,9 @@
 import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { CurrentPrincipal, RestAuth, SessionPrincipal } from '@app/credentials';
+import { CurrentPrincipal, GrantRevocationResult, RestAuth, SessionPrincipal } from '@app/credentials';
 import { originOf } from './authorize.controller';
-import { AgentGrantView, GrantRevocationResult, OAuthGrantsService } from './oauth-grants.service';
+import { AgentGrantView, OAuthGrantsService } from './oauth-grants.service';
 
 /** The person's connected AI clients (their OAuth grants). Session only. */
 @ApiTags('me')

@@ -5,7 +5,9 @@ import type { RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
 import { postedFromElsewhere, sendPage, sendRedirect } from '@app/web';
-import { AuthorizationService } from './authorization.service';
+import { AuthorizeRequestValidator } from './authorize-request.validator';
+import { ConsentDecisionService } from './consent-decision.service';
+import { ConsentViewService } from './consent-view.service';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
 import { OAuthPageError } from './oauth.errors';
 import { consentPage } from './views/consent.view';
@@ -24,7 +26,9 @@ export class AuthorizeController {
 
   constructor(
     config: AppConfig,
-    private readonly authorization: AuthorizationService,
+    private readonly validator: AuthorizeRequestValidator,
+    private readonly consent: ConsentViewService,
+    private readonly decisions: ConsentDecisionService,
     private readonly sessions: SessionTokenService,
   ) {
     this.ownOrigin = new URL(config.baseUrl).origin;
@@ -32,12 +36,12 @@ export class AuthorizeController {
 
   @Get()
   async authorize(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const checked = await this.authorization.check(query);
+    const checked = await this.validator.check(query, req.ip ?? null);
     if (checked.kind === 'redirect') return sendRedirect(res, 302, checked.location);
     const userId = await this.sessionUser(req);
     if (!userId) return sendRedirect(res, 302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
-    const { requestId, csrfToken } = await this.authorization.createPending(userId, checked.request);
-    const view = await this.authorization.consentView(requestId, csrfToken, userId);
+    const { requestId, csrfToken } = await this.consent.createPending(userId, checked.request);
+    const view = await this.consent.view(requestId, csrfToken, userId);
     sendPage(res, 200, consentPage(view));
   }
 
@@ -50,7 +54,7 @@ export class AuthorizeController {
     if (!userId) {
       throw new OAuthPageError(401, 'Signed out', 'Your session ended before you answered. Start again from the application.');
     }
-    const outcome = await this.authorization.decide(userId, body ?? {}, originOf(req));
+    const outcome = await this.decisions.decide(userId, body ?? {}, originOf(req));
     if (outcome.kind === 'redirect') return sendRedirect(res, 303, outcome.location);
     sendPage(res, outcome.status, consentPage(outcome.view));
   }

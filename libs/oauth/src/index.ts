@@ -1,10 +1,10 @@
 export * from './oauth.module';
+export * from './store/oauth-store.module';
 export * from './oauth-grants.service';
 export * from './oauth.errors';
-export * from './entities/oauth-client.entity';
-export * from './entities/oauth-grant.entity';
-export * from './entities/authorization-request.entity';
-export * from './entities/authorization-code.entity';
-export * from './entities/refresh-token.entity';
+export type { OAuthClient } from './entities/oauth-client.entity';
+export type { AuthorizationRequest } from './entities/authorization-request.entity';
+export type { AuthorizationCode } from './entities/authorization-code.entity';
 export * from './oauth-cleanup.service';
+export * from './client-metadata';
 export * from './views/error.view';

@@ -1,7 +1,9 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { CleanupScheduler, deleteInBatches } from '@app/database';
+import { AgentTokensRepository, RefreshTokensRepository } from '@app/credentials';
+import { CleanupScheduler } from '@app/database';
 import { OAuthClientsService } from './oauth-clients.service';
+import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
+import { AuthorizationRequestsRepository } from './store/authorization-requests.repository';
 
 /**
  * How long a row outlives its use: a used authorization code and an expired refresh token stay
@@ -33,8 +35,11 @@ export class OAuthCleanupService implements OnModuleInit {
   private readonly logger = new Logger('OAuthCleanup');
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly clients: OAuthClientsService,
+    private readonly codes: AuthorizationCodesRepository,
+    private readonly requests: AuthorizationRequestsRepository,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly agentTokens: AgentTokensRepository,
     private readonly scheduler: CleanupScheduler,
   ) {}
 
@@ -43,51 +48,12 @@ export class OAuthCleanupService implements OnModuleInit {
   }
 
   async deleteExpired(): Promise<OAuthCleanupReport> {
-    const keep = [EXPIRED_ROW_RETENTION_SECONDS];
-    const revokedLongAgo = `SELECT id FROM oauth_grants WHERE revoked_at < now() - make_interval(secs => $1)`;
+    const keep = EXPIRED_ROW_RETENTION_SECONDS;
     const report: OAuthCleanupReport = {
-      // Unused and expired: nothing left to detect. Used: kept a day past expiry, so a replay
-      // still revokes the grant (RFC 6749 §4.1.2). Any code of a grant revoked a day ago.
-      authorizationCodes: await deleteInBatches(
-        this.dataSource,
-        'oauth_authorization_codes',
-        'id',
-        `(used_at IS NULL AND expires_at < now())
-          OR expires_at < now() - make_interval(secs => $1)
-          OR grant_id IN (${revokedLongAgo})`,
-        keep,
-      ),
-      // A consent request is read only while pending: decided or expired, it is done.
-      authorizationRequests: await deleteInBatches(
-        this.dataSource,
-        'oauth_authorization_requests',
-        'id',
-        'decided_at IS NOT NULL OR expires_at < now()',
-      ),
-      // Within its lifetime a rotated token still detects reuse; past expiry it only answers
-      // "expired". Kept a day longer; those of a grant revoked a day ago go too.
-      refreshTokens: await deleteInBatches(
-        this.dataSource,
-        'oauth_refresh_tokens',
-        'id',
-        `expires_at < now() - make_interval(secs => $1) OR grant_id IN (${revokedLongAgo})`,
-        keep,
-      ),
-      // OAuth access tokens (one per issue, hourly per client): expired a day ago and superseded
-      // by a newer token of the same grant issued after its last use (so the grant's "last used"
-      // does not change), or of a grant revoked a day ago.
-      accessTokens: await deleteInBatches(
-        this.dataSource,
-        'agent_tokens',
-        'id',
-        `source = 'oauth' AND (
-           grant_id IN (${revokedLongAgo})
-           OR (expires_at < now() - make_interval(secs => $1)
-               AND EXISTS (SELECT 1 FROM agent_tokens n
-                            WHERE n.grant_id = agent_tokens.grant_id
-                              AND n.created_at > coalesce(agent_tokens.last_used_at, agent_tokens.created_at))))`,
-        keep,
-      ),
+      authorizationCodes: await this.codes.deleteSpent(keep),
+      authorizationRequests: await this.requests.deleteDone(),
+      refreshTokens: await this.refreshTokens.deleteSpent(keep),
+      accessTokens: await this.agentTokens.deleteSpentOAuthTokens(keep),
       unusedClients: await this.clients.deleteUnusedClients(),
     };
     const total = Object.values(report).reduce((a, b) => a + b, 0);

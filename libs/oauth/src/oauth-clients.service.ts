@@ -5,13 +5,16 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { deleteInBatches } from '@app/database';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import { RateLimitService } from '@app/rate-limit';
+import { ClientMetadataDocumentService } from './client-metadata/client-metadata-document.service';
+import { ClientMetadataError, ClientMetadataRateLimitError } from './client-metadata/client-metadata.errors';
+import type { ClientMetadata } from './client-metadata/document-validation';
 import { CLIENT_AUTH_METHODS, ClientAuthMethod } from './entities/oauth-client.entity';
 import { invalidClient, OAuthError } from './oauth.errors';
-import { digestsEqual, parseBasicCredentials } from './oauth-params';
+import { digestsEqual, parseBasicCredentials, singleParam } from './oauth-params';
 import { redirectUriProblem } from './redirect-uri';
+import { OAuthClientsRepository, StoredClient } from './store/oauth-clients.repository';
 
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 const MAX_REDIRECT_URIS = 20;
@@ -27,15 +30,6 @@ export interface RegisteredClient {
   tokenEndpointAuthMethod: ClientAuthMethod;
 }
 
-interface ClientRow {
-  client_id: string;
-  client_name: string;
-  redirect_uris: string[];
-  grant_types: string[];
-  token_endpoint_auth_method: ClientAuthMethod;
-  client_secret_hash: string | null;
-}
-
 /** How a token or revocation request identified its client (RFC 6749 §2.3). */
 export interface PresentedClientCredentials {
   authorizationHeader?: string;
@@ -48,9 +42,11 @@ export interface PresentedClientCredentials {
 export class OAuthClientsService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly store: OAuthClientsRepository,
     private readonly config: AppConfig,
     private readonly audit: AuditService,
     private readonly rateLimits: RateLimitService,
+    private readonly documents: ClientMetadataDocumentService,
   ) {}
 
   /**
@@ -64,11 +60,15 @@ export class OAuthClientsService {
     const clientId = randomUUID();
     const secret = input.tokenEndpointAuthMethod === 'none' ? undefined : generateToken(TOKEN_PREFIXES.clientSecret);
     const createdAt = await this.dataSource.transaction(async (em) => {
-      const [row]: { created_at: Date }[] = await em.query(
-        `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash, registration_ip)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at`,
-        [clientId, input.clientName, input.redirectUris, input.grantTypes, input.tokenEndpointAuthMethod, secret ? hashToken(secret) : null, origin.ip ?? null],
-      );
+      const created = await this.store.insert(em, {
+        clientId,
+        clientName: input.clientName,
+        redirectUris: input.redirectUris,
+        grantTypes: input.grantTypes,
+        tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
+        clientSecretHash: secret ? hashToken(secret) : null,
+        registrationIp: origin.ip ?? null,
+      });
       await this.audit.record(em, {
         organizationId: null,
         actorType: 'anonymous',
@@ -82,7 +82,7 @@ export class OAuthClientsService {
         },
         origin,
       });
-      return row.created_at;
+      return created;
     });
     return {
       client_id: clientId,
@@ -96,9 +96,33 @@ export class OAuthClientsService {
     };
   }
 
-  async find(clientId: string): Promise<RegisteredClient | null> {
+  /**
+   * The client named by `clientId`: a registered one, or — when `clientId` is an https URL — the
+   * client its metadata document describes (fetched or cached; a `ClientMetadataError` says
+   * why it cannot be used). `requesterIp` counts a document fetch against that address's limit.
+   */
+  async find(clientId: string, requesterIp: string | null = null): Promise<RegisteredClient | null> {
+    if (this.documents.isMetadataDocumentClientId(clientId)) return this.documentClient(clientId, requesterIp);
     const row = await this.findRow(clientId);
     return row ? toClient(row) : null;
+  }
+
+  /**
+   * A metadata-document client, kept in `oauth_clients` too (its `client_id` is the URL; public,
+   * no secret) so that consent requests, codes and grants reference it like any client. The
+   * row follows the document's name and redirect URIs at each resolution.
+   */
+  private async documentClient(clientId: string, requesterIp: string | null): Promise<RegisteredClient> {
+    const metadata: ClientMetadata = await this.documents.resolve(clientId, requesterIp);
+    const grantTypes = [...SUPPORTED_GRANT_TYPES];
+    await this.dataSource.query(
+      `INSERT INTO oauth_clients AS c (client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash, registration_ip)
+       VALUES ($1, $2, $3, $4, 'none', NULL, NULL)
+       ON CONFLICT (client_id) DO UPDATE SET client_name = excluded.client_name, redirect_uris = excluded.redirect_uris
+        WHERE c.client_name IS DISTINCT FROM excluded.client_name OR c.redirect_uris IS DISTINCT FROM excluded.redirect_uris`,
+      [metadata.clientId, metadata.clientName, metadata.redirectUris, grantTypes],
+    );
+    return { clientId: metadata.clientId, clientName: metadata.clientName, redirectUris: metadata.redirectUris, grantTypes, tokenEndpointAuthMethod: 'none' };
   }
 
   /**
@@ -124,26 +148,33 @@ export class OAuthClientsService {
       secret = basic.clientSecret;
     }
     if (!clientId) throw invalidClient('Client authentication failed: client_id is missing', usedBasic);
+    if (this.documents.isMetadataDocumentClientId(clientId)) {
+      if (secret !== undefined) throw invalidClient('Client authentication failed: a metadata-document client is public and has no secret', usedBasic);
+      try {
+        return await this.documentClient(clientId, null);
+      } catch (error) {
+        if (error instanceof ClientMetadataRateLimitError) {
+          throw new OAuthError('temporarily_unavailable', error.message, { retryAfterSeconds: error.retryAfterSeconds });
+        }
+        if (!(error instanceof ClientMetadataError)) throw error;
+        throw invalidClient(`Client authentication failed: ${error.message}`, usedBasic);
+      }
+    }
     const row = await this.findRow(clientId);
     if (!row) throw invalidClient('Client authentication failed: unknown client', usedBasic);
-    if (row.token_endpoint_auth_method === 'none') {
+    if (row.tokenEndpointAuthMethod === 'none') {
       if (secret) throw invalidClient('Client authentication failed: this public client has no secret', usedBasic);
       return toClient(row);
     }
     if (!secret) throw invalidClient('Client authentication failed: this client must authenticate with its client_secret', usedBasic);
-    const ok = isWellFormedToken(secret, TOKEN_PREFIXES.clientSecret) && digestsEqual(hashToken(secret), row.client_secret_hash ?? '');
+    const ok = isWellFormedToken(secret, TOKEN_PREFIXES.clientSecret) && digestsEqual(hashToken(secret), row.clientSecretHash ?? '');
     if (!ok) throw invalidClient('Client authentication failed', usedBasic);
     return toClient(row);
   }
 
-  private async findRow(clientId: string): Promise<ClientRow | null> {
+  private async findRow(clientId: string): Promise<StoredClient | null> {
     if (clientId.length > 200) return null;
-    const rows: ClientRow[] = await this.dataSource.query(
-      `SELECT client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash
-         FROM oauth_clients WHERE client_id = $1`,
-      [clientId],
-    );
-    return rows[0] ?? null;
+    return this.store.find(clientId);
   }
 
   /**
@@ -168,24 +199,26 @@ export class OAuthClientsService {
 
   /** Registrations that never completed an authorisation expire after a day. Answers how many went. */
   deleteUnusedClients(): Promise<number> {
-    return deleteInBatches(
-      this.dataSource,
-      'oauth_clients',
-      'client_id',
-      `last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1)
-       AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)`,
-      [UNUSED_CLIENT_TTL_SECONDS],
-    );
+    return this.store.deleteUnused(UNUSED_CLIENT_TTL_SECONDS);
   }
 }
 
-function toClient(row: ClientRow): RegisteredClient {
+function toClient(row: StoredClient): RegisteredClient {
   return {
-    clientId: row.client_id,
-    clientName: row.client_name,
-    redirectUris: row.redirect_uris,
-    grantTypes: row.grant_types,
-    tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+    clientId: row.clientId,
+    clientName: row.clientName,
+    redirectUris: row.redirectUris,
+    grantTypes: row.grantTypes,
+    tokenEndpointAuthMethod: row.tokenEndpointAuthMethod,
+  };
+}
+
+/** The client credentials a token or revocation request carries (HTTP Basic only when it says Basic). */
+export function presentedCredentials(body: Record<string, unknown>, authorizationHeader: string | undefined): PresentedClientCredentials {
+  return {
+    authorizationHeader: authorizationHeader && /^Basic\b/i.test(authorizationHeader) ? authorizationHeader : undefined,
+    clientId: singleParam(body, 'client_id').value,
+    clientSecret: singleParam(body, 'client_secret').value,
   };
 }
 

@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from '@app/credentials';
 
+export { singleParam } from '@app/web';
+
 /** RFC 7636 §4.1: 43–128 characters of [A-Z a-z 0-9 - . _ ~]. */
 const VERIFIER_RE = /^[A-Za-z0-9\-._~]{43,128}$/;
 /** An S256 challenge is BASE64URL(SHA-256(verifier)) without padding: exactly 43 characters. */
@@ -73,15 +75,3 @@ export function digestsEqual(a: string, b: string): boolean {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 }
 
-/**
- * Reads one OAuth parameter from a query or form body. A parameter sent more than once is an
- * error (RFC 6749 §3.1, §3.2): the caller gets `{ duplicate: true }`.
- */
-export function singleParam(source: Record<string, unknown> | undefined, name: string): { value?: string; duplicate?: true } {
-  const raw = source?.[name];
-  if (raw === undefined || raw === null) return {};
-  if (Array.isArray(raw)) return { duplicate: true };
-  if (typeof raw === 'number' || typeof raw === 'boolean') return { value: String(raw) };
-  if (typeof raw !== 'string') return { duplicate: true };
-  return raw === '' ? {} : { value: raw };
-}

@@ -6,6 +6,7 @@ import { originOf } from './authorize.controller';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthErrorFilter } from './oauth-exception.filters';
 import { OAuthTokensService } from './oauth-tokens.service';
+import { TokenRevocationService } from './token-revocation.service';
 
 /**
  * The cookie-less OAuth endpoints: registration (RFC 7591), token (RFC 6749 §3.2) and revocation
@@ -19,6 +20,7 @@ export class OAuthController {
   constructor(
     private readonly clients: OAuthClientsService,
     private readonly tokens: OAuthTokensService,
+    private readonly revocations: TokenRevocationService,
   ) {}
 
   @Post('register')
@@ -46,7 +48,7 @@ export class OAuthController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.tokens.revoke(body ?? {}, authorization, originOf(req));
+    await this.revocations.revoke(body ?? {}, authorization, originOf(req));
     res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').end();
   }
 }

@@ -1,31 +1,44 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthModule } from '@app/auth';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
-import { AuthorizationService } from './authorization.service';
+import { ClientMetadataModule } from './client-metadata/client-metadata.module';
 import { AuthorizeController } from './authorize.controller';
-import { AuthorizationCode } from './entities/authorization-code.entity';
-import { AuthorizationRequest } from './entities/authorization-request.entity';
-import { OAuthClient } from './entities/oauth-client.entity';
-import { OAuthGrant } from './entities/oauth-grant.entity';
-import { RefreshToken } from './entities/refresh-token.entity';
-import { LoginController } from './login.controller';
+import { AuthorizeRequestValidator } from './authorize-request.validator';
+import { CodeExchangeService } from './code-exchange.service';
+import { ConsentDecisionService } from './consent-decision.service';
+import { ConsentViewService } from './consent-view.service';
 import { OAuthCleanupService } from './oauth-cleanup.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
 import { OAuthTokensService } from './oauth-tokens.service';
+import { OAuthStoreModule } from './store/oauth-store.module';
+import { RefreshRotationService } from './refresh-rotation.service';
+import { TokenIssuer } from './token-issuer.service';
+import { TokenRevocationService } from './token-revocation.service';
 
 /**
  * The OAuth authorisation server for AI clients (SPEC §5): registration, authorize with login
- * and consent, token, revocation, and the person's list of connected clients.
+ * and consent, token, revocation, and the person's list of connected clients. It owns the
+ * clients, consent requests and codes; grants and tokens are the credentials store's.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthClient, OAuthGrant, AuthorizationRequest, AuthorizationCode, RefreshToken]), AuthModule, RateLimitModule, TenancyModule],
-  controllers: [OAuthController, AuthorizeController, LoginController, AgentGrantsController],
-  providers: [OAuthClientsService, AuthorizationService, OAuthTokensService, OAuthGrantsService, OAuthCleanupService],
-  exports: [OAuthGrantsService],
+  imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule],
+  controllers: [OAuthController, AuthorizeController, AgentGrantsController],
+  providers: [
+    OAuthClientsService,
+    AuthorizeRequestValidator,
+    ConsentViewService,
+    ConsentDecisionService,
+    TokenIssuer,
+    CodeExchangeService,
+    RefreshRotationService,
+    OAuthTokensService,
+    TokenRevocationService,
+    OAuthGrantsService,
+    OAuthCleanupService,
+  ],
+  exports: [OAuthGrantsService, ClientMetadataModule],
 })
 export class OAuthModule {}

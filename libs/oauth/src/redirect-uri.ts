@@ -131,3 +131,13 @@ export function redirectHost(redirectUri: string): string {
     return redirectUri;
   }
 }
+
+/** The host of a metadata-document client's `client_id` URL (shown on the consent page); undefined for a registered client. */
+export function metadataDocumentHost(clientId: string): string | undefined {
+  if (!/^https?:\/\//i.test(clientId)) return undefined;
+  try {
+    return new URL(clientId).host;
+  } catch {
+    return undefined;
+  }
+}

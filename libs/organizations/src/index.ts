@@ -1,6 +1,5 @@
 export * from './capabilities/get-project.capability';
 export * from './capabilities/project-capabilities.module';
-export * from './access-revocation.service';
 export * from './members.service';
 export * from './organizations.errors';
 export * from './organizations.module';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
+import { CredentialRevoker } from '@app/credentials';
 import { MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import { AccessRevocationService } from './access-revocation.service';
 import type { MemberDto, RemovedMemberDto } from './dto/member.dto';
 import { AlreadyMemberError, LastAdminError, MemberNotFoundError, NoSuchUserError } from './organizations.errors';
 import type { Actor } from './projects.service';
@@ -17,7 +17,7 @@ export class MembersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
-    private readonly revocation: AccessRevocationService,
+    private readonly revocation: CredentialRevoker,
     private readonly users: UserDirectory,
     private readonly organizations: OrganizationDirectory,
     private readonly memberships: MembershipDirectory,
@@ -69,7 +69,7 @@ export class MembersService {
 
   /**
    * Removes a member and, in the same transaction, revokes what they reached through the
-   * organisation (`AccessRevocationService.revokeMemberAccess`).
+   * organisation (`CredentialRevoker.revokeMemberAccess`).
    */
   async remove(organizationId: string, userId: string, actor: Actor, origin?: RequestOrigin): Promise<RemovedMemberDto> {
     return this.dataSource.transaction(async (em) => {

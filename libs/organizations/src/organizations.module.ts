@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { OAuthModule } from '@app/oauth';
 import { TenancyModule } from '@app/tenancy';
-import { AccessRevocationService } from './access-revocation.service';
+import { AuditEventsController } from './audit-events.controller';
 import { MembersController } from './members.controller';
 import { MembersService } from './members.service';
 import { OrganizationsController } from './organizations.controller';
@@ -9,11 +8,11 @@ import { OrganizationsService } from './organizations.service';
 import { ProjectsController } from './projects.controller';
 import { ProjectsService } from './projects.service';
 
-/** The REST routes for organisations, their projects and their members (SPEC §6), on tenancy's services. */
+/** The REST routes for organisations, their projects, their members and their audit events (SPEC §6), on tenancy's services. */
 @Module({
-  imports: [TenancyModule, OAuthModule],
-  controllers: [OrganizationsController, ProjectsController, MembersController],
-  providers: [OrganizationsService, ProjectsService, MembersService, AccessRevocationService],
-  exports: [OrganizationsService, ProjectsService, MembersService, AccessRevocationService],
+  imports: [TenancyModule],
+  controllers: [OrganizationsController, ProjectsController, MembersController, AuditEventsController],
+  providers: [OrganizationsService, ProjectsService, MembersService],
+  exports: [OrganizationsService, ProjectsService, MembersService],
 })
 export class OrganizationsModule {}

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
+import { CredentialRevoker } from '@app/credentials';
 import { ProjectDirectory, ProjectRecord } from '@app/tenancy';
-import { AccessRevocationService } from './access-revocation.service';
 import type { DeletedProjectDto, ProjectDto } from './dto/project.dto';
 import { ProjectNotFoundError } from './organizations.errors';
 
@@ -17,7 +17,7 @@ export class ProjectsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
-    private readonly revocation: AccessRevocationService,
+    private readonly revocation: CredentialRevoker,
     private readonly projects: ProjectDirectory,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { CleanupScheduler, deleteInBatches } from '@app/database';
+import { CleanupScheduler } from '@app/database';
+import { RateLimitCountersRepository } from './rate-limit-counters.repository';
 
 /** One counter: at most `limit` hits per fixed window of `windowSeconds`, which starts at the first hit. */
 export interface RateLimitRule {
@@ -24,7 +24,7 @@ export class RateLimitService implements OnModuleInit {
   private readonly logger = new Logger('RateLimit');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly counters: RateLimitCountersRepository,
     private readonly scheduler: CleanupScheduler,
   ) {}
 
@@ -40,16 +40,9 @@ export class RateLimitService implements OnModuleInit {
     if (rules.length === 0) return { allowed: true };
     // A fixed order of keys, so two statements touching the same rows never deadlock.
     const sorted = [...rules].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const rows: { key: string; hits: number; retry_after: number }[] = await this.dataSource.query(
-      `INSERT INTO rate_limit_counters AS c (key, hits, window_ends_at)
-       SELECT r.key, 1, now() + make_interval(secs => r.window_seconds)
-         FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS r(key, window_seconds, n)
-        ORDER BY r.n
-       ON CONFLICT (key) DO UPDATE SET
-         hits = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE least(c.hits + 1, 1000000000) END,
-         window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
-       RETURNING c.key, c.hits, ceil(extract(epoch FROM c.window_ends_at - now()))::int AS retry_after`,
-      [sorted.map((r) => r.key), sorted.map((r) => r.windowSeconds)],
+    const rows = await this.counters.hit(
+      sorted.map((r) => r.key),
+      sorted.map((r) => r.windowSeconds),
     );
     let retryAfter = 0;
     for (const row of rows) {
@@ -61,19 +54,16 @@ export class RateLimitService implements OnModuleInit {
 
   /** Takes one hit back (the attempt turned out not to count, e.g. a successful login). */
   async release(key: string): Promise<void> {
-    await this.dataSource.query(
-      'UPDATE rate_limit_counters SET hits = hits - 1 WHERE key = $1 AND hits > 0 AND window_ends_at > now()',
-      [key],
-    );
+    await this.counters.release(key);
   }
 
   /** Forgets a counter altogether. */
   async reset(key: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM rate_limit_counters WHERE key = $1', [key]);
+    await this.counters.reset(key);
   }
 
   /** Deletes counters whose window has ended (they would start over anyway). Answers how many. */
   async deleteExpired(): Promise<number> {
-    return deleteInBatches(this.dataSource, 'rate_limit_counters', 'key', 'window_ends_at <= now()');
+    return this.counters.deleteExpired();
   }
 }

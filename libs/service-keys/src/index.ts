@@ -1,5 +1,4 @@
 export * from './dto/service-key.dto';
-export * from './entities/service-key.entity';
 export * from './service-keys.errors';
 export * from './service-keys.module';
 export * from './service-keys.service';

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { TenancyModule } from '@app/tenancy';
-import { ServiceKey } from './entities/service-key.entity';
 import { ServiceKeysController } from './service-keys.controller';
 import { ServiceKeysService } from './service-keys.service';
 
+/** REST for service keys and their derived project tokens, on the credentials store (`@app/credentials`). */
 @Module({
-  imports: [TypeOrmModule.forFeature([ServiceKey]), TenancyModule],
+  imports: [TenancyModule],
   controllers: [ServiceKeysController],
   providers: [ServiceKeysService],
   exports: [ServiceKeysService],

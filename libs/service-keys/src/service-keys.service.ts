@@ -5,9 +5,14 @@ import {
   actorOf,
   AGENT_PERMISSION_NAMES,
   AgentPermission,
+  AgentToken,
+  AgentTokensRepository,
+  CredentialRevoker,
   generateToken,
   hashToken,
   RestPrincipal,
+  ServiceKey,
+  ServiceKeysRepository,
   TOKEN_PREFIXES,
 } from '@app/credentials';
 import { isPgError, isUuid, PG_UNIQUE_VIOLATION } from '@app/database';
@@ -20,7 +25,6 @@ import {
   RevokedServiceKeyDto,
   ServiceKeyDto,
 } from './dto/service-key.dto';
-import { ServiceKey } from './entities/service-key.entity';
 import {
   ProjectNotFoundError,
   ProjectTokenExistsError,
@@ -35,18 +39,6 @@ export interface Acting {
   origin: RequestOrigin;
 }
 
-interface TokenRow {
-  id: string;
-  service_key_id: string;
-  project_id: string;
-  permissions: AgentPermission[];
-  created_at: Date;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-}
-
-const TOKEN_COLUMNS = 'id, service_key_id, project_id, permissions, created_at, revoked_at, last_used_at';
-
 /**
  * Service keys of an organisation and the project tokens derived from them (seed, Rules 6–7).
  * Every query is scoped by the route's organisation, so another organisation's key is "not found".
@@ -55,6 +47,9 @@ const TOKEN_COLUMNS = 'id, service_key_id, project_id, permissions, created_at, 
 export class ServiceKeysService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly keys: ServiceKeysRepository,
+    private readonly tokens: AgentTokensRepository,
+    private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,
     private readonly projects: ProjectDirectory,
   ) {}
@@ -67,9 +62,7 @@ export class ServiceKeysService {
     const permissions = normalisePermissions(input.permissions ?? AGENT_PERMISSION_NAMES);
     const actor = actorOf(acting.principal);
     return this.dataSource.transaction(async (em) => {
-      const key = await em.getRepository(ServiceKey).save(
-        em.getRepository(ServiceKey).create({ organizationId, name: input.name, permissions, createdBy: actor.actorId }),
-      );
+      const key = await this.keys.create(em, { organizationId, name: input.name, permissions, createdBy: actor.actorId });
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -84,26 +77,19 @@ export class ServiceKeysService {
   }
 
   async list(organizationId: string): Promise<ServiceKeyDto[]> {
-    const keys = await this.dataSource.getRepository(ServiceKey).find({
-      where: { organizationId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
-    if (keys.length === 0) return [];
-    const rows: TokenRow[] = await this.dataSource.query(
-      `SELECT ${TOKEN_COLUMNS} FROM agent_tokens WHERE service_key_id = ANY($1) ORDER BY created_at, id`,
-      [keys.map((k) => k.id)],
-    );
-    return keys.map((key) => keyView(key, rows.filter((r) => r.service_key_id === key.id)));
+    const keys = await this.keys.listForOrganization(organizationId);
+    const tokens = await this.tokens.listForServiceKeys(this.dataSource.manager, keys.map((k) => k.id));
+    return keys.map((key) => keyView(key, tokens.filter((t) => t.serviceKeyId === key.id)));
   }
 
   async get(organizationId: string, keyId: string): Promise<ServiceKeyDto> {
     const key = await this.findKey(this.dataSource.manager, organizationId, keyId);
-    return keyView(key, await this.tokenRows(this.dataSource.manager, key.id));
+    return keyView(key, await this.tokens.listForServiceKeys(this.dataSource.manager, [key.id]));
   }
 
   async listTokens(organizationId: string, keyId: string): Promise<ProjectTokenDto[]> {
     const key = await this.findKey(this.dataSource.manager, organizationId, keyId);
-    return (await this.tokenRows(this.dataSource.manager, key.id)).map(tokenView);
+    return (await this.tokens.listForServiceKeys(this.dataSource.manager, [key.id])).map(tokenView);
   }
 
   /**
@@ -113,27 +99,12 @@ export class ServiceKeysService {
   async revoke(organizationId: string, keyId: string, acting: Acting): Promise<RevokedServiceKeyDto> {
     if (!isUuid(keyId)) throw new ServiceKeyNotFoundError();
     return this.dataSource.transaction(async (em) => {
-      const updated: { revoked_at: Date }[] = await em.query(
-        `WITH revoked AS (
-           UPDATE service_keys SET revoked_at = now()
-            WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
-            RETURNING revoked_at)
-         SELECT revoked_at FROM revoked`,
-        [keyId, organizationId],
-      );
-      if (updated.length === 0) {
+      const revoked = await this.revoker.revokeServiceKey(em, organizationId, keyId);
+      if (!revoked) {
         const key = await this.findKey(em, organizationId, keyId);
         return { id: key.id, status: 'revoked', revokedAt: key.revokedAt!, revokedTokens: 0 };
       }
-      const revokedAt = updated[0].revoked_at;
-      const [{ count }]: { count: number }[] = await em.query(
-        `WITH revoked AS (
-           UPDATE agent_tokens SET revoked_at = now()
-            WHERE service_key_id = $1 AND revoked_at IS NULL
-            RETURNING 1)
-         SELECT count(*)::int AS count FROM revoked`,
-        [keyId],
-      );
+      const { revokedAt, revokedTokens: count } = revoked;
       await this.audit.record(em, {
         organizationId,
         ...actorOf(acting.principal),
@@ -158,20 +129,19 @@ export class ServiceKeysService {
     const token = generateToken(TOKEN_PREFIXES.agentAccess);
     try {
       return await this.dataSource.transaction(async (em) => {
-        const keys: { permissions: AgentPermission[]; revoked_at: Date | null }[] = await em.query(
-          `SELECT permissions, revoked_at FROM service_keys WHERE id = $1 AND organization_id = $2 FOR SHARE`,
-          [keyId, organizationId],
-        );
-        if (keys.length === 0) throw new ServiceKeyNotFoundError();
-        if (keys[0].revoked_at) throw new ServiceKeyRevokedError();
+        const key = await this.keys.findForShare(em, organizationId, keyId);
+        if (!key) throw new ServiceKeyNotFoundError();
+        if (key.revokedAt) throw new ServiceKeyRevokedError();
         if (!(await this.projects.find(organizationId, projectId, em, { lock: 'share' }))) throw new ProjectNotFoundError();
-        const permissions = keys[0].permissions;
-        const [row]: { id: string; created_at: Date }[] = await em.query(
-          `INSERT INTO agent_tokens (token_hash, source, organization_id, project_id, permissions, service_key_id)
-           VALUES ($1, 'service_key', $2, $3, $4, $5)
-           RETURNING id, created_at`,
-          [hashToken(token), organizationId, projectId, permissions, keyId],
-        );
+        const permissions = key.permissions;
+        const row = await this.tokens.insert(em, {
+          tokenHash: hashToken(token),
+          source: 'service_key',
+          organizationId,
+          projectId,
+          permissions,
+          serviceKeyId: keyId,
+        });
         await this.audit.record(em, {
           organizationId,
           projectId,
@@ -182,7 +152,7 @@ export class ServiceKeysService {
           metadata: { serviceKeyId: keyId, permissions },
           origin: acting.origin,
         });
-        return { id: row.id, token, projectId, serviceKeyId: keyId, permissions, createdAt: row.created_at };
+        return { id: row.id, token, projectId, serviceKeyId: keyId, permissions, createdAt: row.createdAt };
       });
     } catch (error) {
       if (isPgError(error, PG_UNIQUE_VIOLATION, 'agent_tokens_one_active_per_key_project')) {
@@ -196,25 +166,15 @@ export class ServiceKeysService {
   async revokeToken(organizationId: string, keyId: string, tokenId: string, acting: Acting): Promise<RevokedProjectTokenDto> {
     if (!isUuid(keyId) || !isUuid(tokenId)) throw new ProjectTokenNotFoundError();
     return this.dataSource.transaction(async (em) => {
-      const updated: { project_id: string; revoked_at: Date }[] = await em.query(
-        `WITH revoked AS (
-           UPDATE agent_tokens SET revoked_at = now()
-            WHERE id = $1 AND service_key_id = $2 AND organization_id = $3 AND revoked_at IS NULL
-            RETURNING project_id, revoked_at)
-         SELECT project_id, revoked_at FROM revoked`,
-        [tokenId, keyId, organizationId],
-      );
-      if (updated.length === 0) {
-        const existing: { revoked_at: Date }[] = await em.query(
-          `SELECT revoked_at FROM agent_tokens WHERE id = $1 AND service_key_id = $2 AND organization_id = $3`,
-          [tokenId, keyId, organizationId],
-        );
-        if (existing.length === 0) throw new ProjectTokenNotFoundError();
-        return { id: tokenId, status: 'revoked', revokedAt: existing[0].revoked_at };
+      const revoked = await this.revoker.revokeProjectToken(em, organizationId, keyId, tokenId);
+      if (!revoked) {
+        const existing = await this.tokens.findDerived(em, organizationId, keyId, tokenId);
+        if (!existing) throw new ProjectTokenNotFoundError();
+        return { id: tokenId, status: 'revoked', revokedAt: existing.revokedAt! };
       }
       await this.audit.record(em, {
         organizationId,
-        projectId: updated[0].project_id,
+        projectId: revoked.projectId,
         ...actorOf(acting.principal),
         action: 'project_token.revoked',
         targetType: 'agent_token',
@@ -222,19 +182,15 @@ export class ServiceKeysService {
         metadata: { serviceKeyId: keyId },
         origin: acting.origin,
       });
-      return { id: tokenId, status: 'revoked', revokedAt: updated[0].revoked_at };
+      return { id: tokenId, status: 'revoked', revokedAt: revoked.revokedAt };
     });
   }
 
   private async findKey(em: EntityManager, organizationId: string, keyId: string): Promise<ServiceKey> {
     if (!isUuid(keyId)) throw new ServiceKeyNotFoundError();
-    const key = await em.getRepository(ServiceKey).findOne({ where: { id: keyId, organizationId } });
+    const key = await this.keys.find(em, organizationId, keyId);
     if (!key) throw new ServiceKeyNotFoundError();
     return key;
-  }
-
-  private tokenRows(em: EntityManager, keyId: string): Promise<TokenRow[]> {
-    return em.query(`SELECT ${TOKEN_COLUMNS} FROM agent_tokens WHERE service_key_id = $1 ORDER BY created_at, id`, [keyId]);
   }
 }
 
@@ -243,20 +199,20 @@ function normalisePermissions(permissions: readonly AgentPermission[]): AgentPer
   return AGENT_PERMISSION_NAMES.filter((p) => permissions.includes(p));
 }
 
-function tokenView(row: TokenRow): ProjectTokenDto {
+function tokenView(token: AgentToken): ProjectTokenDto {
   return {
-    id: row.id,
-    serviceKeyId: row.service_key_id,
-    projectId: row.project_id,
-    permissions: row.permissions,
-    status: row.revoked_at ? 'revoked' : 'active',
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    lastUsedAt: row.last_used_at,
+    id: token.id,
+    serviceKeyId: token.serviceKeyId!,
+    projectId: token.projectId,
+    permissions: token.permissions,
+    status: token.revokedAt ? 'revoked' : 'active',
+    createdAt: token.createdAt,
+    revokedAt: token.revokedAt,
+    lastUsedAt: token.lastUsedAt,
   };
 }
 
-function keyView(key: ServiceKey, tokens: TokenRow[]): ServiceKeyDto {
+function keyView(key: ServiceKey, tokens: AgentToken[]): ServiceKeyDto {
   return {
     id: key.id,
     name: key.name,

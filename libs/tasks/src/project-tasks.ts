@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isUuid } from '@app/database';
+import { isUuid, queryReturning } from '@app/database';
 import type { TaskStatus } from './entities/task.entity';
 import { InvalidCursorError } from './tasks.errors';
 
@@ -114,9 +114,9 @@ export class ProjectTasks {
         sets.push(`${column} = $${params.length}`);
       }
     }
-    const rows: TaskRow[] = await this.dataSource.query(
-      `WITH updated AS (UPDATE tasks SET ${sets.join(', ')} WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING *)
-       SELECT ${COLUMNS} FROM updated`,
+    const rows = await queryReturning<TaskRow>(
+      this.dataSource,
+      `UPDATE tasks SET ${sets.join(', ')} WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING ${COLUMNS}`,
       params,
     );
     return rows[0] ? toView(rows[0]) : null;
@@ -125,9 +125,9 @@ export class ProjectTasks {
   /** True when a task of this project was deleted. */
   async delete(id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const rows: { id: string }[] = await this.dataSource.query(
-      `WITH deleted AS (DELETE FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING id)
-       SELECT id FROM deleted`,
+    const rows = await queryReturning<{ id: string }>(
+      this.dataSource,
+      `DELETE FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING id`,
       [id, this.projectId],
     );
     return rows.length === 1;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { ProjectContext } from '@app/mcp';
+import type { ProjectContext } from '@app/capabilities';
 import { ProjectTasks } from './project-tasks';
 
 /**

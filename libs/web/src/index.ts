@@ -1,3 +1,4 @@
 export * from './form-csrf';
+export * from './form-params';
 export * from './html';
 export * from './page';

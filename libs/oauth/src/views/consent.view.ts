@@ -11,6 +11,8 @@ export interface ConsentView {
   requestId: string;
   csrfToken: string;
   clientName: string;
+  /** A metadata-document client: the host of its `client_id` URL, which vouches for the name. */
+  clientIdHost?: string;
   redirectHost: string;
   userEmail: string;
   switchAccountHref: string;
@@ -32,6 +34,9 @@ export function consentPage(view: ConsentView): HtmlPage {
     `Allow ${view.clientName}?`,
     html`<div class="card">
 <h1>Allow <strong>${view.clientName}</strong> to use Agent Gateway?</h1>
+${view.clientIdHost
+  ? html`<p id="client-id-host">Identified by <strong><code>${view.clientIdHost}</code></strong>: the name above is what that site says about itself.</p>`
+  : ''}
 <p class="muted">The application will receive its answer at <code>${view.redirectHost}</code>. Signed in as ${view.userEmail}
 (<a href="${view.switchAccountHref}">use another account</a>).</p>
 ${view.error ? html`<div class="error" role="alert" id="consent-error">${view.error}</div>` : ''}

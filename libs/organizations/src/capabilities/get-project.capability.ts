@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { NotFoundError } from '@app/common';
-import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
+import { Capability, CapabilityDefinition, ProjectContext } from '@app/capabilities';
 import { ProjectDirectory } from '@app/tenancy';
 
 const input = z.object({}).strict();

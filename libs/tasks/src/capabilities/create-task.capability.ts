@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@app/common';
 import { z } from 'zod';
-import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
+import { Capability, CapabilityDefinition, ProjectContext } from '@app/capabilities';
 import { TasksRepository } from '../tasks.repository';
 import { oneTaskOutput, taskDescription, taskTitle } from './task-fields';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
-import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
+import { Capability, CapabilityDefinition, ProjectContext } from '@app/capabilities';
 import { TasksRepository } from '../tasks.repository';
 import { taskOutput, taskStatus } from './task-fields';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
-import { Capability, CapabilityDefinition, ProjectContext } from '@app/mcp';
+import { Capability, CapabilityDefinition, ProjectContext } from '@app/capabilities';
 import { TaskNotFoundError } from '../tasks.errors';
 import { TasksRepository } from '../tasks.repository';
 import { oneTaskOutput, taskDescription, taskId, taskStatus, taskTitle } from './task-fields';

@@ -1,12 +1,11 @@
-import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
-import { AuthService, InvalidLoginError, TooManyLoginAttemptsError } from '@app/auth';
 import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
-import { FormCsrf, sendPage, sendRedirect } from '@app/web';
-import { OAuthPageErrorFilter } from './oauth-exception.filters';
-import { singleParam } from './oauth-params';
+import { FormCsrf, sendPage, sendRedirect, singleParam } from '@app/web';
+import { InvalidLoginError, TooManyLoginAttemptsError } from './auth.errors';
+import { AuthService } from './auth.service';
 import { loginPage } from './views/login.view';
 
 /** The sign-in form's CSRF cookie, against login CSRF (a page elsewhere signing the browser in as someone else). */
@@ -18,9 +17,8 @@ const LOGIN_CSRF_COOKIE = 'ag_login_csrf';
  */
 @Public()
 @ApiExcludeController()
-@UseFilters(OAuthPageErrorFilter)
 @Controller('login')
-export class LoginController {
+export class LoginPageController {
   private readonly csrf: FormCsrf;
 
   constructor(

@@ -1,9 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuditEventPageDto, AuditEventsService, ListAuditEventsQueryDto } from '@app/audit';
 import { ApiErrors } from '@app/common';
 import { OrganizationRoute, RestAuth } from '@app/credentials';
-import { AuditEventsService } from './audit-events.service';
-import { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/list-audit-events.dto';
 
 @ApiTags('audit')
 @ApiBearerAuth()

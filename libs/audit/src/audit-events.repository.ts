@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AuditEvent } from './entities/audit-event.entity';
+
+/** An event with its exact position: `created_at` as whole microseconds since the epoch (a JS Date keeps only milliseconds). */
+export type PositionedAuditEvent = AuditEvent & { createdUs: string };
+
+/** The `audit_events` table. The only code that reads or writes it. */
+@Injectable()
+export class AuditEventsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** In the caller's transaction, so the event commits or rolls back with the change it records. */
+  async insert(em: EntityManager, event: Omit<AuditEvent, 'id' | 'createdAt'>): Promise<void> {
+    await em.getRepository(AuditEvent).insert(event as QueryDeepPartialEntity<AuditEvent>);
+  }
+
+  /** An organisation's events, newest first, after a (microseconds, id) position when given. */
+  async page(organizationId: string, limit: number, after?: { us: string; id: string }): Promise<PositionedAuditEvent[]> {
+    const params: unknown[] = [organizationId, limit];
+    let where = '';
+    if (after) {
+      params.push(after.us, after.id);
+      where = `AND (created_at, id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid)`;
+    }
+    const rows: {
+      id: string;
+      organization_id: string | null;
+      project_id: string | null;
+      actor_type: string;
+      actor_id: string | null;
+      action: string;
+      target_type: string | null;
+      target_id: string | null;
+      metadata: Record<string, unknown>;
+      ip: string | null;
+      user_agent: string | null;
+      created_at: Date;
+      created_us: string;
+    }[] = await this.dataSource.query(
+      `SELECT id, organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip,
+              user_agent, created_at,
+              ((extract(epoch FROM created_at) * 1000000)::numeric(20, 0))::text AS created_us
+         FROM audit_events
+        WHERE organization_id = $1 ${where}
+        ORDER BY created_at DESC, id DESC
+        LIMIT $2`,
+      params,
+    );
+    return rows.map((r) =>
+      Object.assign(new AuditEvent(), {
+        id: r.id,
+        organizationId: r.organization_id,
+        projectId: r.project_id,
+        actorType: r.actor_type,
+        actorId: r.actor_id,
+        action: r.action,
+        targetType: r.target_type,
+        targetId: r.target_id,
+        metadata: r.metadata,
+        ip: r.ip,
+        userAgent: r.user_agent,
+        createdAt: r.created_at,
+        createdUs: r.created_us,
+      }),
+    );
+  }
+}

@@ -1,0 +1,3 @@
+export * from './capabilities.module';
+export * from './capability';
+export * from './capability-registry';

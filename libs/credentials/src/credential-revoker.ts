@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditService, RequestOrigin } from '@app/audit';
+import { AgentTokensRepository } from './store/agent-tokens.repository';
+import { ApiKeysRepository } from './store/api-keys.repository';
+import { OAuthGrantsRepository, RevokedGrant } from './store/oauth-grants.repository';
+import { RefreshTokensRepository } from './store/refresh-tokens.repository';
+import { ServiceKeysRepository } from './store/service-keys.repository';
+
+/** Who made the change, for the audit events of the grants it ends. */
+export interface RevocationContext {
+  actorType: string;
+  actorId?: string | null;
+  origin?: RequestOrigin;
+}
+
+export type GrantRevocationReason =
+  | 'revoked_by_user'
+  | 'revoked_by_client'
+  | 'authorization_code_replay'
+  | 'refresh_token_reuse'
+  | 'member_removed'
+  | 'project_deleted';
+
+/** Who ended a grant and why, for the audit trail. */
+export interface GrantRevocationContext extends RevocationContext {
+  reason: GrantRevocationReason;
+}
+
+export interface GrantRevocationResult {
+  id: string;
+  status: 'revoked';
+  revokedAt: Date;
+  revokedTokens: number;
+}
+
+export interface RevokedAccess {
+  /** Agent tokens (`dga_`: OAuth access tokens and derived project tokens) revoked. */
+  revokedTokens: number;
+  /** OAuth grants ended (with their refresh tokens), so their clients cannot refresh. */
+  revokedGrants: number;
+}
+
+const SYSTEM: RevocationContext = { actorType: 'system', actorId: null };
+
+/**
+ * Every revocation of a credential and what it takes with it, in one place:
+ * - a grant → its refresh tokens and access tokens (and a `grant.revoked` audit event);
+ * - a service key → every project token derived from it;
+ * - a member leaving an organisation → their agent tokens and grants in it;
+ * - a project deleted → every agent token bound to it and every grant on it;
+ * - a single project token, OAuth access token or API key → itself.
+ * Each is a conditional update (only live rows change), run inside the caller's transaction
+ * (its EntityManager), so the change that causes it and the revocations commit together.
+ */
+@Injectable()
+export class CredentialRevoker {
+  constructor(
+    private readonly agentTokens: AgentTokensRepository,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly serviceKeys: ServiceKeysRepository,
+    private readonly grants: OAuthGrantsRepository,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** Ends one grant. Null when it was already revoked (or does not exist). */
+  async revokeGrant(em: EntityManager, grantId: string, context: GrantRevocationContext): Promise<GrantRevocationResult | null> {
+    const [grant] = await this.grants.revokeOne(em, grantId);
+    return grant ? this.endGrant(em, grant, context) : null;
+  }
+
+  /** A member was removed from an organisation: their agent tokens and grants in it stop working. */
+  async revokeMemberAccess(em: EntityManager, organizationId: string, userId: string, context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
+    const revokedTokens = await this.agentTokens.revokeForMember(em, organizationId, userId);
+    const grants = await this.grants.revokeForMember(em, organizationId, userId);
+    for (const grant of grants) await this.endGrant(em, grant, { ...context, reason: 'member_removed' });
+    return { revokedTokens, revokedGrants: grants.length };
+  }
+
+  /** A project was deleted: every agent token bound to it and every grant on it stop working. */
+  async revokeProjectAccess(em: EntityManager, projectId: string, context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
+    const revokedTokens = await this.agentTokens.revokeForProject(em, projectId);
+    const grants = await this.grants.revokeForProject(em, projectId);
+    for (const grant of grants) await this.endGrant(em, grant, { ...context, reason: 'project_deleted' });
+    return { revokedTokens, revokedGrants: grants.length };
+  }
+
+  /** The key and every token derived from it. Null when the key is unknown or already revoked. */
+  async revokeServiceKey(em: EntityManager, organizationId: string, keyId: string): Promise<{ revokedAt: Date; revokedTokens: number } | null> {
+    const revokedAt = await this.serviceKeys.revoke(em, organizationId, keyId);
+    if (!revokedAt) return null;
+    return { revokedAt, revokedTokens: await this.agentTokens.revokeForServiceKey(em, keyId) };
+  }
+
+  /** One derived project token. Null when it is unknown or already revoked. */
+  revokeProjectToken(em: EntityManager, organizationId: string, keyId: string, tokenId: string): Promise<{ projectId: string; revokedAt: Date } | null> {
+    return this.agentTokens.revokeDerived(em, organizationId, keyId, tokenId);
+  }
+
+  /** One OAuth access token by its digest, only the named client's when a client is named. */
+  async revokeOAuthAccessToken(tokenHash: string, clientId: string | null): Promise<void> {
+    await this.agentTokens.revokeOAuthTokenByHash(tokenHash, clientId);
+  }
+
+  /** One API key. Null when it is unknown or already revoked. */
+  revokeApiKey(em: EntityManager, organizationId: string, id: string): Promise<{ name: string; revokedAt: Date } | null> {
+    return this.apiKeys.revoke(em, organizationId, id);
+  }
+
+  private async endGrant(em: EntityManager, grant: RevokedGrant, context: GrantRevocationContext): Promise<GrantRevocationResult> {
+    await this.refreshTokens.revokeForGrant(em, grant.id);
+    const revokedTokens = await this.agentTokens.revokeForGrant(em, grant.id);
+    await this.audit.record(em, {
+      organizationId: grant.organizationId,
+      projectId: grant.projectId,
+      actorType: context.actorType,
+      actorId: context.actorId ?? null,
+      action: 'grant.revoked',
+      targetType: 'oauth_grant',
+      targetId: grant.id,
+      metadata: { reason: context.reason, clientId: grant.clientId, userId: grant.userId, revokedAccessTokens: revokedTokens },
+      origin: context.origin,
+    });
+    return { id: grant.id, status: 'revoked', revokedAt: grant.revokedAt, revokedTokens };
+  }
+}

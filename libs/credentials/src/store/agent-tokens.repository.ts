@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { deleteInBatches, queryAffected, queryReturning } from '@app/database';
+import { AgentToken } from '../entities/agent-token.entity';
+import type { AgentPermission } from '../permissions';
+
+/** What a new agent token is made of; the secret itself never reaches the database. */
+export interface NewAgentToken {
+  tokenHash: string;
+  source: AgentToken['source'];
+  organizationId: string;
+  projectId: string;
+  permissions: AgentPermission[];
+  serviceKeyId?: string | null;
+  grantId?: string | null;
+  clientId?: string | null;
+  userId?: string | null;
+  /** Lifetime from now, by the database's clock; none for derived project tokens. */
+  ttlSeconds?: number | null;
+}
+
+/**
+ * The `agent_tokens` table (`dga_`: OAuth access tokens and derived project tokens). The only
+ * code that reads or writes it. Revocations that cascade (grant, service key, member, project)
+ * are `CredentialRevoker`'s, built on the `revoke…` statements here.
+ */
+@Injectable()
+export class AgentTokensRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The request's hot path: one indexed lookup by digest; revoked and expired tokens are not found. */
+  findLiveByHash(tokenHash: string): Promise<AgentToken | null> {
+    return this.dataSource
+      .getRepository(AgentToken)
+      .createQueryBuilder('t')
+      .where('t.tokenHash = :tokenHash', { tokenHash })
+      .andWhere('t.revokedAt IS NULL')
+      .andWhere('(t.expiresAt IS NULL OR t.expiresAt > now())')
+      .getOne();
+  }
+
+  /** Stores a token; a second live token of one service key for one project fails on the unique index. */
+  async insert(em: EntityManager, token: NewAgentToken): Promise<{ id: string; createdAt: Date }> {
+    const { ttlSeconds, ...fields } = token;
+    const ttl = ttlSeconds == null ? null : Math.trunc(ttlSeconds);
+    const result = await em.getRepository(AgentToken).insert({
+      ...fields,
+      expiresAt: ttl === null ? null : () => `now() + make_interval(secs => ${ttl})`,
+    });
+    const generated = result.generatedMaps[0] as { id: string; createdAt: Date };
+    return { id: generated.id, createdAt: generated.createdAt };
+  }
+
+  /** The project tokens derived from the given service keys, oldest first. */
+  listForServiceKeys(em: EntityManager, serviceKeyIds: string[]): Promise<AgentToken[]> {
+    if (serviceKeyIds.length === 0) return Promise.resolve([]);
+    return em.getRepository(AgentToken).find({
+      where: { serviceKeyId: In(serviceKeyIds) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  findDerived(em: EntityManager, organizationId: string, serviceKeyId: string, tokenId: string): Promise<AgentToken | null> {
+    return em.getRepository(AgentToken).findOne({ where: { id: tokenId, serviceKeyId, organizationId } });
+  }
+
+  /** Conditional: null when the token is unknown or was already revoked. */
+  async revokeDerived(
+    em: EntityManager,
+    organizationId: string,
+    serviceKeyId: string,
+    tokenId: string,
+  ): Promise<{ projectId: string; revokedAt: Date } | null> {
+    const [row] = await queryReturning<{ project_id: string; revoked_at: Date }>(
+      em,
+      `UPDATE agent_tokens SET revoked_at = now()
+        WHERE id = $1 AND service_key_id = $2 AND organization_id = $3 AND revoked_at IS NULL
+        RETURNING project_id, revoked_at`,
+      [tokenId, serviceKeyId, organizationId],
+    );
+    return row ? { projectId: row.project_id, revokedAt: row.revoked_at } : null;
+  }
+
+  /** RFC 7009 for an access token: only an OAuth token, and only the named client's when one is named. */
+  revokeOAuthTokenByHash(tokenHash: string, clientId: string | null): Promise<number> {
+    return queryAffected(
+      this.dataSource,
+      `UPDATE agent_tokens SET revoked_at = now()
+        WHERE token_hash = $1 AND source = 'oauth' AND revoked_at IS NULL AND ($2::text IS NULL OR client_id = $2)`,
+      [tokenHash, clientId],
+    );
+  }
+
+  revokeForServiceKey(em: EntityManager, serviceKeyId: string): Promise<number> {
+    return this.revokeWhere(em, 'service_key_id = $1', [serviceKeyId]);
+  }
+
+  revokeForGrant(em: EntityManager, grantId: string): Promise<number> {
+    return this.revokeWhere(em, 'grant_id = $1', [grantId]);
+  }
+
+  revokeForMember(em: EntityManager, organizationId: string, userId: string): Promise<number> {
+    return this.revokeWhere(em, 'user_id = $1 AND organization_id = $2', [userId, organizationId]);
+  }
+
+  revokeForProject(em: EntityManager, projectId: string): Promise<number> {
+    return this.revokeWhere(em, 'project_id = $1', [projectId]);
+  }
+
+  /**
+   * Deletes OAuth access tokens nothing reads again: expired `retentionSeconds` ago and
+   * superseded by a newer token of the same grant issued after their last use (so the grant's
+   * "last used" does not change), or of a grant revoked `retentionSeconds` ago.
+   */
+  deleteSpentOAuthTokens(retentionSeconds: number): Promise<number> {
+    return deleteInBatches(
+      this.dataSource,
+      'agent_tokens',
+      'id',
+      `source = 'oauth' AND (
+         grant_id IN (SELECT id FROM oauth_grants WHERE revoked_at < now() - make_interval(secs => $1))
+         OR (expires_at < now() - make_interval(secs => $1)
+             AND EXISTS (SELECT 1 FROM agent_tokens n
+                          WHERE n.grant_id = agent_tokens.grant_id
+                            AND n.created_at > coalesce(agent_tokens.last_used_at, agent_tokens.created_at))))`,
+      [retentionSeconds],
+    );
+  }
+
+  /** Writes batched `last_used_at` values in one statement; a stored later use is kept. */
+  async recordUses(uses: Map<string, Date>): Promise<void> {
+    const ids = [...uses.keys()];
+    await this.dataSource.query(
+      `UPDATE agent_tokens AS t SET last_used_at = u.used_at
+         FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
+        WHERE t.id = u.id AND (t.last_used_at IS NULL OR t.last_used_at < u.used_at)`,
+      [ids, ids.map((id) => uses.get(id)!.toISOString())],
+    );
+  }
+
+  private revokeWhere(em: EntityManager, where: string, params: unknown[]): Promise<number> {
+    return queryAffected(em, `UPDATE agent_tokens SET revoked_at = now() WHERE ${where} AND revoked_at IS NULL`, params);
+  }
+}

@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { queryReturning } from '@app/database';
+import { OAuthGrant } from '../entities/oauth-grant.entity';
+import type { AgentPermission } from '../permissions';
+
+/** A grant as the connected-clients list shows it (names of the client are the OAuth server's). */
+export interface ListedGrant {
+  id: string;
+  clientId: string;
+  projectId: string;
+  projectName: string;
+  organizationId: string;
+  organizationName: string;
+  permissions: AgentPermission[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A grant that was just ended, for its audit event. */
+export type RevokedGrant = Pick<OAuthGrant, 'id' | 'organizationId' | 'projectId' | 'clientId' | 'userId'> & { revokedAt: Date };
+
+const REVOKED_COLUMNS = 'id, organization_id, project_id, client_id, user_id, revoked_at';
+
+/** The `oauth_grants` table: what a person approved for one client on one project. */
+@Injectable()
+export class OAuthGrantsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async create(
+    em: EntityManager,
+    grant: Pick<OAuthGrant, 'userId' | 'clientId' | 'organizationId' | 'projectId' | 'permissions' | 'resource'>,
+  ): Promise<string> {
+    const result = await em.getRepository(OAuthGrant).insert(grant);
+    return (result.identifiers[0] as { id: string }).id;
+  }
+
+  findOwned(em: EntityManager, userId: string, grantId: string): Promise<OAuthGrant | null> {
+    return em.getRepository(OAuthGrant).findOneBy({ id: grantId, userId });
+  }
+
+  find(em: EntityManager, grantId: string): Promise<OAuthGrant | null> {
+    return em.getRepository(OAuthGrant).findOneBy({ id: grantId });
+  }
+
+  /** The person's live grants that produced tokens, newest first, with their last use. */
+  async listLiveForUser(userId: string): Promise<ListedGrant[]> {
+    const rows: {
+      id: string;
+      client_id: string;
+      project_id: string;
+      project_name: string;
+      organization_id: string;
+      organization_name: string;
+      permissions: AgentPermission[];
+      created_at: Date;
+      last_used_at: Date | null;
+    }[] = await this.dataSource.query(
+      `SELECT g.id, g.client_id, g.project_id, p.name AS project_name,
+              g.organization_id, o.name AS organization_name, g.permissions, g.created_at,
+              (SELECT max(greatest(t.last_used_at, t.created_at)) FROM agent_tokens t WHERE t.grant_id = g.id) AS last_used_at
+         FROM oauth_grants g
+         JOIN projects p ON p.id = g.project_id AND p.deleted_at IS NULL
+         JOIN organizations o ON o.id = g.organization_id
+        WHERE g.user_id = $1 AND g.revoked_at IS NULL
+          AND EXISTS (SELECT 1 FROM agent_tokens t WHERE t.grant_id = g.id)
+        ORDER BY g.created_at DESC, g.id`,
+      [userId],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      clientId: r.client_id,
+      projectId: r.project_id,
+      projectName: r.project_name,
+      organizationId: r.organization_id,
+      organizationName: r.organization_name,
+      permissions: r.permissions,
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+    }));
+  }
+
+  /** Conditional: the grants that were live and are now revoked. */
+  revokeOne(em: EntityManager, grantId: string): Promise<RevokedGrant[]> {
+    return this.revokeWhere(em, 'id = $1', [grantId]);
+  }
+
+  revokeForMember(em: EntityManager, organizationId: string, userId: string): Promise<RevokedGrant[]> {
+    return this.revokeWhere(em, 'user_id = $1 AND organization_id = $2', [userId, organizationId]);
+  }
+
+  revokeForProject(em: EntityManager, projectId: string): Promise<RevokedGrant[]> {
+    return this.revokeWhere(em, 'project_id = $1', [projectId]);
+  }
+
+  private async revokeWhere(em: EntityManager, where: string, params: unknown[]): Promise<RevokedGrant[]> {
+    const rows = await queryReturning<{
+      id: string;
+      organization_id: string;
+      project_id: string;
+      client_id: string;
+      user_id: string;
+      revoked_at: Date;
+    }>(em, `UPDATE oauth_grants SET revoked_at = now() WHERE ${where} AND revoked_at IS NULL RETURNING ${REVOKED_COLUMNS}`, params);
+    return rows.map((r) => ({
+      id: r.id,
+      organizationId: r.organization_id,
+      projectId: r.project_id,
+      clientId: r.client_id,
+      userId: r.user_id,
+      revokedAt: r.revoked_at,
+    }));
+  }
+}

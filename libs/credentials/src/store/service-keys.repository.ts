@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { queryReturning } from '@app/database';
+import { ServiceKey } from '../entities/service-key.entity';
+import type { AgentPermission } from '../permissions';
+
+/** The `service_keys` table. The only code that reads or writes it. */
+@Injectable()
+export class ServiceKeysRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  create(em: EntityManager, key: { organizationId: string; name: string; permissions: AgentPermission[]; createdBy: string | null }): Promise<ServiceKey> {
+    const repository = em.getRepository(ServiceKey);
+    return repository.save(repository.create(key));
+  }
+
+  listForOrganization(organizationId: string): Promise<ServiceKey[]> {
+    return this.dataSource.getRepository(ServiceKey).find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  find(em: EntityManager, organizationId: string, id: string): Promise<ServiceKey | null> {
+    return em.getRepository(ServiceKey).findOneBy({ id, organizationId });
+  }
+
+  /**
+   * The key, share-locked until the transaction ends: a concurrent revoke waits for what this
+   * transaction derives from it (and then revokes that too).
+   */
+  findForShare(em: EntityManager, organizationId: string, id: string): Promise<ServiceKey | null> {
+    return em.getRepository(ServiceKey).findOne({ where: { id, organizationId }, lock: { mode: 'pessimistic_read' } });
+  }
+
+  /** Conditional: the revocation time, or null when the key is unknown or was already revoked. */
+  async revoke(em: EntityManager, organizationId: string, id: string): Promise<Date | null> {
+    const [row] = await queryReturning<{ revoked_at: Date }>(
+      em,
+      `UPDATE service_keys SET revoked_at = now()
+        WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
+        RETURNING revoked_at`,
+      [id, organizationId],
+    );
+    return row?.revoked_at ?? null;
+  }
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { RequestOrigin } from '@app/audit';
+import { AppConfig } from '@app/config';
+import { CredentialRevoker, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import type { RegisteredClient } from './oauth-clients.service';
+import { OAuthError } from './oauth.errors';
+import { isOwnResource, singleParam, verifyPkce } from './oauth-params';
+import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
+import { fail, Failure, Issued, TokenIssuer, TokenResponse } from './token-issuer.service';
+
+/**
+ * The authorization_code grant: the code is consumed by a conditional update before anything
+ * else is checked, so a failed attempt also burns it. A code presented again is a replay: the
+ * grant it produced is revoked with every token issued from it (RFC 6749 §4.1.2, RFC 9700 §4.5).
+ */
+@Injectable()
+export class CodeExchangeService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly codes: AuthorizationCodesRepository,
+    private readonly issuer: TokenIssuer,
+    private readonly revoker: CredentialRevoker,
+  ) {}
+
+  async exchange(client: RegisteredClient, body: Record<string, unknown>, origin: RequestOrigin): Promise<TokenResponse> {
+    const code = singleParam(body, 'code').value;
+    const verifier = singleParam(body, 'code_verifier').value;
+    const redirectUri = singleParam(body, 'redirect_uri').value;
+    const resource = singleParam(body, 'resource').value;
+    if (!code) throw new OAuthError('invalid_request', 'code is required');
+    if (!verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
+    if (resource !== undefined && !isOwnResource(resource, this.config.mcpResourceUrl)) {
+      throw new OAuthError('invalid_target', `resource must be ${this.config.mcpResourceUrl}`);
+    }
+    if (!isWellFormedToken(code, TOKEN_PREFIXES.authorizationCode)) {
+      throw new OAuthError('invalid_grant', 'The authorization code is invalid');
+    }
+
+    const outcome = await this.dataSource.transaction(async (em): Promise<Failure | Issued> => {
+      const row = await this.codes.consume(em, hashToken(code));
+      if (!row) {
+        const usedGrantId = await this.codes.grantOf(em, hashToken(code));
+        if (usedGrantId) {
+          await this.revoker.revokeGrant(em, usedGrantId, {
+            actorType: 'oauth_client',
+            actorId: client.clientId,
+            reason: 'authorization_code_replay',
+            origin,
+          });
+          return fail('invalid_grant', 'The authorization code was already used; every token issued from it has been revoked');
+        }
+        return fail('invalid_grant', 'The authorization code is invalid');
+      }
+      if (row.clientId !== client.clientId) return fail('invalid_grant', 'The authorization code was issued to another client');
+      if (row.expired) return fail('invalid_grant', 'The authorization code has expired');
+      if (row.redirectUriSent ? redirectUri !== row.redirectUri : redirectUri !== undefined && redirectUri !== row.redirectUri) {
+        return fail('invalid_grant', 'redirect_uri does not match the one of the authorization request');
+      }
+      if (!verifyPkce(verifier, row.codeChallenge)) return fail('invalid_grant', 'code_verifier does not match the code_challenge');
+      const grant = await this.issuer.liveGrant(em, row.grantId);
+      if ('kind' in grant) return grant;
+      const response = await this.issuer.issue(em, client, grant, grant.permissions, { parentId: null, issuedBy: 'authorization_code' });
+      return { kind: 'issued', response };
+    });
+    if (outcome.kind === 'error') throw outcome.error;
+    return outcome.response;
+  }
+}

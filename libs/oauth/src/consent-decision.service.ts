@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuditService, RequestOrigin } from '@app/audit';
+import { AppConfig } from '@app/config';
+import { AGENT_PERMISSION_NAMES, generateToken, hashToken, isAgentPermission, OAuthGrantsRepository, TOKEN_PREFIXES } from '@app/credentials';
+import { isUuid } from '@app/database';
+import { ProjectDirectory } from '@app/tenancy';
+import { errorRedirect } from './authorize-urls';
+import { ConsentViewService, expiredRequest } from './consent-view.service';
+import { OAuthPageError } from './oauth.errors';
+import { digestsEqual, singleParam } from './oauth-params';
+import { withResponseParams } from './redirect-uri';
+import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
+import { AuthorizationRequestsRepository, PendingAuthorization } from './store/authorization-requests.repository';
+import { OAuthClientsRepository } from './store/oauth-clients.repository';
+import type { ConsentView } from './views/consent.view';
+
+export type ConsentOutcome =
+  | { kind: 'redirect'; location: string }
+  | { kind: 'form'; status: 400 | 403; view: ConsentView };
+
+/**
+ * The person's answer on the consent page. The request must be theirs, alive and undecided
+ * (decided by one conditional update, so a request is answered once), and the CSRF token must
+ * match; then Deny sends `access_denied`, and Approve (one reachable project, at least one
+ * permission) creates the grant and a single-use code.
+ */
+@Injectable()
+export class ConsentDecisionService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly consent: ConsentViewService,
+    private readonly requests: AuthorizationRequestsRepository,
+    private readonly codes: AuthorizationCodesRepository,
+    private readonly clients: OAuthClientsRepository,
+    private readonly grants: OAuthGrantsRepository,
+    private readonly projects: ProjectDirectory,
+    private readonly audit: AuditService,
+  ) {}
+
+  async decide(userId: string, body: Record<string, unknown>, origin: RequestOrigin): Promise<ConsentOutcome> {
+    const requestId = singleParam(body, 'request_id').value;
+    if (!requestId || !isUuid(requestId)) throw expiredRequest();
+    const pending = await this.consent.findPending(requestId);
+    if (!pending) throw expiredRequest();
+    if (pending.userId !== userId) {
+      throw new OAuthPageError(403, 'Signed in as someone else', 'This consent page was opened by another account. Start again from the application.');
+    }
+    const csrf = singleParam(body, 'csrf_token').value;
+    if (!csrf || !digestsEqual(hashToken(csrf), pending.csrfHash)) {
+      throw new OAuthPageError(403, 'Form expired', 'The form was missing its security token or the token was wrong. Start again from the application.');
+    }
+
+    const decision = singleParam(body, 'decision').value;
+    if (decision === 'deny') return this.deny(pending, userId, origin);
+    if (decision !== 'approve') throw new OAuthPageError(400, 'Invalid request', 'Choose Approve or Deny.');
+
+    const rawPermissions = body.permissions;
+    const submitted = rawPermissions === undefined ? [] : Array.isArray(rawPermissions) ? rawPermissions : [rawPermissions];
+    const projectParam = singleParam(body, 'project_id');
+    const permissions = AGENT_PERMISSION_NAMES.filter((p) => submitted.includes(p));
+    const formError = async (status: 400 | 403, error: string): Promise<ConsentOutcome> => ({
+      kind: 'form',
+      status,
+      view: await this.consent.view(requestId, csrf, userId, {
+        projectId: projectParam.value,
+        permissions: permissions.length ? permissions : pending.requestedPermissions,
+        error,
+      }),
+    });
+    if (!submitted.every((p) => isAgentPermission(p))) return formError(400, 'One of the submitted permissions does not exist.');
+    if (projectParam.duplicate) return formError(400, 'Pick exactly one project.');
+    if (!projectParam.value) return formError(400, 'Pick the project the application may work on.');
+    if (permissions.length === 0) return formError(400, 'Tick at least one permission, or choose Deny.');
+
+    const outcome = await this.dataSource.transaction(async (em) => {
+      const reachable = (await this.projects.reachableBy(userId, em)).find((p) => p.id === projectParam.value);
+      if (!reachable) return { kind: 'unreachable' as const };
+      if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };
+      const grantId = await this.grants.create(em, {
+        userId,
+        clientId: pending.clientId,
+        organizationId: reachable.organization.id,
+        projectId: reachable.id,
+        permissions,
+        resource: pending.resource,
+      });
+      const code = generateToken(TOKEN_PREFIXES.authorizationCode);
+      await this.codes.insert(
+        em,
+        {
+          codeHash: hashToken(code),
+          grantId,
+          clientId: pending.clientId,
+          redirectUri: pending.redirectUri,
+          redirectUriSent: pending.redirectUriSent,
+          codeChallenge: pending.codeChallenge,
+          resource: pending.resource,
+        },
+        this.config.authCodeTtlSeconds,
+      );
+      await this.clients.markAuthorized(em, pending.clientId);
+      await this.audit.record(em, {
+        organizationId: reachable.organization.id,
+        projectId: reachable.id,
+        actorType: 'user',
+        actorId: userId,
+        action: 'consent.approved',
+        targetType: 'oauth_grant',
+        targetId: grantId,
+        metadata: { clientId: pending.clientId, clientName: pending.clientName, permissions },
+        origin,
+      });
+      return { kind: 'approved' as const, code };
+    });
+    if (outcome.kind === 'unreachable') return formError(403, 'You cannot give access to that project. Pick one of the projects listed.');
+    if (outcome.kind === 'expired') throw expiredRequest();
+    return {
+      kind: 'redirect',
+      location: withResponseParams(pending.redirectUri, { code: outcome.code, state: pending.state, iss: this.config.issuer }),
+    };
+  }
+
+  private async deny(pending: PendingAuthorization, userId: string, origin: RequestOrigin): Promise<ConsentOutcome> {
+    const denied = await this.dataSource.transaction(async (em) => {
+      if (!(await this.requests.markDecided(em, pending.id))) return false;
+      await this.audit.record(em, {
+        organizationId: null,
+        actorType: 'user',
+        actorId: userId,
+        action: 'consent.denied',
+        targetType: 'oauth_client',
+        targetId: pending.clientId,
+        metadata: { clientId: pending.clientId, clientName: pending.clientName },
+        origin,
+      });
+      return true;
+    });
+    if (!denied) throw expiredRequest();
+    return {
+      kind: 'redirect',
+      location: errorRedirect(this.config.issuer, pending.redirectUri, 'access_denied', 'The person denied the request', pending.state),
+    };
+  }
+}

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { deleteInBatches, queryReturning } from '@app/database';
+import { AuthorizationCode } from '../entities/authorization-code.entity';
+
+/** What a consumed code was bound to. */
+export interface ConsumedCode {
+  grantId: string;
+  clientId: string;
+  redirectUri: string;
+  redirectUriSent: boolean;
+  codeChallenge: string;
+  expired: boolean;
+}
+
+/** The `oauth_authorization_codes` table: single-use `dgc_` codes. */
+@Injectable()
+export class AuthorizationCodesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(
+    em: EntityManager,
+    code: Pick<AuthorizationCode, 'codeHash' | 'grantId' | 'clientId' | 'redirectUri' | 'redirectUriSent' | 'codeChallenge' | 'resource'>,
+    ttlSeconds: number,
+  ): Promise<void> {
+    await em.getRepository(AuthorizationCode).insert({
+      ...code,
+      expiresAt: () => `now() + make_interval(secs => ${Math.trunc(ttlSeconds)})`,
+    });
+  }
+
+  /** Conditional single use: exactly one caller gets the code's binding; everyone else null. */
+  async consume(em: EntityManager, codeHash: string): Promise<ConsumedCode | null> {
+    const [row] = await queryReturning<{
+      grant_id: string;
+      client_id: string;
+      redirect_uri: string;
+      redirect_uri_sent: boolean;
+      code_challenge: string;
+      expired: boolean;
+    }>(
+      em,
+      `UPDATE oauth_authorization_codes SET used_at = now()
+        WHERE code_hash = $1 AND used_at IS NULL
+       RETURNING grant_id, client_id, redirect_uri, redirect_uri_sent, code_challenge, expires_at <= now() AS expired`,
+      [codeHash],
+    );
+    if (!row) return null;
+    return {
+      grantId: row.grant_id,
+      clientId: row.client_id,
+      redirectUri: row.redirect_uri,
+      redirectUriSent: row.redirect_uri_sent,
+      codeChallenge: row.code_challenge,
+      expired: row.expired,
+    };
+  }
+
+  /** The grant of a code that exists (already used, since `consume` did not get it), for replay handling. */
+  async grantOf(em: EntityManager, codeHash: string): Promise<string | null> {
+    const code = await em.getRepository(AuthorizationCode).findOne({ select: { grantId: true }, where: { codeHash } });
+    return code?.grantId ?? null;
+  }
+
+  /**
+   * Unused and expired: nothing left to detect. Used: kept `retentionSeconds` past expiry, so a
+   * replay still revokes the grant (RFC 6749 §4.1.2). Any code of a grant revoked that long ago.
+   */
+  deleteSpent(retentionSeconds: number): Promise<number> {
+    return deleteInBatches(
+      this.dataSource,
+      'oauth_authorization_codes',
+      'id',
+      `(used_at IS NULL AND expires_at < now())
+        OR expires_at < now() - make_interval(secs => $1)
+        OR grant_id IN (SELECT id FROM oauth_grants WHERE revoked_at < now() - make_interval(secs => $1))`,
+      [retentionSeconds],
+    );
+  }
+}
