@@ -3,13 +3,13 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
+import { OAuthGrantsRepository, Public, readSessionCookie, SessionTokenService } from '@app/credentials';
 import { postedFromElsewhere, sendPage, sendRedirect } from '@app/web';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
 import { ConsentDecisionService } from './consent-decision.service';
 import { ConsentViewService } from './consent-view.service';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
-import { OAuthPageError } from './oauth.errors';
+import { AuthorizeRedirectErrorCode, OAuthPageError } from './oauth.errors';
 import { consentPage } from './views/consent.view';
 
 /**
@@ -30,6 +30,7 @@ export class AuthorizeController {
     private readonly consent: ConsentViewService,
     private readonly decisions: ConsentDecisionService,
     private readonly sessions: SessionTokenService,
+    private readonly grants: OAuthGrantsRepository,
   ) {
     this.ownOrigin = new URL(config.baseUrl).origin;
   }
@@ -37,8 +38,14 @@ export class AuthorizeController {
   @Get()
   async authorize(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const checked = await this.validator.check(query, req.ip ?? null);
-    if (checked.kind === 'redirect') return sendRedirect(res, 302, checked.location);
     const userId = await this.sessionUser(req);
+    if (checked.kind === 'redirect') {
+      // RFC 9700 §4.11.2: an error goes back to the client only for a signed-in person who already
+      // trusts it (a live grant); otherwise anyone could register a client and use this endpoint
+      // as a redirect from our domain to any address.
+      if (userId && (await this.grants.hasLiveGrant(userId, checked.clientId))) return sendRedirect(res, 302, checked.location);
+      throw new OAuthPageError(400, 'Invalid request', UNTRUSTED_ERROR_DETAIL[checked.error]);
+    }
     if (!userId) return sendRedirect(res, 302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
     const { requestId, csrfToken } = await this.consent.createPending(userId, checked.request);
     const view = await this.consent.view(requestId, csrfToken, userId);
@@ -65,6 +72,16 @@ export class AuthorizeController {
     return (await this.sessions.resolve(jwt))?.userId ?? null;
   }
 }
+
+/** What the error page says for an error not sent back to the client (fixed text: nothing of the request is repeated). */
+const UNTRUSTED_ERROR_DETAIL: Readonly<Record<AuthorizeRedirectErrorCode, string>> = {
+  invalid_request: 'The application’s request is incomplete or malformed (invalid_request).',
+  unsupported_response_type: 'The application asked for a kind of answer Agent Gateway does not give (unsupported_response_type).',
+  invalid_scope: 'The application asked for permissions that do not exist (invalid_scope).',
+  invalid_target: 'The application asked for access to a service other than this one (invalid_target).',
+  access_denied: 'The request was refused (access_denied).',
+  server_error: 'Agent Gateway could not handle the request (server_error).',
+};
 
 export function originOf(req: Request): RequestOrigin {
   return { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null };
