@@ -1,8 +1,7 @@
-import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { CurrentPrincipal, GrantRevocationResult, RestAuth, SessionPrincipal } from '@app/credentials';
-import { originOf } from './authorize.controller';
 import { AgentGrantView, OAuthGrantsService } from './oauth-grants.service';
 
 /** The person's connected AI clients (their OAuth grants). Session only. */
@@ -26,8 +25,8 @@ export class AgentGrantsController {
   revoke(
     @CurrentPrincipal() principal: SessionPrincipal,
     @Param('grantId') grantId: string,
-    @Req() req: Request,
+    @AuditOrigin() origin: RequestOrigin,
   ): Promise<GrantRevocationResult> {
-    return this.grants.revokeForUser(principal.userId, grantId, originOf(req));
+    return this.grants.revokeForUser(principal.userId, grantId, origin);
   }
 }

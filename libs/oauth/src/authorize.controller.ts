@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { RequestOrigin } from '@app/audit';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { OAuthGrantsRepository, Public, readSessionCookie, SessionTokenService } from '@app/credentials';
 import { postedFromElsewhere, sendPage, sendRedirect } from '@app/web';
@@ -53,7 +53,7 @@ export class AuthorizeController {
   }
 
   @Post()
-  async decide(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async decide(@Body() body: Record<string, unknown>, @AuditOrigin() origin: RequestOrigin, @Req() req: Request, @Res() res: Response): Promise<void> {
     if (postedFromElsewhere(req, this.ownOrigin)) {
       throw new OAuthPageError(403, 'Form sent from another site', 'This answer did not come from the consent page. Start again from the application.');
     }
@@ -61,7 +61,7 @@ export class AuthorizeController {
     if (!userId) {
       throw new OAuthPageError(401, 'Signed out', 'Your session ended before you answered. Start again from the application.');
     }
-    const outcome = await this.decisions.decide(userId, body ?? {}, originOf(req));
+    const outcome = await this.decisions.decide(userId, body ?? {}, origin);
     if (outcome.kind === 'redirect') return sendRedirect(res, 303, outcome.location);
     sendPage(res, outcome.status, consentPage(outcome.view));
   }
@@ -82,7 +82,3 @@ const UNTRUSTED_ERROR_DETAIL: Readonly<Record<AuthorizeRedirectErrorCode, string
   access_denied: 'The request was refused (access_denied).',
   server_error: 'Agent Gateway could not handle the request (server_error).',
 };
-
-export function originOf(req: Request): RequestOrigin {
-  return { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null };
-}

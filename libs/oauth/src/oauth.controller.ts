@@ -1,8 +1,8 @@
-import { Body, Controller, Headers, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { Public } from '@app/credentials';
-import { originOf } from './authorize.controller';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthErrorFilter } from './oauth-exception.filters';
 import { OAuthTokensService } from './oauth-tokens.service';
@@ -26,8 +26,8 @@ export class OAuthController {
   ) {}
 
   @Post('register')
-  async register(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const client = await this.clients.register(body, originOf(req));
+  async register(@Body() body: unknown, @AuditOrigin() origin: RequestOrigin, @Res() res: Response): Promise<void> {
+    const client = await this.clients.register(body, origin);
     res.status(201).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').json(client);
   }
 
@@ -35,13 +35,11 @@ export class OAuthController {
   async token(
     @Body() body: Record<string, unknown> | undefined,
     @Headers('authorization') authorization: string | undefined,
-    @Req() req: Request,
+    @AuditOrigin() origin: RequestOrigin,
     @Res() res: Response,
   ): Promise<void> {
     const form = body ?? {};
-    const tokens = await this.tokenLimits.around(tokenRequester(form, authorization, req.ip ?? null), () =>
-      this.tokens.token(form, authorization, originOf(req)),
-    );
+    const tokens = await this.tokenLimits.around(tokenRequester(form, authorization, origin.ip ?? null), () => this.tokens.token(form, authorization, origin));
     res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').json(tokens);
   }
 
@@ -50,10 +48,10 @@ export class OAuthController {
   async revoke(
     @Body() body: Record<string, unknown> | undefined,
     @Headers('authorization') authorization: string | undefined,
-    @Req() req: Request,
+    @AuditOrigin() origin: RequestOrigin,
     @Res() res: Response,
   ): Promise<void> {
-    await this.revocations.revoke(body ?? {}, authorization, originOf(req));
+    await this.revocations.revoke(body ?? {}, authorization, origin);
     res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').end();
   }
 }

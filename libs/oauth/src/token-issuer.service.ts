@@ -47,10 +47,11 @@ export class TokenIssuer {
 
   /**
    * The grant behind a code or refresh token, if it still stands: not revoked, its project not
-   * deleted, and its person still a member of the project's organisation.
+   * deleted, and its person still a member of the project's organisation. The grant row stays
+   * locked until the transaction ends (see `OAuthGrantsRepository.findForUpdate`).
    */
   async liveGrant(em: EntityManager, grantId: string): Promise<OAuthGrant | Failure> {
-    const grant = await this.grants.find(em, grantId);
+    const grant = await this.grants.findForUpdate(em, grantId);
     if (!grant || grant.revokedAt) return fail('invalid_grant', 'The grant has been revoked');
     if (!(await this.projects.isReachableBy(grant.userId, grant.organizationId, grant.projectId, em))) {
       return fail('invalid_grant', 'The person who approved this grant can no longer reach its project');

@@ -48,6 +48,15 @@ export class OAuthGrantsRepository {
     return em.getRepository(OAuthGrant).findOneBy({ id: grantId });
   }
 
+  /**
+   * The grant, locked until the transaction ends. Every change to a grant's tokens (issue,
+   * rotate, revoke) takes this lock first, so concurrent requests on one grant queue in one
+   * order instead of deadlocking on its token rows.
+   */
+  findForUpdate(em: EntityManager, grantId: string): Promise<OAuthGrant | null> {
+    return em.getRepository(OAuthGrant).findOne({ where: { id: grantId }, lock: { mode: 'pessimistic_write' } });
+  }
+
   /** The person's live grants that produced tokens, newest first, with their last use. */
   async listLiveForUser(userId: string): Promise<ListedGrant[]> {
     const rows: {
