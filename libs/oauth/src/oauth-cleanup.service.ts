@@ -1,9 +1,15 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { AgentTokensRepository, RefreshTokensRepository } from '@app/credentials';
+import { AgentTokensRepository, OAuthGrantsRepository, RefreshTokensRepository } from '@app/credentials';
 import { CleanupScheduler } from '@app/database';
-import { OAuthClientsService } from './oauth-clients.service';
+import { UNUSED_CLIENT_TTL_SECONDS } from './oauth-clients.service';
 import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
 import { AuthorizationRequestsRepository } from './store/authorization-requests.repository';
+import { OAuthClientsRepository } from './store/oauth-clients.repository';
+
+/** Rows the cleanup reads or deletes per statement. */
+const BATCH = 1000;
+/** Pages of unused registrations one run goes through at the most. */
+const MAX_BATCHES = 50;
 
 /**
  * How long a row outlives its use: a used authorization code and an expired refresh token stay
@@ -35,7 +41,8 @@ export class OAuthCleanupService implements OnModuleInit {
   private readonly logger = new Logger('OAuthCleanup');
 
   constructor(
-    private readonly clients: OAuthClientsService,
+    private readonly clients: OAuthClientsRepository,
+    private readonly grants: OAuthGrantsRepository,
     private readonly codes: AuthorizationCodesRepository,
     private readonly requests: AuthorizationRequestsRepository,
     private readonly refreshTokens: RefreshTokensRepository,
@@ -50,14 +57,34 @@ export class OAuthCleanupService implements OnModuleInit {
   async deleteExpired(): Promise<OAuthCleanupReport> {
     const keep = EXPIRED_ROW_RETENTION_SECONDS;
     const report: OAuthCleanupReport = {
-      authorizationCodes: await this.codes.deleteSpent(keep),
+      authorizationCodes: (await this.codes.deleteSpent(keep)) + (await this.deleteCodesOfLongRevokedGrants(keep)),
       authorizationRequests: await this.requests.deleteDone(),
       refreshTokens: await this.refreshTokens.deleteSpent(keep),
       accessTokens: await this.agentTokens.deleteSpentOAuthTokens(keep),
-      unusedClients: await this.clients.deleteUnusedClients(),
+      unusedClients: await this.deleteUnusedClients(),
     };
     const total = Object.values(report).reduce((a, b) => a + b, 0);
     if (total > 0) this.logger.log(`deleted ${JSON.stringify(report)}`);
     return report;
+  }
+
+  /** Every code of a grant revoked more than `keep` seconds ago (the grants are the credentials store's). */
+  private async deleteCodesOfLongRevokedGrants(keep: number): Promise<number> {
+    return this.codes.deleteForGrants(await this.grants.revokedLongerAgoThan(await this.codes.grantIds(), keep));
+  }
+
+  /** Registrations never authorised within a day and without any grant, page by page. */
+  private async deleteUnusedClients(): Promise<number> {
+    let deleted = 0;
+    let after = '';
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const candidates = await this.clients.unusedCandidates(UNUSED_CLIENT_TTL_SECONDS, BATCH, after);
+      if (candidates.length === 0) break;
+      const granted = await this.grants.clientsWithGrants(candidates);
+      deleted += await this.clients.deleteIfUnused(candidates.filter((id) => !granted.has(id)), UNUSED_CLIENT_TTL_SECONDS);
+      if (candidates.length < BATCH) break;
+      after = candidates[candidates.length - 1];
+    }
+    return deleted;
   }
 }

@@ -196,11 +196,6 @@ export class OAuthClientsService {
       );
     }
   }
-
-  /** Registrations that never completed an authorisation expire after a day. Answers how many went. */
-  deleteUnusedClients(): Promise<number> {
-    return this.store.deleteUnused(UNUSED_CLIENT_TTL_SECONDS);
-  }
 }
 
 function toClient(row: StoredClient): RegisteredClient {

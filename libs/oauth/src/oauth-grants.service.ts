@@ -4,6 +4,7 @@ import type { RequestOrigin } from '@app/audit';
 import { NotFoundError } from '@app/common';
 import { AgentPermission, CredentialRevoker, GrantRevocationResult, OAuthGrantsRepository } from '@app/credentials';
 import { isUuid } from '@app/database';
+import { ProjectDirectory } from '@app/tenancy';
 import { OAuthClientsRepository } from './store/oauth-clients.repository';
 
 export interface AgentGrantView {
@@ -29,19 +30,24 @@ export class OAuthGrantsService {
     private readonly grants: OAuthGrantsRepository,
     private readonly clients: OAuthClientsRepository,
     private readonly revoker: CredentialRevoker,
+    private readonly projects: ProjectDirectory,
   ) {}
 
   /** Live grants that produced tokens, newest first. */
   async listForUser(userId: string): Promise<AgentGrantView[]> {
     const grants = await this.grants.listLiveForUser(userId);
-    const names = await this.clients.namesOf(grants.map((g) => g.clientId));
+    const [names, projects] = await Promise.all([
+      this.clients.namesOf(grants.map((g) => g.clientId)),
+      this.projects.namesOf(grants.map((g) => g.projectId)),
+    ]);
+    // A deleted project's grants were revoked with it; one deleted meanwhile is left out.
     return grants
-      .filter((g) => names.has(g.clientId))
+      .filter((g) => names.has(g.clientId) && projects.has(g.projectId))
       .map((g) => ({
         id: g.id,
         client: { id: g.clientId, name: names.get(g.clientId)! },
-        project: { id: g.projectId, name: g.projectName },
-        organization: { id: g.organizationId, name: g.organizationName },
+        project: { id: g.projectId, name: projects.get(g.projectId)!.name },
+        organization: projects.get(g.projectId)!.organization,
         permissions: g.permissions,
         createdAt: g.createdAt,
         lastUsedAt: g.lastUsedAt,

@@ -81,6 +81,19 @@ export class ProjectDirectory {
     return row ? { id: row.id, name: row.name, organization: { id: row.organization_id, name: row.organization_name } } : null;
   }
 
+  /** The live ones of these projects with their organisations' names, by project id (deleted ones are absent). */
+  async namesOf(projectIds: readonly string[]): Promise<Map<string, ProjectWithOrganization>> {
+    const ids = [...new Set(projectIds)].filter(isUuid);
+    if (ids.length === 0) return new Map();
+    const rows = await this.repo()
+      .createQueryBuilder('p')
+      .innerJoin(Organization, 'o', 'o.id = p.organizationId')
+      .select(['p.id AS id', 'p.name AS name', 'o.id AS organization_id', 'o.name AS organization_name'])
+      .where('p.id IN (:...ids) AND p.deletedAt IS NULL', { ids })
+      .getRawMany<{ id: string; name: string; organization_id: string; organization_name: string }>();
+    return new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, organization: { id: r.organization_id, name: r.organization_name } }]));
+  }
+
   /**
    * Every live project the person can reach through their memberships, grouped by organisation
    * name then project name.

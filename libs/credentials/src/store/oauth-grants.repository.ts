@@ -4,14 +4,12 @@ import { queryReturning } from '@app/database';
 import { OAuthGrant } from '../entities/oauth-grant.entity';
 import type { AgentPermission } from '../permissions';
 
-/** A grant as the connected-clients list shows it (names of the client are the OAuth server's). */
+/** A grant as the connected-clients list shows it (the names of its client and project are their owners'). */
 export interface ListedGrant {
   id: string;
   clientId: string;
   projectId: string;
-  projectName: string;
   organizationId: string;
-  organizationName: string;
   permissions: AgentPermission[];
   createdAt: Date;
   lastUsedAt: Date | null;
@@ -57,25 +55,40 @@ export class OAuthGrantsRepository {
     return em.getRepository(OAuthGrant).findOne({ where: { id: grantId }, lock: { mode: 'pessimistic_write' } });
   }
 
+  /** Which of these grants were revoked more than `seconds` ago (for other tables' cleanups). */
+  async revokedLongerAgoThan(grantIds: readonly string[], seconds: number): Promise<string[]> {
+    if (grantIds.length === 0) return [];
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM oauth_grants WHERE id = ANY($1) AND revoked_at < now() - make_interval(secs => $2)`,
+      [grantIds, seconds],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Which of these clients have a grant, live or revoked (for the OAuth server's cleanup of unused registrations). */
+  async clientsWithGrants(clientIds: readonly string[]): Promise<Set<string>> {
+    if (clientIds.length === 0) return new Set();
+    const rows: { client_id: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT client_id FROM oauth_grants WHERE client_id = ANY($1)`,
+      [clientIds],
+    );
+    return new Set(rows.map((r) => r.client_id));
+  }
+
   /** The person's live grants that produced tokens, newest first, with their last use. */
   async listLiveForUser(userId: string): Promise<ListedGrant[]> {
     const rows: {
       id: string;
       client_id: string;
       project_id: string;
-      project_name: string;
       organization_id: string;
-      organization_name: string;
       permissions: AgentPermission[];
       created_at: Date;
       last_used_at: Date | null;
     }[] = await this.dataSource.query(
-      `SELECT g.id, g.client_id, g.project_id, p.name AS project_name,
-              g.organization_id, o.name AS organization_name, g.permissions, g.created_at,
+      `SELECT g.id, g.client_id, g.project_id, g.organization_id, g.permissions, g.created_at,
               (SELECT max(greatest(t.last_used_at, t.created_at)) FROM agent_tokens t WHERE t.grant_id = g.id) AS last_used_at
          FROM oauth_grants g
-         JOIN projects p ON p.id = g.project_id AND p.deleted_at IS NULL
-         JOIN organizations o ON o.id = g.organization_id
         WHERE g.user_id = $1 AND g.revoked_at IS NULL
           AND EXISTS (SELECT 1 FROM agent_tokens t WHERE t.grant_id = g.id)
         ORDER BY g.created_at DESC, g.id`,
@@ -85,9 +98,7 @@ export class OAuthGrantsRepository {
       id: r.id,
       clientId: r.client_id,
       projectId: r.project_id,
-      projectName: r.project_name,
       organizationId: r.organization_id,
-      organizationName: r.organization_name,
       permissions: r.permissions,
       createdAt: r.created_at,
       lastUsedAt: r.last_used_at,

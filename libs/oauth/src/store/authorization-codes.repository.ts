@@ -70,17 +70,29 @@ export class AuthorizationCodesRepository {
 
   /**
    * Unused and expired: nothing left to detect. Used: kept `retentionSeconds` past expiry, so a
-   * replay still revokes the grant (RFC 6749 §4.1.2). Any code of a grant revoked that long ago.
+   * replay still revokes the grant (RFC 6749 §4.1.2).
    */
   deleteSpent(retentionSeconds: number): Promise<number> {
     return deleteInBatches(
       this.dataSource,
       'oauth_authorization_codes',
       'id',
-      `(used_at IS NULL AND expires_at < now())
-        OR expires_at < now() - make_interval(secs => $1)
-        OR grant_id IN (SELECT id FROM oauth_grants WHERE revoked_at < now() - make_interval(secs => $1))`,
+      `(used_at IS NULL AND expires_at < now()) OR expires_at < now() - make_interval(secs => $1)`,
       [retentionSeconds],
     );
+  }
+
+  /** The grants the remaining codes point to (codes live minutes, and used ones a day: a short list). */
+  async grantIds(): Promise<string[]> {
+    const rows: { grant_id: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT grant_id FROM oauth_authorization_codes WHERE grant_id IS NOT NULL`,
+    );
+    return rows.map((r) => r.grant_id);
+  }
+
+  /** Deletes every code of these grants. */
+  deleteForGrants(grantIds: readonly string[]): Promise<number> {
+    if (grantIds.length === 0) return Promise.resolve(0);
+    return deleteInBatches(this.dataSource, 'oauth_authorization_codes', 'id', 'grant_id = ANY($1)', [grantIds]);
   }
 }

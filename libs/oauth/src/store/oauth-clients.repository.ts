@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { deleteInBatches } from '@app/database';
+import { queryAffected } from '@app/database';
 import { OAuthClient } from '../entities/oauth-client.entity';
 
 /** A registration as stored, with its secret's digest (null for a public client). */
@@ -40,15 +40,32 @@ export class OAuthClientsRepository {
     await em.getRepository(OAuthClient).update({ clientId }, { lastAuthorizedAt: () => 'now()' });
   }
 
-  /** Registrations that never completed an authorisation and are older than `ttlSeconds`. */
-  deleteUnused(ttlSeconds: number): Promise<number> {
-    return deleteInBatches(
+  /**
+   * Up to `limit` registrations that never completed an authorisation and are older than
+   * `ttlSeconds`, after `afterId` in id order (keyset pages for the cleanup).
+   */
+  async unusedCandidates(ttlSeconds: number, limit: number, afterId = ''): Promise<string[]> {
+    const rows: { client_id: string }[] = await this.dataSource.query(
+      `SELECT client_id FROM oauth_clients
+        WHERE last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1) AND client_id > $2
+        ORDER BY client_id LIMIT $3`,
+      [ttlSeconds, afterId, limit],
+    );
+    return rows.map((r) => r.client_id);
+  }
+
+  /**
+   * Deletes these registrations if they are still unused: the condition is checked again by the
+   * delete itself, so a consent completed meanwhile (which sets `last_authorized_at` in its
+   * transaction) keeps its client.
+   */
+  deleteIfUnused(clientIds: readonly string[], ttlSeconds: number): Promise<number> {
+    if (clientIds.length === 0) return Promise.resolve(0);
+    return queryAffected(
       this.dataSource,
-      'oauth_clients',
-      'client_id',
-      `last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1)
-       AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)`,
-      [ttlSeconds],
+      `DELETE FROM oauth_clients
+        WHERE client_id = ANY($1) AND last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $2)`,
+      [clientIds, ttlSeconds],
     );
   }
 }
