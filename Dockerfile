@@ -35,8 +35,10 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
 VOLUME ["/data"]
+# Readiness: unhealthy while the database does not answer or the process is shutting down
+# (docs/operations.md, "Health and readiness").
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
 # node directly (not npm) so SIGTERM reaches the process and shutdown closes HTTP and the pool.
 CMD ["node", "dist/apps/gateway/src/main.js"]

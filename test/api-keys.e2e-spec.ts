@@ -49,6 +49,8 @@ describe('scoped API keys and the permission catalogues (SPEC §6)', () => {
           expiresAt,
           revokedAt: null,
           lastUsedAt: null,
+          replacedBy: null,
+          rotatingOutUntil: null,
         },
       ],
     });

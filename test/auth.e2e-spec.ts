@@ -33,6 +33,7 @@ describe('signup, login and /api/me (SPEC §6)', () => {
       expect(res.body).toEqual({
         user: { id: expect.stringMatching(UUID_RE), email: 'ada.mixed@example.test', name: 'Ada Lovelace' },
         organization: { id: expect.stringMatching(UUID_RE), name: 'Analytical Engines' },
+        role: 'admin',
         accessToken: expect.stringMatching(JWT_RE),
         tokenType: 'Bearer',
         expiresIn: 43200,

@@ -127,6 +127,34 @@ describe('command line: migrate and create-admin', () => {
     }
   });
 
+  it('reset-link prints a one-time link for a locked-out admin; using it sets the password once', async () => {
+    const created = await cli(['create-admin', '--email', 'sole@example.test', '--name', 'Sole Admin', '--organization', 'Solo'], {
+      ...env,
+      ADMIN_PASSWORD: 'a forgotten password',
+    });
+    expect(created.code).toBe(EXIT.ok);
+    expect((await cli(['reset-link'], env)).code).toBe(EXIT.usage);
+    expect(await cli(['reset-link', '--email', 'nobody@example.test'], env)).toMatchObject({ code: EXIT.failed, stderr: 'No account uses the email nobody@example.test.\n' });
+    const issued = await cli(['reset-link', '--email', 'Sole@Example.test'], env);
+    expect(issued.code).toBe(EXIT.ok);
+    const token = /\/reset-password\?token=(dgp_[0-9A-Za-z]{49})\n$/.exec(issued.stdout)?.[1];
+    expect(token).toBeDefined();
+
+    const port = await freePort();
+    const config = AppConfig.fromEnvironment({ ...env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, SIGNUP_ENABLED: 'false' });
+    const app = await createGatewayApp(config);
+    await app.listen(port, '127.0.0.1');
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await request(base).post('/api/auth/password-reset').send({ token, password: 'a remembered password' }).expect(204);
+      await request(base).post('/api/auth/password-reset').send({ token, password: 'a second new password' }).expect(404);
+      await request(base).post('/api/auth/login').send({ email: 'sole@example.test', password: 'a forgotten password' }).expect(401);
+      await request(base).post('/api/auth/login').send({ email: 'sole@example.test', password: 'a remembered password' }).expect(200);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('prints usage for help and for an unknown command', async () => {
     expect((await cli(['help'], env)).stdout).toContain('create-admin --email <email> --name <name> --organization <organization name>');
     const unknown = await cli(['frobnicate'], env);

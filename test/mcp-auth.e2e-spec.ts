@@ -80,7 +80,12 @@ describe('MCP endpoint credentials: the exact 401 of the seed (SPEC §2, §3)', 
   it('a valid session JWT of a real user (it authenticates REST, never capabilities)', async () => {
     const user = await createUser(t.dataSource);
     const { accessToken } = await t.app.get(SessionTokenService).issue(user.id);
-    expect(await t.app.get(SessionTokenService).resolve(accessToken)).toEqual({ kind: 'session', userId: user.id });
+    expect(await t.app.get(SessionTokenService).resolve(accessToken)).toEqual({
+      kind: 'session',
+      userId: user.id,
+      sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      expiresAt: expect.any(Date),
+    });
     await expectInvalidToken({ Authorization: `Bearer ${accessToken}` });
   });
 

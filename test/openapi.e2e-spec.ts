@@ -27,7 +27,7 @@ describe('OpenAPI document at /api/docs', () => {
     ['/api/organizations/{orgId}/projects', 'post', '201', 'ProjectDto', true],
     ['/api/organizations/{orgId}/projects/{projectId}', 'delete', '200', 'DeletedProjectDto', true],
     ['/api/organizations/{orgId}/members', 'get', '200', 'MemberListDto', true],
-    ['/api/organizations/{orgId}/members/{userId}', 'patch', '200', 'MemberDto', true],
+    ['/api/organizations/{orgId}/members/{userId}', 'patch', '200', 'ChangedMemberDto', true],
     ['/api/organizations/{orgId}/api-keys', 'post', '201', 'CreatedApiKeyDto', true],
     ['/api/organizations/{orgId}/api-keys/{keyId}/revoke', 'post', '200', 'RevokedApiKeyDto', true],
     ['/api/organizations/{orgId}/audit-events', 'get', '200', 'AuditEventPageDto', true],
@@ -43,7 +43,9 @@ describe('OpenAPI document at /api/docs', () => {
   });
 
   it('describes request bodies field by field', () => {
-    expect(doc.components.schemas.SignupDto!.required).toEqual(['email', 'password', 'name', 'organizationName']);
+    // organizationName is required unless the sign-up comes from an invitation (then it is not used).
+    expect(doc.components.schemas.SignupDto!.required).toEqual(['email', 'password', 'name']);
+    expect(Object.keys(doc.components.schemas.SignupDto!.properties!)).toEqual(['email', 'password', 'name', 'organizationName', 'invitation']);
     expect(doc.components.schemas.SignupDto!.properties!.password).toMatchObject({ minLength: 12 });
     expect(doc.components.schemas.CreateApiKeyDto!.properties!.permissions).toMatchObject({
       type: 'array',

@@ -181,22 +181,51 @@ describe('organisations, projects and members (SPEC §6)', () => {
       expect(res.body).toEqual({ items: adminFirst ? [admin, member] : [member, admin] });
     });
 
-    it('adds an existing account by email (any case) with a role; a second add is 409; an unknown email 404', async () => {
+    it('invites by email with a role: the same answer for a known and an unknown email, nobody added until the link is accepted', async () => {
       const team = await createTeam(t);
       const newcomer = await createUser(t.dataSource, { name: 'Nina New' });
       const path = `/api/organizations/${team.organization.id}/members`;
-      const res = await api().post(path).auth(team.admin.jwt, { type: 'bearer' }).send({ email: newcomer.email.toUpperCase(), role: 'member' }).expect(201);
-      expect(res.body).toEqual({ userId: newcomer.id, email: newcomer.email, name: 'Nina New', role: 'member', joinedAt: expect.stringMatching(ISO_RE) });
-      const again = await api().post(path).auth(team.admin.jwt, { type: 'bearer' }).send({ email: newcomer.email, role: 'admin' }).expect(409);
-      expect(again.body).toMatchObject({ statusCode: 409, code: 'already_member' });
-      const unknown = await api().post(path).auth(team.admin.jwt, { type: 'bearer' }).send({ email: 'nobody-here@example.test', role: 'member' }).expect(404);
-      expect(unknown.body).toMatchObject({ statusCode: 404, code: 'user_not_found' });
-      expect(await events(team.organization.id, 'member.added')).toEqual([
-        expect.objectContaining({ actor_id: team.admin.id, target_type: 'user', target_id: newcomer.id, metadata: { role: 'member' } }),
-      ]);
-      // The new member now reads the organisation's projects.
+      const known = await api().post(path).auth(team.admin.jwt, { type: 'bearer' }).send({ email: newcomer.email.toUpperCase(), role: 'member' }).expect(201);
+      const unknown = await api().post(path).auth(team.admin.jwt, { type: 'bearer' }).send({ email: 'nobody-here@example.test', role: 'member' }).expect(201);
+      const shape = (email: string) => ({
+        id: expect.stringMatching(UUID_RE),
+        organizationId: team.organization.id,
+        email,
+        role: 'member',
+        status: 'pending',
+        invitedBy: team.admin.id,
+        createdAt: expect.stringMatching(ISO_RE),
+        expiresAt: expect.stringMatching(ISO_RE),
+        acceptedAt: null,
+        link: expect.stringMatching(/^http:\/\/[^/]+\/signup\?invitation=dgi_[0-9A-Za-z]{49}$/),
+        token: expect.stringMatching(/^dgi_[0-9A-Za-z]{49}$/),
+      });
+      expect(known.body).toEqual(shape(newcomer.email));
+      expect(unknown.body).toEqual(shape('nobody-here@example.test'));
+      expect(Object.keys(known.body).sort()).toEqual(Object.keys(unknown.body).sort());
+      expect(known.headers['cache-control']).toBe('no-store');
+      expect(known.body.link.endsWith(known.body.token)).toBe(true);
+      // Nothing is granted by the invitation alone, not even to the account with that email.
+      const members = await api().get(path).auth(team.admin.jwt, { type: 'bearer' }).expect(200);
+      expect(members.body.items.map((m: { userId: string }) => m.userId)).not.toContain(newcomer.id);
       const jwt = await sessionFor(t, newcomer.id);
+      await api().get(`/api/organizations/${team.organization.id}/projects`).auth(jwt, { type: 'bearer' }).expect(404);
+      expect(await events(team.organization.id, 'member.added')).toEqual([]);
+      expect(await events(team.organization.id, 'invitation.created')).toEqual([
+        expect.objectContaining({ actor_id: team.admin.id, target_type: 'invitation', target_id: known.body.id, metadata: { email: newcomer.email, role: 'member' } }),
+        expect.objectContaining({ actor_id: team.admin.id, target_type: 'invitation', target_id: unknown.body.id, metadata: { email: 'nobody-here@example.test', role: 'member' } }),
+      ]);
+      // The secret is stored only as its digest.
+      const [row] = await t.dataSource.query(`SELECT token_hash FROM invitations WHERE id = $1`, [known.body.id]);
+      expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(await t.dataSource.query(`SELECT * FROM invitations`))).not.toContain(known.body.token);
+      // With the link, the person joins with the invited role.
+      const accepted = await api().post('/api/invitations/accept').auth(jwt, { type: 'bearer' }).send({ token: known.body.token }).expect(200);
+      expect(accepted.body).toEqual({ organizationId: team.organization.id, organizationName: team.organization.name, role: 'member' });
       await api().get(`/api/organizations/${team.organization.id}/projects`).auth(jwt, { type: 'bearer' }).expect(200);
+      expect(await events(team.organization.id, 'member.added')).toEqual([
+        expect.objectContaining({ actor_id: newcomer.id, target_type: 'user', target_id: newcomer.id, metadata: { role: 'member', invitationId: known.body.id } }),
+      ]);
     });
 
     it('changes a role, audited; the same role again is a no-op', async () => {
@@ -256,7 +285,12 @@ describe('organisations, projects and members (SPEC §6)', () => {
       await t.dataSource.query('UPDATE agent_tokens SET user_id = $1 WHERE id = $2', [team.admin.id, adminToken.id]);
 
       const res = await api().delete(`/api/organizations/${team.organization.id}/members/${team.member.id}`).auth(team.admin.jwt, { type: 'bearer' }).expect(200);
-      expect(res.body).toEqual({ userId: team.member.id, organizationId: team.organization.id, revokedTokens: 1 });
+      expect(res.body).toEqual({
+        userId: team.member.id,
+        organizationId: team.organization.id,
+        revokedTokens: 1,
+        offboarding: { apiKeys: { outcome: 'revoked', count: 0, items: [] }, serviceKeys: [], derivedTokens: [] },
+      });
 
       const resolver = t.app.get(AgentTokenService);
       expect(await resolver.resolve(mine.token)).toBeNull();
@@ -264,7 +298,7 @@ describe('organisations, projects and members (SPEC §6)', () => {
       expect(await resolver.resolve(adminToken.token)).not.toBeNull();
       await api().get(`/api/organizations/${team.organization.id}/projects`).auth(team.member.jwt, { type: 'bearer' }).expect(404);
       expect(await events(team.organization.id, 'member.removed')).toEqual([
-        expect.objectContaining({ actor_id: team.admin.id, target_id: team.member.id, metadata: { role: 'member', revokedTokens: 1 } }),
+        expect.objectContaining({ actor_id: team.admin.id, target_id: team.member.id, metadata: { role: 'member', revokedTokens: 1, apiKeysRevoked: [], serviceKeys: [], derivedTokens: [] } }),
       ]);
       await api().delete(`/api/organizations/${team.organization.id}/members/${team.member.id}`).auth(team.admin.jwt, { type: 'bearer' }).expect(404);
     });

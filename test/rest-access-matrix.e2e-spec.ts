@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { AGENT_PERMISSION_NAMES, API_KEY_PERMISSION_NAMES, ApiKeyPermission, generateToken, hashToken } from '@app/credentials';
-import { addMember, createAgentToken, createProject } from './factories';
+import { addMember, createAgentToken, createOrganization, createProject } from './factories';
 import { createApiKey, createPersonWithoutPassword, createTeam } from './factories/rest';
 import { mountedRoutes } from './helpers/routes';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -118,6 +118,29 @@ const ROWS: Row[] = [
     expected: '201 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'POST /api/organizations/:orgId/members/:userId/reset-link',
+    call: async (t, team) => ({ method: 'post', path: `${org(team)}/members/${await freshMember(t, team)}/reset-link` }),
+    expected: '201 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'GET /api/organizations/:orgId/invitations',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/invitations` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'DELETE /api/organizations/:orgId/invitations/:invitationId',
+    call: async (t, team) => ({ method: 'delete', path: `${org(team)}/invitations/${(await freshInvitation(t, team.organization.id)).id}` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/invitations/accept',
+    // An invitation into an organisation nobody of the team belongs to yet.
+    call: async (t) => ({ method: 'post', path: '/api/invitations/accept', body: { token: (await freshInvitation(t, (await createOrganization(t.dataSource)).id)).token } }),
+    expected: '200 200 200 403 403 403 403 401 401 401',
+  },
+  { route: 'POST /api/auth/logout', call: async () => ({ method: 'post', path: '/api/auth/logout' }), expected: '204 204 204 403 403 403 403 401 401 401' },
+  { route: 'POST /api/auth/logout-all', call: async () => ({ method: 'post', path: '/api/auth/logout-all' }), expected: '204 204 204 403 403 403 403 401 401 401' },
+  {
     route: 'PATCH /api/organizations/:orgId/members/:userId',
     call: async (t, team) => ({ method: 'patch', path: `${org(team)}/members/${await freshMember(t, team)}`, body: { role: 'admin' } }),
     expected: '200 403 404 403 403 404 403 401 401 401',
@@ -144,6 +167,15 @@ const ROWS: Row[] = [
       path: `${org(team)}/api-keys/${(await createApiKey(t.dataSource, team.organization.id, ['projects:read'])).id}/revoke`,
     }),
     expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/organizations/:orgId/api-keys/:keyId/rotate',
+    call: async (t, team) => ({
+      method: 'post',
+      path: `${org(team)}/api-keys/${(await createApiKey(t.dataSource, team.organization.id, ['projects:read'])).id}/rotate`,
+      body: { overlapSeconds: 60 },
+    }),
+    expected: '201 403 404 403 403 404 403 401 401 401',
   },
   {
     route: 'GET /api/organizations/:orgId/audit-events',
@@ -211,6 +243,19 @@ const ROWS: Row[] = [
     },
     expected: '200 403 404 200 403 404 403 401 401 401',
   },
+  {
+    route: 'POST /api/organizations/:orgId/agent-service-keys/:keyId/tokens/:tokenId/rotate',
+    permission: 'service_keys:write',
+    call: async (t, team) => {
+      const keyId = await freshServiceKey(t, team);
+      return {
+        method: 'post',
+        path: `${serviceKeys(team)}/${keyId}/tokens/${await freshDerivedToken(t, team, keyId)}/rotate`,
+        body: { overlapSeconds: 60 },
+      };
+    },
+    expected: '201 403 404 201 403 404 403 401 401 401',
+  },
 ];
 
 async function freshServiceKey(t: TestApp, team: Team): Promise<string> {
@@ -245,6 +290,16 @@ async function freshGrant(t: TestApp, team: Team): Promise<string> {
     [team.admin.id, clientId, team.organization.id, project.id, ['project:read']],
   );
   return (row as { id: string }).id;
+}
+
+/** A pending invitation inserted directly, with its secret. */
+async function freshInvitation(t: TestApp, organizationId: string): Promise<{ id: string; token: string }> {
+  const token = generateToken('dgi_');
+  const [row] = await t.dataSource.query(
+    `INSERT INTO invitations (organization_id, email, role, token_hash, expires_at) VALUES ($1, $2, 'member', $3, now() + interval '1 day') RETURNING id`,
+    [organizationId, `i-${randomUUID().slice(0, 8)}@example.test`, hashToken(token)],
+  );
+  return { id: (row as { id: string }).id, token };
 }
 
 async function freshMember(t: TestApp, team: Team): Promise<string> {

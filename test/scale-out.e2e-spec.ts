@@ -4,6 +4,7 @@ import { MCP_401_BODY, invalidTokenChallenge } from './fixtures/mcp-401';
 import { authorizePath, hiddenField, pkcePair, redirectParams, registerClient, TestBrowser, tokenRequest } from './factories/oauth';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
 import { connectClient, LEGACY_VERSIONS, MODERN_VERSION } from './helpers/mcp';
+import { callTool } from './helpers/mcp-raw';
 import { freePort } from './helpers/postgres-server';
 import { readTestState, testDatabaseKind } from './helpers/test-state';
 
@@ -190,4 +191,94 @@ const onPostgres = testDatabaseKind() === 'postgres';
     expect(after.headers.get('www-authenticate')).toBe(invalidTokenChallenge(publicUrl));
     expect(await after.json()).toEqual(MCP_401_BODY);
   });
+
+  it('refuses a rotated-out secret on both instances the moment its overlap ends, and keeps the new one', async () => {
+    const admin = await signup(a.url);
+    const orgPath = `/api/organizations/${admin.organization.id}`;
+    const project = await json(a.url, `${orgPath}/projects`, { method: 'POST', token: admin.accessToken, body: { name: 'Rotating' } });
+    const key = await json(a.url, `${orgPath}/agent-service-keys`, { method: 'POST', token: admin.accessToken, body: { name: 'rotating bot' } });
+    const derived = await json(b.url, `${orgPath}/agent-service-keys/${key.body.id}/tokens`, {
+      method: 'POST',
+      token: admin.accessToken,
+      body: { projectId: project.body.id },
+    });
+    expect(derived.status).toBe(201);
+
+    const listTools = async (url: string, token: string) => {
+      const res = await fetch(`${url}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN_VERSION,
+          'mcp-method': 'tools/list',
+          'x-agent-token': token,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } },
+        }),
+      });
+      await res.text();
+      return res.status;
+    };
+
+    const rotated = await json(a.url, `${orgPath}/agent-service-keys/${key.body.id}/tokens/${derived.body.id}/rotate`, {
+      method: 'POST',
+      token: admin.accessToken,
+      body: { overlapSeconds: 2 },
+    });
+    expect(rotated.status).toBe(201);
+    const until = Date.parse(rotated.body.rotatingOutUntil as string);
+    const [oldToken, newToken] = [derived.body.token as string, rotated.body.token as string];
+
+    // During the overlap both secrets work on both instances.
+    for (const url of [a.url, b.url]) {
+      expect(await listTools(url, oldToken)).toBe(200);
+      expect(await listTools(url, newToken)).toBe(200);
+    }
+    // Polled every 50 ms: accepted on both until the overlap ends, refused on both from then on.
+    for (;;) {
+      const [onA, onB] = await Promise.all([listTools(a.url, oldToken), listTools(b.url, oldToken)]);
+      const now = Date.now();
+      if (onA === 401 && onB === 401) {
+        expect(now).toBeGreaterThanOrEqual(until - 20);
+        break;
+      }
+      if (now < until - 100) expect([onA, onB]).toEqual([200, 200]);
+      if (now > until + 1000) throw new Error(`the old secret was still accepted after the overlap (A ${onA}, B ${onB})`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (const url of [a.url, b.url]) {
+      expect(await listTools(url, oldToken)).toBe(401);
+      expect(await listTools(url, newToken)).toBe(200);
+    }
+  });
+
+  it('refuses on B every token revoked through A just before: 50 times in a row, no pause, both generations', async () => {
+    const admin = await signup(a.url);
+    const orgPath = `/api/organizations/${admin.organization.id}`;
+    const project = await json(a.url, `${orgPath}/projects`, { method: 'POST', token: admin.accessToken, body: { name: 'Revoked often' } });
+    for (let round = 0; round < 50; round++) {
+      const generation = round % 2 ? 'legacy' : 'modern';
+      const key = await json(a.url, `${orgPath}/agent-service-keys`, { method: 'POST', token: admin.accessToken, body: { name: `key ${round}` } });
+      const derived = await json(a.url, `${orgPath}/agent-service-keys/${key.body.id}/tokens`, {
+        method: 'POST',
+        token: admin.accessToken,
+        body: { projectId: project.body.id },
+      });
+      const token = derived.body.token as string;
+      const before = await callTool(b.url, token, generation, 'get_project', {});
+      expect(before.status).toBe(200);
+      expect(before.body.result?.structuredContent).toMatchObject({ id: project.body.id });
+
+      const revoked = await json(a.url, `${orgPath}/agent-service-keys/${key.body.id}/revoke`, { method: 'POST', token: admin.accessToken });
+      expect(revoked.status).toBe(200);
+      const after = await callTool(b.url, token, generation, 'get_project', {});
+      expect(after.status).toBe(401);
+      expect(after.body).toEqual(MCP_401_BODY);
+    }
+  }, 180_000);
 });

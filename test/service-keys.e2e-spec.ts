@@ -158,6 +158,7 @@ describe('service keys and derived project tokens (REST)', () => {
         permissions: AGENT_PERMISSION_NAMES,
         status: 'active',
         createdAt: d.createdAt,
+        rotatingOutUntil: null,
         revokedAt: null,
         lastUsedAt: null,
       });

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import request from 'supertest';
 import { createUser } from './factories';
 import { startTestApp, TestApp } from './helpers/test-app';
 
-/** SPEC §8: a session JWT carries `exp`, `iat` and `sub`; one without them is refused, even signed with the real key. */
+/** SPEC §8: a session JWT carries `exp`, `iat`, `sub` and its id `jti`; one without them is refused, even signed with the real key. */
 describe('session JWT claims', () => {
   let t: TestApp;
   let userId: string;
@@ -13,7 +14,7 @@ describe('session JWT claims', () => {
   });
   afterAll(() => t.close());
 
-  function forged(omit: 'exp' | 'iat' | 'sub' | 'none'): Promise<string> {
+  function forged(omit: 'exp' | 'iat' | 'sub' | 'jti' | 'none'): Promise<string> {
     const key = new TextEncoder().encode(t.config.sessionSecret);
     let jwt = new SignJWT({ typ: 'session' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -22,6 +23,7 @@ describe('session JWT claims', () => {
     if (omit !== 'sub') jwt = jwt.setSubject(userId);
     if (omit !== 'iat') jwt = jwt.setIssuedAt();
     if (omit !== 'exp') jwt = jwt.setExpirationTime('1h');
+    if (omit !== 'jti') jwt = jwt.setJti(randomUUID());
     return jwt.sign(key);
   }
 
@@ -29,7 +31,7 @@ describe('session JWT claims', () => {
     await request(t.baseUrl).get('/api/me').auth(await forged('none'), { type: 'bearer' }).expect(200);
   });
 
-  it.each(['exp', 'iat', 'sub'] as const)('refuses a session without %s (REST 401, page treats it as signed out)', async (claim) => {
+  it.each(['exp', 'iat', 'sub', 'jti'] as const)('refuses a session without %s (REST 401, page treats it as signed out)', async (claim) => {
     const jwt = await forged(claim);
     await request(t.baseUrl).get('/api/me').auth(jwt, { type: 'bearer' }).expect(401);
     const page = await request(t.baseUrl).get('/signup/welcome').set('Cookie', `ag_session=${jwt}`);

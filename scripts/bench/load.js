@@ -49,6 +49,8 @@ async function run(duration) {
 
 (async () => {
   if (scenario.warmup > 0 && !scenario.chain) await run(scenario.warmup);
+  // Tells the parent the measured run starts now (it reads the server's CPU time here).
+  process.stdout.write('measuring\n');
   const r = await run(scenario.duration);
   const summary = {
     requestsPerSecond: r.requests.average,

@@ -62,8 +62,19 @@ async function startPostgres(bin, settings = {}) {
     ...settings,
   };
   const flags = Object.entries(options).map(([k, v]) => `-c ${k}=${v}`).join(' ');
-  run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', 'start', '-o', `-p ${port} -k ${dir} ${flags}`]);
-  return { port, dir, bin, url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}` };
+  const startArgs = ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', 'start', '-o', `-p ${port} -k ${dir} ${flags}`];
+  run(join(bin, 'pg_ctl'), startArgs);
+  return { port, dir, bin, startArgs, url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}` };
+}
+
+/** Outage tests: stops the server at once (`pg_ctl stop -m immediate`, as a crash), keeping its data. */
+function haltPostgres(server) {
+  run(join(server.bin, 'pg_ctl'), ['-D', join(server.dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+}
+
+/** Starts a halted server again on the same port and data (it recovers from its WAL). */
+function restartPostgres(server) {
+  run(join(server.bin, 'pg_ctl'), server.startArgs);
 }
 
 function stopPostgres(server) {
@@ -74,4 +85,4 @@ function stopPostgres(server) {
   }
 }
 
-module.exports = { findPostgresBin, freePort, startPostgres, stopPostgres };
+module.exports = { findPostgresBin, freePort, startPostgres, stopPostgres, haltPostgres, restartPostgres };

@@ -1,2 +1,2 @@
-export { findPostgresBin, freePort, startPostgres, stopPostgres } from '../../scripts/lib/postgres';
+export { findPostgresBin, freePort, haltPostgres, restartPostgres, startPostgres, stopPostgres } from '../../scripts/lib/postgres';
 export type { PostgresServer } from '../../scripts/lib/postgres';

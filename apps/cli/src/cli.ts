@@ -8,7 +8,10 @@ import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
+import { PasswordResetService } from '@app/credentials';
+import { UserDirectory } from '@app/tenancy';
 import { DataFolderLockedError, runMigrations } from '@app/database';
+import { backup, restore } from './backup';
 import { CliModule } from './cli.module';
 
 export interface CliIo {
@@ -32,6 +35,16 @@ Commands:
       SIGNUP_ENABLED=false). Runs the migrations first. The password is read from the environment
       variable ADMIN_PASSWORD or, when that is unset, from standard input (asked for without echo on
       a terminal); it is never taken from the command line.
+  backup <file>
+      Write a consistent copy of the embedded database (DATA_DIR) to <file>, a gzip tarball. Works
+      while the service runs: the copy is made by the service. With DATABASE_URL: use pg_dump.
+  restore <file>
+      Replace the embedded database with a backup made by \`backup\` (stop the service first). The
+      current data folder is moved aside, never deleted.
+  reset-link --email <email>
+      Print a one-time password-reset link for the account with this email (for example the only
+      admin, locked out). The link works once, for an hour; using it ends every session of that
+      person. Shown once: pass it on to the person. Runs the migrations first.
   help
       Show this text.
 `;
@@ -43,7 +56,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(USAGE);
     return command ? EXIT.ok : EXIT.usage;
   }
-  if (command !== 'migrate' && command !== 'create-admin') {
+  if (command === 'backup' || command === 'restore') return backupCommand(command, rest, io);
+  if (command !== 'migrate' && command !== 'create-admin' && command !== 'reset-link') {
     io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
     return EXIT.usage;
   }
@@ -51,7 +65,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     options = parseArgs({
       args: rest,
-      options: command === 'create-admin' ? { email: { type: 'string' }, name: { type: 'string' }, organization: { type: 'string' } } : {},
+      options:
+        command === 'create-admin'
+          ? { email: { type: 'string' }, name: { type: 'string' }, organization: { type: 'string' } }
+          : command === 'reset-link'
+            ? { email: { type: 'string' } }
+            : {},
       strict: true,
       allowPositionals: false,
     }).values as typeof options;
@@ -81,6 +100,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     });
   }
+
+  if (command === 'reset-link') return resetLink(config, options.email, io);
 
   const missing = (['email', 'name', 'organization'] as const).filter((k) => !options[k]);
   if (missing.length) {
@@ -115,6 +136,42 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       throw error;
     }
+  });
+}
+
+async function backupCommand(command: 'backup' | 'restore', args: string[], io: CliIo): Promise<number> {
+  if (args.length !== 1 || args[0].startsWith('-')) {
+    io.stderr.write(`${command} needs exactly one argument: the backup file.\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  let config: AppConfig;
+  try {
+    config = AppConfig.fromEnvironment(io.env);
+  } catch (error) {
+    if (!(error instanceof ConfigValidationError)) throw error;
+    io.stderr.write(`${error.message}\n`);
+    return EXIT.config;
+  }
+  const outcome = command === 'backup' ? await backup(config, args[0], io) : await restore(config, args[0], io);
+  return EXIT[outcome];
+}
+
+/** `reset-link --email`: a one-time reset link for any account, printed once. */
+async function resetLink(config: AppConfig, email: string | undefined, io: CliIo): Promise<number> {
+  if (!email) {
+    io.stderr.write(`reset-link needs --email.\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  return withContext(config, io, async (app) => {
+    await migrate(app, io);
+    const userId = await app.get(UserDirectory).idByEmail(email);
+    if (!userId) {
+      io.stderr.write(`No account uses the email ${email}.\n`);
+      return EXIT.failed;
+    }
+    const issued = await app.get(PasswordResetService).issue(userId, { actorType: 'cli', actorId: null, organizationId: null });
+    io.stdout.write(`Password-reset link for ${email} (works once, until ${issued.expiresAt}):\n${issued.link}\n`);
+    return EXIT.ok;
   });
 }
 

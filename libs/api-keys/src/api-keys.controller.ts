@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
-import { ApiErrors } from '@app/common';
+import { ApiErrors, DEFAULT_OVERLAP_SECONDS, RotateDto } from '@app/common';
 import { CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
 import { ApiKeysService } from './api-keys.service';
-import { ApiKeyListDto, CreatedApiKeyDto, RevokedApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyListDto, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
 
 /** Scoped API keys: an admin's session only; an `rk_` key never manages keys. */
@@ -51,5 +51,24 @@ export class ApiKeysController {
     @AuditOrigin() origin: RequestOrigin,
   ): Promise<RevokedApiKeyDto> {
     return this.keys.revoke(orgId, keyId, principal.userId, origin);
+  }
+
+  @Post(':keyId/rotate')
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({
+    summary:
+      'Rotate an API key: a new secret with the same name and permissions (in this response only); the old one keeps ' +
+      'working for overlapSeconds (default 24 h, at most 7 days) (admin session only)',
+  })
+  @ApiCreatedResponse({ type: RotatedApiKeyDto })
+  @ApiErrors(400, 401, 403, 404, 409)
+  rotate(
+    @Param('orgId') orgId: string,
+    @Param('keyId') keyId: string,
+    @Body() body: RotateDto,
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<RotatedApiKeyDto> {
+    return this.keys.rotate(orgId, keyId, body?.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS, principal.userId, origin);
   }
 }

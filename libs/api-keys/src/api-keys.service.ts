@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
+import { isUuid } from '@app/common';
 import {
   API_KEY_PERMISSION_NAMES,
   ApiKey,
@@ -11,9 +13,8 @@ import {
   hashToken,
   TOKEN_PREFIXES,
 } from '@app/credentials';
-import { isUuid } from '@app/database';
-import { ApiKeyNotFoundError } from './api-keys.errors';
-import type { ApiKeyDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyNotFoundError, ApiKeyNotActiveError, ApiKeyRotatingError } from './api-keys.errors';
+import type { ApiKeyDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
 
 /**
  * Scoped `rk_` keys of an organisation. The secret exists only in the creation response; the
@@ -73,6 +74,55 @@ export class ApiKeysService {
     return rows.map((row) => toDto(row, now));
   }
 
+  /**
+   * A new secret for the same key (name, permissions, creator, expiry), shown once; the old key
+   * keeps working for `overlapSeconds` (or until its own earlier expiry) and names its
+   * replacement. One conditional update decides, so of parallel rotations of a key one wins and
+   * the others get 409; a key whose predecessor is still rotating out is a 409 as well.
+   */
+  async rotate(organizationId: string, id: string, overlapSeconds: number, userId: string, origin?: RequestOrigin): Promise<RotatedApiKeyDto> {
+    if (!isUuid(id)) throw new ApiKeyNotFoundError();
+    const secret = generateToken(TOKEN_PREFIXES.apiKey);
+    return this.dataSource.transaction(async (em) => {
+      const old = await this.keys.find(em, organizationId, id);
+      if (!old) throw new ApiKeyNotFoundError();
+      const predecessor = await this.keys.findRotatingOutPredecessor(em, id);
+      if (predecessor) throw new ApiKeyRotatingError(predecessor.expiresAt!);
+      const replacementId = randomUUID();
+      const rotated = await this.keys.startRotation(em, organizationId, id, replacementId, overlapSeconds);
+      if (!rotated) throw new ApiKeyNotActiveError();
+      const row = await this.keys.create(em, {
+        id: replacementId,
+        organizationId,
+        name: old.name,
+        keyHash: hashToken(secret),
+        permissions: old.permissions,
+        createdBy: old.createdBy,
+        expiresAt: old.expiresAt,
+      });
+      await this.audit.record(em, {
+        organizationId,
+        actorType: 'user',
+        actorId: userId,
+        action: 'api_key.rotated',
+        targetType: 'api_key',
+        targetId: row.id,
+        metadata: { name: row.name, replacesKeyId: id, rotatingOutUntil: iso(rotated.expiresAt), overlapSeconds },
+        origin,
+      });
+      return {
+        id: row.id,
+        key: secret,
+        name: row.name,
+        permissions: row.permissions,
+        createdAt: iso(row.createdAt)!,
+        expiresAt: iso(row.expiresAt),
+        replacesKeyId: id,
+        rotatingOutUntil: iso(rotated.expiresAt)!,
+      };
+    });
+  }
+
   /** Idempotent: revoking a revoked key answers its original revocation time, without a new event. */
   async revoke(organizationId: string, id: string, userId: string, origin?: RequestOrigin): Promise<RevokedApiKeyDto> {
     if (!isUuid(id)) throw new ApiKeyNotFoundError();
@@ -99,11 +149,8 @@ export class ApiKeysService {
 }
 
 function toDto(row: ApiKey, now: number): ApiKeyDto {
-  const status: ApiKeyStatus = row.revokedAt
-    ? 'revoked'
-    : row.expiresAt && new Date(row.expiresAt).getTime() <= now
-      ? 'expired'
-      : 'active';
+  const ended = row.expiresAt !== null && new Date(row.expiresAt).getTime() <= now;
+  const status: ApiKeyStatus = row.revokedAt ? 'revoked' : ended ? 'expired' : row.replacedById ? 'rotating_out' : 'active';
   return {
     id: row.id,
     name: row.name,
@@ -114,6 +161,8 @@ function toDto(row: ApiKey, now: number): ApiKeyDto {
     expiresAt: iso(row.expiresAt),
     revokedAt: iso(row.revokedAt),
     lastUsedAt: iso(row.lastUsedAt),
+    replacedBy: row.replacedById,
+    rotatingOutUntil: status === 'rotating_out' ? iso(row.expiresAt) : null,
   };
 }
 

@@ -6,6 +6,12 @@ import { AuditEvent } from './entities/audit-event.entity';
 /** An event with its exact position: `created_at` as whole microseconds since the epoch (a JS Date keeps only milliseconds). */
 export type PositionedAuditEvent = AuditEvent & { createdUs: string };
 
+export interface AuditEventFilters {
+  projectId?: string;
+  credential?: string;
+  action?: string;
+}
+
 /** The `audit_events` table. The only code that reads or writes it. */
 @Injectable()
 export class AuditEventsRepository {
@@ -16,13 +22,37 @@ export class AuditEventsRepository {
     await em.getRepository(AuditEvent).insert(event as QueryDeepPartialEntity<AuditEvent>);
   }
 
-  /** An organisation's events, newest first, after a (microseconds, id) position when given. */
-  async page(organizationId: string, limit: number, after?: { us: string; id: string }): Promise<PositionedAuditEvent[]> {
+  /**
+   * An organisation's events, newest first, after a (microseconds, id) position when given,
+   * narrowed by the filters: a project; a credential (events it made, events of tokens derived
+   * from it — `metadata.serviceKeyId`, `metadata.grantId`, `metadata.clientId` —, and events
+   * that target it); an action.
+   */
+  async page(
+    organizationId: string,
+    limit: number,
+    after?: { us: string; id: string },
+    filters: AuditEventFilters = {},
+  ): Promise<PositionedAuditEvent[]> {
     const params: unknown[] = [organizationId, limit];
     let where = '';
     if (after) {
       params.push(after.us, after.id);
       where = `AND (created_at, id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid)`;
+    }
+    if (filters.projectId) {
+      params.push(filters.projectId);
+      where += ` AND project_id = $${params.length}`;
+    }
+    if (filters.credential) {
+      params.push(filters.credential);
+      const c = `$${params.length}`;
+      where += ` AND (actor_id = ${c} OR target_id = ${c} OR metadata->>'serviceKeyId' = ${c}
+                      OR metadata->>'grantId' = ${c} OR metadata->>'clientId' = ${c})`;
+    }
+    if (filters.action) {
+      params.push(filters.action);
+      where += ` AND action = $${params.length}`;
     }
     const rows: {
       id: string;

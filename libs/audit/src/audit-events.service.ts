@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '@app/common';
 import { isUuid } from '@app/database';
-import { AuditEventsRepository, PositionedAuditEvent } from './audit-events.repository';
+import { AuditEventFilters, AuditEventsRepository, PositionedAuditEvent } from './audit-events.repository';
 import type { AuditEventDto, AuditEventPageDto } from './dto/list-audit-events.dto';
 
 export const AUDIT_PAGE_DEFAULT = 50;
@@ -17,10 +17,11 @@ interface Cursor {
 export class AuditEventsService {
   constructor(private readonly events: AuditEventsRepository) {}
 
-  async list(organizationId: string, options: { limit?: number; cursor?: string }): Promise<AuditEventPageDto> {
+  async list(organizationId: string, options: { limit?: number; cursor?: string } & AuditEventFilters): Promise<AuditEventPageDto> {
     const limit = options.limit ?? AUDIT_PAGE_DEFAULT;
     const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const rows = await this.events.page(organizationId, limit + 1, cursor);
+    const { projectId, credential, action } = options;
+    const rows = await this.events.page(organizationId, limit + 1, cursor, { projectId, credential, action });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

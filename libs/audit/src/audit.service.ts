@@ -9,6 +9,8 @@ export type AuditAction =
   | 'service_key.revoked'
   | 'project_token.derived'
   | 'project_token.revoked'
+  | 'project_token.rotated'
+  | 'api_key.rotated'
   | 'api_key.created'
   | 'api_key.revoked'
   | 'oauth_client.registered'
@@ -21,7 +23,15 @@ export type AuditAction =
   | 'member.removed'
   | 'project.created'
   | 'project.deleted'
-  | 'organization.created';
+  | 'organization.created'
+  | 'invitation.created'
+  | 'invitation.withdrawn'
+  | 'invitation.accepted'
+  | 'password_reset.issued'
+  | 'password_reset.used'
+  | 'api_key.handed_over'
+  /** An agent's capability call that changes data, e.g. `capability.delete_task`. */
+  | `capability.${string}`;
 
 /** Audit actions that are revocations, and their name in the revocation metric. */
 const REVOCATIONS = {
@@ -51,6 +61,27 @@ export interface AuditEventInput {
   origin?: RequestOrigin;
 }
 
+/** The credential behind an agent's capability call (what its project context carries). */
+export interface AgentCredential {
+  tokenId: string;
+  serviceKeyId: string | null;
+  grantId: string | null;
+  clientId: string | null;
+}
+
+/** One capability call that changes data, and how it ended. */
+export interface AgentWrite {
+  organizationId: string;
+  projectId: string;
+  credential: AgentCredential;
+  /** The capability (MCP tool) name. */
+  tool: string;
+  targetType: string;
+  targetId: string | null;
+  /** `succeeded`, or the refusal's code (`not_found`). */
+  outcome: string;
+}
+
 /**
  * Writes audit events. Always called with the EntityManager of the transaction that makes the
  * change, so the event and the change commit or roll back together.
@@ -75,6 +106,28 @@ export class AuditService {
       metadata: event.metadata ?? {},
       ip: event.origin?.ip ?? null,
       userAgent: event.origin?.userAgent?.slice(0, 512) ?? null,
+    });
+  }
+
+  /**
+   * An agent's write: actor the `dga_` token, action `capability.<tool>`, and the credential it
+   * comes from (its service key, or its OAuth grant and client) in the metadata, where the
+   * list's `credential` filter finds it. Reads are not recorded.
+   */
+  async recordAgentWrite(em: EntityManager, write: AgentWrite): Promise<void> {
+    const { credential } = write;
+    const source = credential.serviceKeyId
+      ? { serviceKeyId: credential.serviceKeyId }
+      : { grantId: credential.grantId, clientId: credential.clientId };
+    await this.record(em, {
+      organizationId: write.organizationId,
+      projectId: write.projectId,
+      actorType: 'agent_token',
+      actorId: credential.tokenId,
+      action: `capability.${write.tool}`,
+      targetType: write.targetType,
+      targetId: write.targetId,
+      metadata: { tool: write.tool, outcome: write.outcome, ...source },
     });
   }
 }

@@ -33,12 +33,15 @@ export class AuthController {
   @Post('auth/signup')
   @Public()
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Create an account and a new organisation (you become its admin); answers a session JWT' })
+  @ApiOperation({
+    summary:
+      'Create an account and a new organisation (you become its admin), or with `invitation` join the inviting organisation (also when sign-up is disabled); answers a session JWT',
+  })
   @ApiCreatedResponse({ type: SignupResponseDto })
   @ApiForbiddenResponse({ description: 'Sign-up is disabled on this deployment (SIGNUP_ENABLED=false).', type: ApiErrorDto })
-  @ApiErrors(400, 409, 429)
+  @ApiErrors(400, 404, 409, 429)
   async signup(@Body() body: SignupDto, @AuditOrigin() origin: RequestOrigin): Promise<SignupResponseDto> {
-    if (!this.config.signupEnabled) throw new SignupDisabledError();
+    if (!this.config.signupEnabled && !body.invitation) throw new SignupDisabledError();
     await this.limits.countSignup(origin.ip ?? null);
     const account = await this.accounts.createAccount(body, 'signup', origin);
     return { ...account, ...(await this.sessions.issue(account.user.id)) };

@@ -6,12 +6,14 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 import { LoginPageController } from './login-page.controller';
+import { ResetPasswordPageController } from './reset-password-page.controller';
+import { SessionsController } from './sessions.controller';
 import { SignupPageController } from './signup-page.controller';
 
-/** Sign-up (REST and HTML), password login and `GET /api/me`. */
+/** Sign-up (REST and HTML), password login, sign-out, password-reset links in use, and `GET /api/me`. */
 @Module({
   imports: [RateLimitModule, TenancyModule],
-  controllers: [AuthController, SignupPageController, LoginPageController],
+  controllers: [AuthController, SessionsController, SignupPageController, LoginPageController, ResetPasswordPageController],
   providers: [AccountsService, AuthService, AuthRateLimitService],
   exports: [AccountsService, AuthService],
 })

@@ -1,9 +1,9 @@
-import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
-import { FormCsrf, sendPage, sendRedirect, singleParam } from '@app/web';
+import { FormCsrf, PageErrorFilter, sendPage, sendRedirect, singleParam } from '@app/web';
 import { InvalidLoginError, TooManyLoginAttemptsError } from './auth.errors';
 import { AuthService } from './auth.service';
 import { loginPage } from './views/login.view';
@@ -17,6 +17,7 @@ const LOGIN_CSRF_COOKIE = 'ag_login_csrf';
  */
 @Public()
 @ApiExcludeController()
+@UseFilters(PageErrorFilter)
 @Controller('login')
 export class LoginPageController {
   private readonly csrf: FormCsrf;

@@ -1,18 +1,19 @@
-import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie } from '@app/credentials';
-import { FormCsrf, sendPage, sendRedirect } from '@app/web';
+import { hashToken, isWellFormedToken, Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
+import { InvalidInvitationError, InvitationDirectory } from '@app/tenancy';
+import { FormCsrf, PageErrorFilter, sendPage, sendRedirect } from '@app/web';
 import { AccountsService } from './accounts.service';
 import { EmailTakenError, TooManySignupsError } from './auth.errors';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 import { AuthService } from './auth.service';
 import { SignupDto } from './dto/signup.dto';
-import { SignupField, signupDisabledPage, signupPage, SignupFormState, welcomePage } from './views/signup.view';
+import { invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState, welcomePage } from './views/signup.view';
 
 const FIELD_NAMES: SignupField[] = ['email', 'name', 'password', 'organizationName'];
 export const SIGNUP_CSRF_COOKIE = 'ag_signup_csrf';
@@ -25,6 +26,7 @@ export const WELCOME_PATH = '/signup/welcome';
  */
 @Public()
 @ApiExcludeController()
+@UseFilters(PageErrorFilter)
 @Controller('signup')
 export class SignupPageController {
   private readonly csrf: FormCsrf;
@@ -35,12 +37,18 @@ export class SignupPageController {
     private readonly auth: AuthService,
     private readonly sessions: SessionTokenService,
     private readonly limits: AuthRateLimitService,
+    private readonly invitations: InvitationDirectory,
   ) {
     this.csrf = new FormCsrf(config, { cookie: SIGNUP_CSRF_COOKIE, path: '/signup' });
   }
 
   @Get()
-  show(@Req() req: Request, @Res() res: Response, @Query('next') next: unknown): void {
+  async show(@Req() req: Request, @Res() res: Response, @Query('next') next: unknown, @Query('invitation') invitation: unknown): Promise<void> {
+    if (invitation !== undefined) {
+      const open = await this.openInvitation(invitation);
+      if (!open) return sendPage(res, 404, invitationInvalidPage());
+      return sendPage(res, 200, signupPage({ ...this.blank(req, res, next), invitation: open }));
+    }
     if (!this.config.signupEnabled) return sendPage(res, 403, signupDisabledPage());
     sendPage(res, 200, signupPage(this.blank(req, res, next)));
   }
@@ -52,7 +60,9 @@ export class SignupPageController {
     @Body() body: Record<string, unknown>,
     @AuditOrigin() origin: RequestOrigin,
   ): Promise<void> {
-    if (!this.config.signupEnabled) return sendPage(res, 403, signupDisabledPage());
+    const invitation = body.invitation !== undefined ? await this.openInvitation(body.invitation) : undefined;
+    if (invitation === null) return sendPage(res, 404, invitationInvalidPage());
+    if (!this.config.signupEnabled && !invitation) return sendPage(res, 403, signupDisabledPage());
     const fields = Object.fromEntries(FIELD_NAMES.map((name) => [name, typeof body[name] === 'string' ? body[name] : ''])) as Record<
       SignupField,
       string
@@ -63,12 +73,13 @@ export class SignupPageController {
       next,
       values: { email: fields.email, name: fields.name, organizationName: fields.organizationName },
       errors: {},
+      invitation,
     };
     if (!this.csrf.verify(req, body.csrf)) {
       state.formError = 'This form has expired or did not come from this site. Please check the details and submit it again.';
       return sendPage(res, 403, signupPage(state));
     }
-    const dto = plainToInstance(SignupDto, fields);
+    const dto = plainToInstance(SignupDto, invitation ? { ...fields, organizationName: undefined, invitation: invitation.token } : fields);
     for (const error of await validate(dto)) {
       const field = error.property as SignupField;
       state.errors[field] = friendly(field, Object.values(error.constraints ?? {})[0] ?? 'is invalid');
@@ -87,6 +98,7 @@ export class SignupPageController {
         state.formError = error.pageMessage;
         return sendPage(res, 429, signupPage(state));
       }
+      if (error instanceof InvalidInvitationError) return sendPage(res, 404, invitationInvalidPage());
       if (!(error instanceof EmailTakenError)) throw error;
       state.errors.email = 'An account with this email already exists. Sign in instead.';
       sendPage(res, 409, signupPage(state));
@@ -108,6 +120,13 @@ export class SignupPageController {
         me.memberships.map((m) => ({ ...m.organization, role: m.role })),
       ),
     );
+  }
+
+  /** The open invitation behind a link's secret (what the page shows), or null. */
+  private async openInvitation(secret: unknown): Promise<SignupFormState['invitation'] | null> {
+    if (typeof secret !== 'string' || !isWellFormedToken(secret, TOKEN_PREFIXES.invitation)) return null;
+    const open = await this.invitations.findOpenByHash(hashToken(secret));
+    return open ? { token: secret, organizationName: open.organizationName, role: open.role } : null;
   }
 
   private blank(req: Request, res: Response, next: unknown): SignupFormState {

@@ -57,3 +57,19 @@ export function retryAfterOf(error: DomainError): number | undefined {
   const seconds = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
   return typeof seconds === 'number' ? seconds : undefined;
 }
+
+/**
+ * Something the service depends on (its database) does not answer: the caller should retry
+ * after `retryAfterSeconds` (HTTP: 503 with `Retry-After`; OAuth: `temporarily_unavailable`).
+ */
+export class UnavailableError extends DomainError {
+  constructor(
+    code: string,
+    message: string,
+    readonly retryAfterSeconds: number,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, 'unavailable');
+    if (options && 'cause' in options) (this as { cause?: unknown }).cause = options.cause;
+  }
+}

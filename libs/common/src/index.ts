@@ -4,3 +4,5 @@ export * from './openapi';
 export * from './validation';
 export * from './text-safety';
 export * from './http-status';
+export * from './rotate.dto';
+export * from './uuid';

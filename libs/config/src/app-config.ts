@@ -57,6 +57,12 @@ export class AppConfig {
   readonly shutdownDelaySeconds: number;
   /** Then, at most this long for requests in flight to finish before connections are cut. */
   readonly shutdownDrainSeconds: number;
+  /** `/api/mcp` requests per agent token per window, per instance (0: unlimited). */
+  readonly mcpRateLimitPerToken: number;
+  /** `/api/mcp` requests per organisation per window, per instance (0: unlimited). */
+  readonly mcpRateLimitPerOrganization: number;
+  /** The length of those windows. */
+  readonly mcpRateLimitWindowSeconds: number;
   /** Bearer token that opens `/metrics` on the main port; unset: not served there. */
   readonly metricsToken: string | undefined;
   /** Port of a separate metrics listener on 127.0.0.1 (no token needed there); unset: none. */
@@ -105,6 +111,9 @@ export class AppConfig {
     this.clientMetadataFetchesPerHostPerMinute = env.CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE;
     this.shutdownDelaySeconds = env.SHUTDOWN_DELAY_SECONDS ?? (env.NODE_ENV === 'production' ? 5 : 0);
     this.shutdownDrainSeconds = env.SHUTDOWN_DRAIN_SECONDS;
+    this.mcpRateLimitPerToken = env.MCP_RATE_LIMIT_PER_TOKEN;
+    this.mcpRateLimitPerOrganization = env.MCP_RATE_LIMIT_PER_ORGANIZATION;
+    this.mcpRateLimitWindowSeconds = env.MCP_RATE_LIMIT_WINDOW_SECONDS;
     this.metricsToken = env.METRICS_TOKEN;
     this.metricsPort = env.METRICS_PORT;
     this.oauthExtraRedirectSchemes = splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES).map((s) => s.toLowerCase());

@@ -205,6 +205,26 @@ export class EnvironmentVariables {
   @Max(65535)
   METRICS_PORT?: number;
 
+  /** Requests to /api/mcp per agent token per window, counted by each instance (0: no limit). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  MCP_RATE_LIMIT_PER_TOKEN = 600;
+
+  /** Requests to /api/mcp per organisation (all its tokens) per window, counted by each instance (0: no limit). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  MCP_RATE_LIMIT_PER_ORGANIZATION = 3000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  MCP_RATE_LIMIT_WINDOW_SECONDS = 60;
+
   @Transform(toBool)
   @IsBoolean()
   CLIENT_METADATA_ALLOW_LOOPBACK = false;

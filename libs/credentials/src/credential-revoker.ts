@@ -41,15 +41,26 @@ export interface RevokedAccess {
   revokedGrants: number;
 }
 
+/** What a person leaving (or losing the admin role) held, and what became of their `rk_` keys. */
+export interface OffboardingReport {
+  /** The `rk_` keys they created: revoked, or handed over to the acting admin. */
+  apiKeys: { outcome: 'revoked' | 'handed_over'; keys: { id: string; name: string }[] };
+  /** Service keys they created: kept working (the machines' credentials), to be rotated. */
+  serviceKeys: { id: string; name: string }[];
+  /** Live project tokens derived from those service keys: kept working, to be rotated. */
+  derivedTokens: { id: string; serviceKeyId: string; projectId: string }[];
+}
+
 const SYSTEM: RevocationContext = { actorType: 'system', actorId: null };
 
 /**
  * Every revocation of a credential and what it takes with it, in one place:
  * - a grant → its refresh tokens and access tokens (and a `grant.revoked` audit event);
- * - a service key → every project token derived from it;
+ * - a service key → every project token derived from it (the active ones and those rotating out);
  * - a member leaving an organisation → their agent tokens and grants in it;
  * - a project deleted → every agent token bound to it and every grant on it;
- * - a single project token, OAuth access token or API key → itself.
+ * - an API key → itself and the key it replaced while that one rotates out;
+ * - a single project token or OAuth access token → itself.
  * Each is a conditional update (only live rows change), run inside the caller's transaction
  * (its EntityManager), so the change that causes it and the revocations commit together.
  */
@@ -78,6 +89,40 @@ export class CredentialRevoker {
     return { revokedTokens, revokedGrants: grants.length };
   }
 
+  /**
+   * A person was removed or lost the admin role: the `rk_` keys they created in the
+   * organisation end (or, by the acting admin's explicit choice, pass to `handOverTo`), each
+   * audited; the service keys they created and the tokens derived from them are listed, not
+   * ended. Runs in the caller's transaction.
+   */
+  async offboard(
+    em: EntityManager,
+    organizationId: string,
+    userId: string,
+    options: { handOverTo: string | null; reason: 'member_removed' | 'member_demoted' },
+    context: RevocationContext = SYSTEM,
+  ): Promise<OffboardingReport> {
+    const keys = await this.apiKeys.endOrHandOverCreatedBy(em, organizationId, userId, options.handOverTo);
+    for (const key of keys) {
+      await this.audit.record(em, {
+        organizationId,
+        actorType: context.actorType,
+        actorId: context.actorId ?? null,
+        action: options.handOverTo ? 'api_key.handed_over' : 'api_key.revoked',
+        targetType: 'api_key',
+        targetId: key.id,
+        metadata: { name: key.name, reason: options.reason, createdBy: userId, ...(options.handOverTo ? { handedOverTo: options.handOverTo } : {}) },
+        origin: context.origin,
+      });
+    }
+    const serviceKeys = (await this.serviceKeys.liveCreatedBy(em, organizationId, userId)).map((k) => ({ id: k.id, name: k.name }));
+    const derivedTokens = await this.agentTokens.liveDerivedFrom(
+      em,
+      serviceKeys.map((k) => k.id),
+    );
+    return { apiKeys: { outcome: options.handOverTo ? 'handed_over' : 'revoked', keys }, serviceKeys, derivedTokens };
+  }
+
   /** A project was deleted: every agent token bound to it and every grant on it stop working. */
   async revokeProjectAccess(em: EntityManager, projectId: string, context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
     const revokedTokens = await this.agentTokens.revokeForProject(em, projectId);
@@ -103,9 +148,11 @@ export class CredentialRevoker {
     await this.agentTokens.revokeOAuthTokenByHash(tokenHash, clientId);
   }
 
-  /** One API key. Null when it is unknown or already revoked. */
-  revokeApiKey(em: EntityManager, organizationId: string, id: string): Promise<{ name: string; revokedAt: Date } | null> {
-    return this.apiKeys.revoke(em, organizationId, id);
+  /** One API key, and the key it replaced if that one is still rotating out. Null when it is unknown or already revoked. */
+  async revokeApiKey(em: EntityManager, organizationId: string, id: string): Promise<{ name: string; revokedAt: Date } | null> {
+    const revoked = await this.apiKeys.revoke(em, organizationId, id);
+    if (revoked) await this.apiKeys.revokeRotatingOutPredecessor(em, organizationId, id);
+    return revoked;
   }
 
   private async endGrant(em: EntityManager, grant: RevokedGrant, context: GrantRevocationContext): Promise<GrantRevocationResult> {

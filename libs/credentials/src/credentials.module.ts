@@ -14,6 +14,7 @@ import { RefreshToken } from './entities/refresh-token.entity';
 import { ServiceKey } from './entities/service-key.entity';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import { OrganizationRouteCheck } from './organization-route.check';
+import { PasswordResetService } from './password-reset.service';
 import { SessionTokenService } from './session-token.service';
 import { AgentTokensRepository } from './store/agent-tokens.repository';
 import { ApiKeysRepository } from './store/api-keys.repository';
@@ -41,6 +42,7 @@ const CREDENTIAL_STORES = [
     ApiKeyResolver,
     ApiKeyUsageRecorder,
     SessionTokenService,
+    PasswordResetService,
     OrganizationAccessPolicy,
     OrganizationRouteCheck,
     AgentTokenStrategy,
@@ -50,6 +52,15 @@ const CREDENTIAL_STORES = [
     ...CREDENTIAL_STORES,
     { provide: APP_GUARD, useClass: CredentialGuard },
   ],
-  exports: [AgentTokenService, TokenUsageRecorder, ApiKeyUsageRecorder, SessionTokenService, OrganizationAccessPolicy, TypeOrmModule, ...CREDENTIAL_STORES],
+  exports: [
+    PasswordResetService,
+    AgentTokenService,
+    TokenUsageRecorder,
+    ApiKeyUsageRecorder,
+    SessionTokenService,
+    OrganizationAccessPolicy,
+    TypeOrmModule,
+    ...CREDENTIAL_STORES,
+  ],
 })
 export class CredentialsModule {}

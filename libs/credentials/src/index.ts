@@ -12,6 +12,7 @@ export type { ServiceKey } from './entities/service-key.entity';
 export * from './mcp-unauthorized';
 export * from './organization-access.policy';
 export * from './organization-route.check';
+export * from './password-reset.service';
 export * from './permissions';
 export * from './principal';
 export * from './session-token.service';

@@ -28,6 +28,9 @@ export interface ApiKeyPrincipal {
 export interface SessionPrincipal {
   kind: 'session';
   userId: string;
+  /** The session's id (JWT `jti`), what sign-out revokes. */
+  sessionId: string;
+  expiresAt: Date;
 }
 
 export type Principal = AgentPrincipal | ApiKeyPrincipal | SessionPrincipal;

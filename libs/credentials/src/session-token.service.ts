@@ -1,20 +1,33 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { AppConfig } from '@app/config';
-import { isUuid } from '@app/database';
+import { CleanupScheduler, isUuid } from '@app/database';
 import { UserDirectory } from '@app/tenancy';
 import type { SessionPrincipal } from './principal';
 
-/** Session JWTs (HS256) for the dashboard and the login/consent pages. */
+/**
+ * Session JWTs (HS256) for the dashboard and the login/consent pages. Each session has an id
+ * (`jti`) and a fractional `iat`; a session is refused once it is signed out (its `jti` listed
+ * as revoked) or when it was issued before its person's `sessions_not_before` ("sign out
+ * everywhere", a used reset link). Both are checked in the one lookup that finds the person.
+ */
 @Injectable()
-export class SessionTokenService {
+export class SessionTokenService implements OnModuleInit {
   private readonly key: Uint8Array;
+  private readonly logger = new Logger('Sessions');
 
   constructor(
     private readonly config: AppConfig,
     private readonly users: UserDirectory,
+    private readonly scheduler: CleanupScheduler,
   ) {
     this.key = new TextEncoder().encode(config.sessionSecret);
+  }
+
+  /** Signed-out session ids are forgotten once their sessions would have expired anyway. */
+  onModuleInit(): void {
+    this.scheduler.every('revoked-sessions-cleanup', () => this.users.forgetExpiredRevokedSessions(), this.logger);
   }
 
   async issue(userId: string): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }> {
@@ -24,7 +37,8 @@ export class SessionTokenService {
       .setSubject(userId)
       .setIssuer(this.config.issuer)
       .setAudience(`${this.config.issuer}/api`)
-      .setIssuedAt()
+      .setJti(randomUUID())
+      .setIssuedAt(Date.now() / 1000)
       .setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn)
       .sign(this.key);
     return { accessToken, tokenType: 'Bearer', expiresIn };
@@ -37,19 +51,33 @@ export class SessionTokenService {
    */
   async resolve(jwt: string): Promise<SessionPrincipal | null> {
     let sub: string | undefined;
+    let jti: string | undefined;
+    let iat: number | undefined;
+    let exp: number | undefined;
     try {
       const { payload } = await jwtVerify(jwt, this.key, {
         algorithms: ['HS256'],
         issuer: this.config.issuer,
         audience: `${this.config.issuer}/api`,
-        requiredClaims: ['exp', 'iat', 'sub'],
+        requiredClaims: ['exp', 'iat', 'sub', 'jti'],
       });
       if (payload.typ !== 'session') return null;
-      sub = payload.sub;
+      ({ sub, jti, iat, exp } = payload);
     } catch {
       return null;
     }
-    if (!sub || !isUuid(sub)) return null;
-    return (await this.users.exists(sub)) ? { kind: 'session', userId: sub } : null;
+    if (!sub || !isUuid(sub) || !jti || !isUuid(jti) || typeof iat !== 'number' || typeof exp !== 'number') return null;
+    if (!(await this.users.isSessionLive(sub, jti, iat))) return null;
+    return { kind: 'session', userId: sub, sessionId: jti, expiresAt: new Date(exp * 1000) };
+  }
+
+  /** Signs this one session out: refused from now on, on every instance. */
+  async end(session: SessionPrincipal): Promise<void> {
+    await this.users.revokeSession(session.userId, session.sessionId, session.expiresAt);
+  }
+
+  /** Signs the person out everywhere: every session issued before now is refused. */
+  async endAll(userId: string): Promise<void> {
+    await this.users.endAllSessions(userId);
   }
 }

@@ -12,6 +12,8 @@ export const TOKEN_PREFIXES = {
   apiKey: 'rk_',
   authorizationCode: 'dgc_',
   clientSecret: 'dgs_',
+  invitation: 'dgi_',
+  passwordReset: 'dgp_',
 } as const;
 export type TokenPrefix = (typeof TOKEN_PREFIXES)[keyof typeof TOKEN_PREFIXES];
 

@@ -1,10 +1,10 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { DatabaseConnection } from './database-connection';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { GatewayDataSource } from './gateway-data-source';
 import { MIGRATIONS } from './migrations';
 import { CleanupScheduler } from './periodic-cleanup';
 import { QuietQueryLogger } from './quiet-query.logger';
@@ -79,10 +79,12 @@ export class DatabaseModule {
             // The embedded database serves one session, and its socket server interleaves the
             // protocol messages of concurrent connections (one connection's Bind can meet another's
             // Parse: wrong parameters, wrong rows). One pooled connection keeps each query whole.
-            extra: { max: db.embedded ? 1 : config.databasePoolSize, idleTimeoutMillis: 30_000 },
+            // A connection that cannot be made in five seconds fails the request as "unavailable"
+            // (503) rather than holding it while the database is unreachable.
+            extra: { max: db.embedded ? 1 : config.databasePoolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 },
           }),
           dataSourceFactory: async (dataSourceOptions) => {
-            const dataSource = await new DataSource(dataSourceOptions!).initialize();
+            const dataSource = await new GatewayDataSource(dataSourceOptions!).initialize();
             if (options.migrationsRun ?? true) await runMigrations(dataSource);
             return dataSource;
           },

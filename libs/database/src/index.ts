@@ -7,3 +7,6 @@ export * from './pg-errors';
 export * from './query-returning';
 export * from './run-migrations';
 export * from './periodic-cleanup';
+export * from './database-unavailable';
+export * from './gateway-data-source';
+export * from './embedded-backup';

@@ -1,7 +1,9 @@
-import { Controller, Get, Header, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Header, Res, ServiceUnavailableException } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/credentials';
+import { DATABASE_RETRY_AFTER_SECONDS } from '@app/database';
 import { Readiness } from './readiness';
 
 @Public()
@@ -23,11 +25,12 @@ export class HealthController {
   /** The process can serve: it is not shutting down, and the database answers. */
   @Get('ready')
   @Header('Cache-Control', 'no-store')
-  async ready() {
+  async ready(@Res({ passthrough: true }) res: Response) {
     if (this.readiness.draining) throw new ServiceUnavailableException('Shutting down');
     try {
       await this.dataSource.query('SELECT 1');
     } catch {
+      res.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
       throw new ServiceUnavailableException('Database unreachable');
     }
     return { status: 'ok', database: 'ok' };

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '@app/common';
+import { DomainError, retryAfterOf } from '@app/common';
 
 const logger = new Logger('Capabilities');
 
@@ -12,6 +12,8 @@ const logger = new Logger('Capabilities');
  * - any other `DomainError` (not found, conflict, gone, …) → a tool error (`isError: true`)
  *   whose text is the error's message and whose `_meta` carries its stable code, so the agent
  *   reads what went wrong and can act on it;
+ * - a `DomainError` of kind `unavailable` (the database does not answer) → JSON-RPC `-32603`
+ *   carrying its code and `retryAfterSeconds`: the call did not run and may be retried;
  * - a `ProtocolError` → passed through as the JSON-RPC error it names;
  * - anything else → logged with a reference id and answered as a generic tool error: never
  *   a stack, SQL or secret, and never an HTTP 500.
@@ -19,6 +21,10 @@ const logger = new Logger('Capabilities');
 export function capabilityFailure(error: unknown, toolName: string): CallToolResult {
   if (error instanceof ProtocolError) throw error;
   if (error instanceof DomainError) {
+    if (error.kind === 'unavailable') {
+      // Not the tool's answer: the call could not run. A JSON-RPC error the client may retry.
+      throw new ProtocolError(ProtocolErrorCode.InternalError, error.message, { code: error.code, retryAfterSeconds: retryAfterOf(error) });
+    }
     if (error.kind === 'invalid_input') {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${toolName}: ${error.message}`, {
         code: error.code,

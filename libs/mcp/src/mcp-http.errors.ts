@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
-import { type ErrorKind, HTTP_STATUS_OF_KIND } from '@app/common';
-import { type JsonRpcId, jsonRpcError } from './json-rpc';
+import type { Request, Response } from 'express';
+import { DomainError, type ErrorKind, HTTP_STATUS_OF_KIND, retryAfterOf } from '@app/common';
+import { echoableId, type JsonRpcId, MCP_SERVER_ERROR, jsonRpcError } from './json-rpc';
 
 /** What a refusal of the MCP transport may add to its kind. */
 export interface McpRefusalOptions {
@@ -29,11 +29,22 @@ export class McpRefusal extends Error {
   }
 }
 
-/** The JSON-RPC transport's filter: a refusal's status, its headers, a JSON-RPC error body, never cached. */
-@Catch(McpRefusal)
+/**
+ * The JSON-RPC transport's filter: a refusal's status, its headers, a JSON-RPC error body, never
+ * cached. A domain error raised before the SDK (the credential lookup finding the database
+ * unavailable, say) is answered the same way: its kind's status, `Retry-After` when it has one,
+ * the server-defined code with the error's stable code in `data`.
+ */
+@Catch(McpRefusal, DomainError)
 export class JsonRpcErrorFilter implements ExceptionFilter {
-  catch(exception: McpRefusal, host: ArgumentsHost): void {
+  catch(exception: McpRefusal | DomainError, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof DomainError) {
+      const retryAfter = retryAfterOf(exception);
+      const headers: Record<string, string> = retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
+      const id = echoableId(host.switchToHttp().getRequest<Request>().body);
+      exception = new McpRefusal(exception.kind, MCP_SERVER_ERROR, exception.message, { id, data: { code: exception.code }, headers });
+    }
     const { id = null, data, status, headers = {} } = exception.options;
     res
       .status(status ?? HTTP_STATUS_OF_KIND[exception.kind])

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { AgentCapability, type AuthenticatedRequest, Public } from '@app/credentials';
 import { MCP_SERVER_ERROR } from './json-rpc';
 import { JsonRpcErrorFilter, McpRefusal } from './mcp-http.errors';
+import { McpRateLimiter } from './mcp-rate-limiter';
 import { McpService } from './mcp.service';
 
 /**
@@ -16,12 +17,16 @@ import { McpService } from './mcp.service';
 @UseFilters(JsonRpcErrorFilter)
 @Controller('api/mcp')
 export class McpController {
-  constructor(private readonly mcp: McpService) {}
+  constructor(
+    private readonly mcp: McpService,
+    private readonly limits: McpRateLimiter,
+  ) {}
 
   @Post()
   @AgentCapability()
   @HttpCode(200)
   async post(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
+    if (req.principal?.kind === 'agent') this.limits.check(req.principal, req.body);
     await this.mcp.handle(req, res);
   }
 

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@app/capabilities';
 import { McpController } from './mcp.controller';
+import { McpRateLimiter } from './mcp-rate-limiter';
 import { McpService } from './mcp.service';
 
 /** The MCP endpoint: it serves the capabilities the registry of `@app/capabilities` discovered. */
 @Module({
   imports: [CapabilitiesModule],
   controllers: [McpController],
-  providers: [McpService],
+  providers: [McpService, McpRateLimiter],
 })
 export class McpModule {}

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import {
+  type AuthInfo,
   CallToolResult,
   createMcpHandler,
   isJsonContentType,
@@ -18,24 +19,36 @@ import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
 import { McpOutcome, Metrics } from '@app/observability';
 import { CapabilityRegistry, type ProjectContext, type Toolset } from '@app/capabilities';
 import { capabilityFailure } from './capability-errors';
-import { echoableId, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
+import { echoableId, jsonRpcError, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
+import { directExchange, serveDirect } from './mcp-exchange';
 import { McpRefusal } from './mcp-http.errors';
-import { isSupportedProtocolVersion, LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
+import {
+  isSupportedProtocolVersion,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from './protocol-versions';
 
 const SERVER_INFO = { name: 'agent-gateway', title: 'Agent Gateway', version: '0.1.0' };
 /** What an `initialize` may negotiate (the stateless 2026-07-28 revision is the SDK's own). */
 const INITIALIZE_VERSIONS: string[] = [...LEGACY_PROTOCOL_VERSIONS];
+/** A 2026-07-28 instance also lists the revision it is bound to (the SDK adds it on its own path too). */
+const MODERN_INSTANCE_VERSIONS: string[] = [...LEGACY_PROTOCOL_VERSIONS, ...MODERN_PROTOCOL_VERSIONS];
 const INSTRUCTIONS =
   'Every tool acts on exactly one project: the one bound to the token you connected with. ' +
   'Tools never take a project id; call get_project to see which project and permissions you have.';
 
 /**
- * The MCP endpoint behind the controller: the official SDK's `createMcpHandler` (both protocol
- * generations from one factory, stateless) adapted to Node once with `toNodeHandler`.
+ * The MCP endpoint behind the controller. `tools/list` and `tools/call` requests that the SDK
+ * would accept as they are take the direct exchange (`mcp-exchange.ts`): an SDK `Server`
+ * dispatches the message and the answer is written in one go. Everything else goes through the
+ * official SDK's `createMcpHandler` (both protocol generations from one factory, stateless)
+ * adapted to Node once with `toNodeHandler`.
  *
- * The SDK calls the factory once per request, so the factory only assembles: a low-level
- * `Server` with two handlers over the prebuilt toolset of the token's permission set. No schema
- * conversion, no registration loop and no database work happen per request.
+ * Either way each request gets its own small `Server` (assembling one costs a few microseconds):
+ * two handlers over the prebuilt toolset of the token's permission set. No schema conversion,
+ * no registration loop and no database work happen per request, and the handlers read the
+ * project and principal from the request's own context (its `authInfo`), never from the instance.
  */
 @Injectable()
 export class McpService implements OnApplicationShutdown {
@@ -49,7 +62,7 @@ export class McpService implements OnApplicationShutdown {
     private readonly metrics: Metrics,
   ) {
     const onerror = (error: Error) => this.logger.debug(`request refused by the MCP SDK: ${error.message}`);
-    this.handler = createMcpHandler((ctx) => this.createServer(ctx), { legacy: 'stateless', onerror });
+    this.handler = createMcpHandler((ctx) => this.createServer(ctx.era, ctx.authInfo), { legacy: 'stateless', onerror });
     this.nodeHandler = toNodeHandler(this.handler, {
       onerror: (error) => this.logger.error(`MCP adapter failure: ${error.message}`, error.stack),
     });
@@ -66,7 +79,17 @@ export class McpService implements OnApplicationShutdown {
       this.recordMessages(req.body, 'refused', true);
       throw error;
     }
-    await this.nodeHandler(req, res, req.body);
+    const exchange = directExchange(req.headers, req.body);
+    if (!exchange || !req.auth) {
+      await this.nodeHandler(req, res, req.body);
+    } else {
+      try {
+        await serveDirect(exchange, this.createServer(exchange.era, req.auth), req.auth, res);
+      } catch (error) {
+        this.logger.error(`MCP exchange failure: ${(error as Error).message}`, (error as Error).stack);
+        if (!res.headersSent) res.status(500).json(jsonRpcError(exchange.message.id, ProtocolErrorCode.InternalError, 'Internal error'));
+      }
+    }
     this.recordMessages(req.body, res.statusCode < 400 ? 'ok' : 'error', res.statusCode >= 400);
   }
 
@@ -125,28 +148,33 @@ export class McpService implements OnApplicationShutdown {
   }
 
   /** The per-request server: cheap by construction (see the class comment). */
-  private createServer(ctx: McpRequestContext): Server {
-    const principal = (ctx.authInfo?.extra as { principal?: AgentPrincipal } | undefined)?.principal;
-    if (!principal) throw new Error('MCP request without an agent principal (the guard must run first)');
-    const toolset = this.registry.toolsetFor(principal.permissions);
-    const context: ProjectContext = {
-      projectId: principal.projectId,
-      organizationId: principal.organizationId,
-      permissions: principal.permissions,
-      principal,
-    };
+  private createServer(era: McpRequestContext['era'], authInfo: AuthInfo | undefined): Server {
+    const toolset = this.registry.toolsetFor(principalOf(authInfo).permissions);
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
-      supportedProtocolVersions: INITIALIZE_VERSIONS,
+      supportedProtocolVersions: era === 'modern' ? MODERN_INSTANCE_VERSIONS : INITIALIZE_VERSIONS,
     });
     listEveryVersionOnDiscover(server);
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
-    server.setRequestHandler('tools/call', (request) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, context, this.metrics),
+    server.setRequestHandler('tools/call', (request, ctx) =>
+      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), this.metrics),
     );
     return server;
   }
+}
+
+/** The agent principal the guard put on this request's `authInfo`. */
+function principalOf(authInfo: AuthInfo | undefined): AgentPrincipal {
+  const principal = (authInfo?.extra as { principal?: AgentPrincipal } | undefined)?.principal;
+  if (!principal) throw new Error('MCP request without an agent principal (the guard must run first)');
+  return principal;
+}
+
+/** The one project a request acts on, from that request's own credential. */
+function projectContextOf(authInfo: AuthInfo | undefined): ProjectContext {
+  const principal = principalOf(authInfo);
+  return { projectId: principal.projectId, organizationId: principal.organizationId, permissions: principal.permissions, principal };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
 import { DomainError, type ErrorKind, HTTP_STATUS_OF_KIND, retryAfterOf } from '@app/common';
-import { sendPage } from '@app/web';
+import { domainErrorPage, sendDomainErrorPage } from '@app/web';
 import { OAuthError, type OAuthErrorCode, OAuthPageError } from './oauth.errors';
 import { errorPage } from './views/error.view';
 
@@ -40,11 +40,16 @@ export class OAuthErrorFilter implements ExceptionFilter {
   }
 }
 
-/** The pages' filter: the HTML error page of the browser steps (authorize, consent, login), never a redirect. */
-@Catch(OAuthPageError)
+/**
+ * The pages' filter: the HTML error page of the browser steps (authorize, consent, login), never
+ * a redirect. Another domain error (the database unavailable: 503 with `Retry-After`) gets the
+ * shared error page of `@app/web`.
+ */
+@Catch(DomainError)
 export class OAuthPageErrorFilter implements ExceptionFilter {
-  catch(exception: OAuthPageError, host: ArgumentsHost): void {
+  catch(exception: DomainError, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    sendPage(res, HTTP_STATUS_OF_KIND[exception.kind], errorPage(exception.title, exception.detail));
+    const document = exception instanceof OAuthPageError ? errorPage(exception.title, exception.detail) : domainErrorPage(exception);
+    sendDomainErrorPage(res, exception, document);
   }
 }

@@ -19,7 +19,7 @@ const MCP_METHODS = new Set([
 ]);
 
 /** The outcome of one MCP message. */
-export type McpOutcome = 'ok' | 'error' | 'refused' | 'tool_error' | 'invalid_arguments' | 'unknown_tool';
+export type McpOutcome = 'ok' | 'error' | 'refused' | 'rate_limited' | 'tool_error' | 'invalid_arguments' | 'unknown_tool';
 
 /** The form of the credential a refused request presented (`none`: it presented none). */
 export type CredentialKindLabel = 'agent_token' | 'api_key' | 'session_jwt' | 'unrecognised' | 'none';

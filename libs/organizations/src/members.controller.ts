@@ -1,11 +1,14 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
-import { AddMemberDto } from './dto/add-member.dto';
+import { actorOf, CurrentPrincipal, OrganizationRoute, PasswordResetService, RestAuth, SessionPrincipal } from '@app/credentials';
+import { CreatedInvitationDto, ResetLinkDto } from './dto/invitation.dto';
+import { InviteMemberDto } from './dto/invite-member.dto';
+import { InvitationsService } from './invitations.service';
 import { ChangeMemberRoleDto } from './dto/change-member-role.dto';
-import { MemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
+import { HandOverQueryDto } from './dto/hand-over-query.dto';
+import { ChangedMemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
 import { MembersService } from './members.service';
 
 @ApiTags('members')
@@ -13,7 +16,11 @@ import { MembersService } from './members.service';
 @Controller('api/organizations/:orgId/members')
 @OrganizationRoute('orgId')
 export class MembersController {
-  constructor(private readonly members: MembersService) {}
+  constructor(
+    private readonly members: MembersService,
+    private readonly invitations: InvitationsService,
+    private readonly resets: PasswordResetService,
+  ) {}
 
   @Get()
   @RestAuth({ permission: 'members:read' })
@@ -26,46 +33,75 @@ export class MembersController {
 
   @Post()
   @RestAuth({ sessionOnly: true })
-  @ApiOperation({ summary: 'Add an existing account by email, with a role (admin session only)' })
-  @ApiCreatedResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 403, 404, 409)
-  add(
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary:
+      'Invite a person by email, with a role: answers the invitation link (shown once) the same way whether or not an account uses the email; nothing is granted until the link is accepted (admin session only)',
+  })
+  @ApiCreatedResponse({ type: CreatedInvitationDto })
+  @ApiErrors(400, 401, 403, 404)
+  invite(
     @Param('orgId') orgId: string,
-    @Body() body: AddMemberDto,
+    @Body() body: InviteMemberDto,
     @CurrentPrincipal() principal: SessionPrincipal,
     @AuditOrigin() origin: RequestOrigin,
-  ): Promise<MemberDto> {
-    return this.members.add(orgId, body.email, body.role, actorOf(principal), origin);
+  ): Promise<CreatedInvitationDto> {
+    return this.invitations.invite(orgId, body.email, body.role, actorOf(principal), origin);
+  }
+
+  @Post(':userId/reset-link')
+  @RestAuth({ sessionOnly: true })
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary:
+      "Issue a one-time password-reset link for a member (shown once, works for an hour; using it ends every session of that person) (admin session only)",
+  })
+  @ApiCreatedResponse({ type: ResetLinkDto })
+  @ApiErrors(401, 403, 404)
+  async resetLink(
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<ResetLinkDto> {
+    await this.members.get(orgId, userId);
+    return this.resets.issue(userId, { ...actorOf(principal), organizationId: orgId }, origin);
   }
 
   @Patch(':userId')
   @RestAuth({ sessionOnly: true })
-  @ApiOperation({ summary: "Change a member's role; the last admin cannot be demoted (admin session only)" })
-  @ApiOkResponse({ type: MemberDto })
+  @ApiOperation({
+    summary:
+      "Change a member's role; the last admin cannot be demoted. Demoting an admin revokes the rk_ keys they created (or hands them to you with handOver=true) and lists the service keys and tokens they could hold (admin session only)",
+  })
+  @ApiOkResponse({ type: ChangedMemberDto })
   @ApiErrors(400, 401, 403, 404, 409)
   changeRole(
     @Param('orgId') orgId: string,
     @Param('userId') userId: string,
     @Body() body: ChangeMemberRoleDto,
+    @Query() query: HandOverQueryDto,
     @CurrentPrincipal() principal: SessionPrincipal,
     @AuditOrigin() origin: RequestOrigin,
-  ): Promise<MemberDto> {
-    return this.members.changeRole(orgId, userId, body.role, actorOf(principal), origin);
+  ): Promise<ChangedMemberDto> {
+    return this.members.changeRole(orgId, userId, body.role, actorOf(principal), origin, { handOver: query.handOver === 'true' });
   }
 
   @Delete(':userId')
   @RestAuth({ sessionOnly: true })
   @ApiOperation({
-    summary: 'Remove a member and revoke their agent access in this organisation; the last admin cannot be removed (admin session only)',
+    summary:
+      'Remove a member: revokes their agent access in this organisation and the rk_ keys they created (or hands those to you with handOver=true), and lists the service keys and tokens they could hold; the last admin cannot be removed (admin session only)',
   })
   @ApiOkResponse({ type: RemovedMemberDto })
-  @ApiErrors(401, 403, 404, 409)
+  @ApiErrors(400, 401, 403, 404, 409)
   remove(
     @Param('orgId') orgId: string,
     @Param('userId') userId: string,
+    @Query() query: HandOverQueryDto,
     @CurrentPrincipal() principal: SessionPrincipal,
     @AuditOrigin() origin: RequestOrigin,
   ): Promise<RemovedMemberDto> {
-    return this.members.remove(orgId, userId, actorOf(principal), origin);
+    return this.members.remove(orgId, userId, actorOf(principal), origin, { handOver: query.handOver === 'true' });
   }
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
-import { CredentialRevoker } from '@app/credentials';
+import { CredentialRevoker, OffboardingReport } from '@app/credentials';
 import { MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import type { MemberDto, RemovedMemberDto } from './dto/member.dto';
-import { AlreadyMemberError, LastAdminError, MemberNotFoundError, NoSuchUserError } from './organizations.errors';
+import type { MemberDto, OffboardingDto, RemovedMemberDto } from './dto/member.dto';
+import { HandOverToSelfError, LastAdminError, MemberNotFoundError } from './organizations.errors';
 import type { Actor } from './projects.service';
 
 /**
@@ -27,43 +27,47 @@ export class MembersService {
     return (await this.memberships.list(organizationId)).map(toDto);
   }
 
-  /** Adds an existing account, found by email (case-insensitive). */
-  async add(organizationId: string, email: string, role: MembershipRole, actor: Actor, origin?: RequestOrigin): Promise<MemberDto> {
-    return this.dataSource.transaction(async (em) => {
-      await this.organizations.lock(organizationId, em);
-      const userId = await this.users.idByEmail(email, em);
-      if (!userId) throw new NoSuchUserError();
-      if (!(await this.memberships.add(organizationId, userId, role, em))) throw new AlreadyMemberError();
-      await this.audit.record(em, {
-        organizationId,
-        ...actor,
-        action: 'member.added',
-        targetType: 'user',
-        targetId: userId,
-        metadata: { role },
-        origin,
-      });
-      return this.memberOrFail(em, organizationId, userId);
-    });
+  /** One member of the organisation (404 when the person is not one). */
+  async get(organizationId: string, userId: string): Promise<MemberDto> {
+    const member = await this.memberships.find(organizationId, userId);
+    if (!member) throw new MemberNotFoundError();
+    return toDto(member);
   }
 
-  async changeRole(organizationId: string, userId: string, role: MembershipRole, actor: Actor, origin?: RequestOrigin): Promise<MemberDto> {
+  /**
+   * Changes a member's role. Demoting an admin ends, in the same transaction, the `rk_` keys
+   * they created (or hands them to the acting admin with `handOver`), and the answer lists what
+   * they could hold (`offboarding`).
+   */
+  async changeRole(
+    organizationId: string,
+    userId: string,
+    role: MembershipRole,
+    actor: Actor,
+    origin?: RequestOrigin,
+    options: { handOver?: boolean } = {},
+  ): Promise<MemberDto & { offboarding?: OffboardingDto }> {
+    const handOverTo = this.handOverTarget(userId, actor, options.handOver);
     return this.dataSource.transaction(async (em) => {
       await this.organizations.lock(organizationId, em);
       const current = await this.memberOrFail(em, organizationId, userId);
       if (current.role === role) return current;
       if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
       await this.memberships.changeRole(organizationId, userId, role, em);
+      const report =
+        current.role === 'admin'
+          ? await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_demoted' }, { ...actor, origin })
+          : null;
       await this.audit.record(em, {
         organizationId,
         ...actor,
         action: 'member.role_changed',
         targetType: 'user',
         targetId: userId,
-        metadata: { from: current.role, to: role },
+        metadata: { from: current.role, to: role, ...(report ? auditSummary(report) : {}) },
         origin,
       });
-      return { ...current, role };
+      return { ...current, role, ...(report ? { offboarding: offboardingDto(organizationId, report) } : {}) };
     });
   }
 
@@ -71,24 +75,33 @@ export class MembersService {
    * Removes a member and, in the same transaction, revokes what they reached through the
    * organisation (`CredentialRevoker.revokeMemberAccess`).
    */
-  async remove(organizationId: string, userId: string, actor: Actor, origin?: RequestOrigin): Promise<RemovedMemberDto> {
+  async remove(organizationId: string, userId: string, actor: Actor, origin?: RequestOrigin, options: { handOver?: boolean } = {}): Promise<RemovedMemberDto> {
+    const handOverTo = this.handOverTarget(userId, actor, options.handOver);
     return this.dataSource.transaction(async (em) => {
       await this.organizations.lock(organizationId, em);
       const current = await this.memberOrFail(em, organizationId, userId);
       if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
       await this.memberships.remove(organizationId, userId, em);
       const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, { ...actor, origin });
+      const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, { ...actor, origin });
       await this.audit.record(em, {
         organizationId,
         ...actor,
         action: 'member.removed',
         targetType: 'user',
         targetId: userId,
-        metadata: { role: current.role, revokedTokens },
+        metadata: { role: current.role, revokedTokens, ...auditSummary(report) },
         origin,
       });
-      return { userId, organizationId, revokedTokens };
+      return { userId, organizationId, revokedTokens, offboarding: offboardingDto(organizationId, report) };
     });
+  }
+
+  /** The acting admin, when they chose to take over the person's `rk_` keys; never the person themselves. */
+  private handOverTarget(userId: string, actor: Actor, handOver: boolean | undefined): string | null {
+    if (!handOver) return null;
+    if (actor.actorType !== 'user' || !actor.actorId || actor.actorId === userId) throw new HandOverToSelfError();
+    return actor.actorId;
   }
 
   private async memberOrFail(em: EntityManager, organizationId: string, userId: string): Promise<MemberDto> {
@@ -105,4 +118,29 @@ export class MembersService {
 
 function toDto(member: MemberRecord): MemberDto {
   return { userId: member.userId, email: member.email, name: member.name, role: member.role, joinedAt: member.joinedAt.toISOString() };
+}
+
+/** What the audit event of a removal or demotion records about the person's credentials. */
+function auditSummary(report: OffboardingReport): Record<string, unknown> {
+  return {
+    [report.apiKeys.outcome === 'revoked' ? 'apiKeysRevoked' : 'apiKeysHandedOver']: report.apiKeys.keys.map((k) => k.id),
+    serviceKeys: report.serviceKeys.map((k) => k.id),
+    derivedTokens: report.derivedTokens.map((t) => t.id),
+  };
+}
+
+function offboardingDto(organizationId: string, report: OffboardingReport): OffboardingDto {
+  const base = `/api/organizations/${organizationId}`;
+  return {
+    apiKeys: { outcome: report.apiKeys.outcome, count: report.apiKeys.keys.length, items: report.apiKeys.keys },
+    serviceKeys: report.serviceKeys.map((k) => ({
+      ...k,
+      tokens: { method: 'GET', path: `${base}/agent-service-keys/${k.id}/tokens` },
+      revoke: { method: 'POST', path: `${base}/agent-service-keys/${k.id}/revoke` },
+    })),
+    derivedTokens: report.derivedTokens.map((t) => ({
+      ...t,
+      rotate: { method: 'POST', path: `${base}/agent-service-keys/${t.serviceKeyId}/tokens/${t.id}/rotate` },
+    })),
+  };
 }

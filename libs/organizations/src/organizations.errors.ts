@@ -18,12 +18,6 @@ export class MemberNotFoundError extends NotFoundError {
   }
 }
 
-export class NoSuchUserError extends DomainError {
-  constructor() {
-    super('user_not_found', 'No account uses this email; the person must sign up first', 'not_found');
-  }
-}
-
 export class AlreadyMemberError extends ConflictError {
   constructor() {
     super('already_member', 'This person is already a member of the organization');
@@ -33,5 +27,17 @@ export class AlreadyMemberError extends ConflictError {
 export class LastAdminError extends ConflictError {
   constructor() {
     super('last_admin', 'The organization must keep at least one admin: promote another member first');
+  }
+}
+
+export class InvitationNotFoundError extends NotFoundError {
+  constructor() {
+    super('Pending invitation');
+  }
+}
+
+export class HandOverToSelfError extends DomainError {
+  constructor() {
+    super('invalid_hand_over', 'handOver passes the keys to you, the acting admin: it cannot be used on yourself', 'invalid_input');
   }
 }

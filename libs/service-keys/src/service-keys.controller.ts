@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
-import { ApiErrors } from '@app/common';
+import { ApiErrors, DEFAULT_OVERLAP_SECONDS, RotateDto } from '@app/common';
 import { CurrentPrincipal, OrganizationRoute, RestAuth, RestPrincipal } from '@app/credentials';
 import { CreateServiceKeyDto } from './dto/create-service-key.dto';
 import { DeriveProjectTokenDto } from './dto/derive-project-token.dto';
@@ -11,6 +11,7 @@ import {
   ProjectTokenListDto,
   RevokedProjectTokenDto,
   RevokedServiceKeyDto,
+  RotatedProjectTokenDto,
   ServiceKeyDto,
   ServiceKeyListDto,
 } from './dto/service-key.dto';
@@ -115,5 +116,26 @@ export class ServiceKeysController {
     @AuditOrigin() origin: RequestOrigin,
   ) {
     return this.serviceKeys.revokeToken(orgId, keyId, tokenId, { principal, origin });
+  }
+
+  @Post(':keyId/tokens/:tokenId/rotate')
+  @RestAuth(WRITE)
+  @ApiOperation({
+    summary:
+      'Rotate a derived token: a new secret for the same key and project (in this response only); the old one keeps ' +
+      'working for overlapSeconds (default 24 h, at most 7 days)',
+  })
+  @ApiCreatedResponse({ type: RotatedProjectTokenDto })
+  @ApiErrors(400, 401, 403, 404, 409)
+  rotateToken(
+    @Param('orgId') orgId: string,
+    @Param('keyId') keyId: string,
+    @Param('tokenId') tokenId: string,
+    @Body() body: RotateDto,
+    @CurrentPrincipal() principal: RestPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<RotatedProjectTokenDto> {
+    const overlap = body?.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
+    return this.serviceKeys.rotateToken(orgId, keyId, tokenId, overlap, { principal, origin });
   }
 }

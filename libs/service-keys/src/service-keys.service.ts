@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
+import { isUuid } from '@app/common';
 import {
   actorOf,
   AGENT_PERMISSION_NAMES,
@@ -8,6 +9,7 @@ import {
   AgentToken,
   AgentTokensRepository,
   CredentialRevoker,
+  derivedTokenConflict,
   generateToken,
   hashToken,
   RestPrincipal,
@@ -15,20 +17,22 @@ import {
   ServiceKeysRepository,
   TOKEN_PREFIXES,
 } from '@app/credentials';
-import { isPgError, isUuid, PG_UNIQUE_VIOLATION } from '@app/database';
 import { ProjectDirectory } from '@app/tenancy';
 import {
   CreatedServiceKeyDto,
   DerivedProjectTokenDto,
   ProjectTokenDto,
   RevokedProjectTokenDto,
+  RotatedProjectTokenDto,
   RevokedServiceKeyDto,
   ServiceKeyDto,
 } from './dto/service-key.dto';
 import {
   ProjectNotFoundError,
   ProjectTokenExistsError,
+  ProjectTokenNotActiveError,
   ProjectTokenNotFoundError,
+  ProjectTokenRotatingError,
   ServiceKeyNotFoundError,
   ServiceKeyRevokedError,
 } from './service-keys.errors';
@@ -155,9 +159,76 @@ export class ServiceKeysService {
         return { id: row.id, token, projectId, serviceKeyId: keyId, permissions, createdAt: row.createdAt };
       });
     } catch (error) {
-      if (isPgError(error, PG_UNIQUE_VIOLATION, 'agent_tokens_one_active_per_key_project')) {
+      if (derivedTokenConflict(error) === 'active') {
         throw new ProjectTokenExistsError();
       }
+      throw error;
+    }
+  }
+
+  /**
+   * Rotates the (key, project)'s active token: a new secret, shown once, while the old one keeps
+   * working for `overlapSeconds` (its `expires_at`; the request lookup refuses it afterwards).
+   * One transaction under the key's share lock (so a concurrent key revocation ends both): an
+   * overlap already ended is retired, the old token's overlap starts with a conditional update
+   * (a parallel rotation of the same token finds it no longer active: 409), and the new token
+   * takes the active slot. A token still rotating out of the same pair is a 409, not ended early.
+   */
+  async rotateToken(
+    organizationId: string,
+    keyId: string,
+    tokenId: string,
+    overlapSeconds: number,
+    acting: Acting,
+  ): Promise<RotatedProjectTokenDto> {
+    if (!isUuid(keyId) || !isUuid(tokenId)) throw new ProjectTokenNotFoundError();
+    const token = generateToken(TOKEN_PREFIXES.agentAccess);
+    try {
+      return await this.dataSource.transaction(async (em) => {
+        const key = await this.keys.findForShare(em, organizationId, keyId);
+        if (!key) throw new ProjectTokenNotFoundError();
+        if (key.revokedAt) throw new ServiceKeyRevokedError();
+        const current = await this.tokens.findDerived(em, organizationId, keyId, tokenId);
+        if (!current) throw new ProjectTokenNotFoundError();
+        await this.tokens.retireEndedRotation(em, keyId, current.projectId);
+        const rotating = await this.tokens.findRotatingOut(em, keyId, current.projectId);
+        if (rotating && rotating.id !== tokenId) throw new ProjectTokenRotatingError(rotating.expiresAt ?? undefined);
+        const old = await this.tokens.startRotation(em, organizationId, keyId, tokenId, overlapSeconds);
+        if (!old) throw new ProjectTokenNotActiveError();
+        const permissions = key.permissions;
+        const row = await this.tokens.insert(em, {
+          tokenHash: hashToken(token),
+          source: 'service_key',
+          organizationId,
+          projectId: old.projectId,
+          permissions,
+          serviceKeyId: keyId,
+        });
+        await this.audit.record(em, {
+          organizationId,
+          projectId: old.projectId,
+          ...actorOf(acting.principal),
+          action: 'project_token.rotated',
+          targetType: 'agent_token',
+          targetId: row.id,
+          metadata: { serviceKeyId: keyId, replacesTokenId: tokenId, rotatingOutUntil: old.expiresAt, overlapSeconds },
+          origin: acting.origin,
+        });
+        return {
+          id: row.id,
+          token,
+          projectId: old.projectId,
+          serviceKeyId: keyId,
+          permissions,
+          createdAt: row.createdAt,
+          replacesTokenId: tokenId,
+          rotatingOutUntil: old.expiresAt,
+        };
+      });
+    } catch (error) {
+      const conflict = derivedTokenConflict(error);
+      if (conflict === 'rotating') throw new ProjectTokenRotatingError();
+      if (conflict === 'active') throw new ProjectTokenNotActiveError();
       throw error;
     }
   }
@@ -199,15 +270,19 @@ function normalisePermissions(permissions: readonly AgentPermission[]): AgentPer
   return AGENT_PERMISSION_NAMES.filter((p) => permissions.includes(p));
 }
 
+/** A derived token's `expires_at` is set only by a rotation: it is rotating out until then, revoked after. */
 function tokenView(token: AgentToken): ProjectTokenDto {
+  const ended = token.expiresAt !== null && token.expiresAt.getTime() <= Date.now();
+  const revokedAt = token.revokedAt ?? (ended ? token.expiresAt : null);
   return {
     id: token.id,
     serviceKeyId: token.serviceKeyId!,
     projectId: token.projectId,
     permissions: token.permissions,
-    status: token.revokedAt ? 'revoked' : 'active',
+    status: revokedAt ? 'revoked' : token.expiresAt ? 'rotating_out' : 'active',
     createdAt: token.createdAt,
-    revokedAt: token.revokedAt,
+    rotatingOutUntil: revokedAt ? null : token.expiresAt,
+    revokedAt,
     lastUsedAt: token.lastUsedAt,
   };
 }

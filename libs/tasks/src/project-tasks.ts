@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { isUuid, queryReturning } from '@app/database';
 import type { TaskStatus } from './entities/task.entity';
 import { InvalidCursorError } from './tasks.errors';
@@ -26,6 +26,9 @@ export interface TaskChanges {
   status?: TaskStatus;
 }
 
+/** Records one write (its target and outcome) inside the write's transaction. */
+export type TaskWriteRecorder = (em: EntityManager, targetId: string | null, outcome: 'succeeded' | 'not_found') => Promise<void>;
+
 interface TaskRow {
   id: string;
   project_id: string;
@@ -50,12 +53,14 @@ const COLUMNS = `id, project_id, title, description, status, created_at, updated
  * `TasksRepository.forProject`) and every statement it runs is filtered by that project's id,
  * so a handler cannot reach another project's rows: it has no way to name one. A task of
  * another project, a missing task and a malformed id all come back as `null`; so does
- * everything once the project is deleted.
+ * everything once the project is deleted. Each write and its audit event commit together; a
+ * write that finds nothing is recorded too, with the outcome `not_found`.
  */
 export class ProjectTasks {
   constructor(
     private readonly dataSource: DataSource,
     readonly projectId: string,
+    private readonly recordWrite: TaskWriteRecorder,
   ) {}
 
   /** Oldest first (creation order, then id), keyset-paginated with an opaque cursor. */
@@ -94,18 +99,20 @@ export class ProjectTasks {
   }
 
   /** The new task, or null when the project has been deleted meanwhile. */
-  async create(input: { title: string; description?: string | null }): Promise<TaskView | null> {
-    const rows: TaskRow[] = await this.dataSource.query(
-      `INSERT INTO tasks (project_id, title, description, status)
-       SELECT id, $2, $3, 'todo' FROM projects WHERE id = $1 AND deleted_at IS NULL
-       RETURNING ${COLUMNS}`,
-      [this.projectId, input.title, input.description ?? null],
-    );
-    return rows[0] ? toView(rows[0]) : null;
+  create(input: { title: string; description?: string | null }): Promise<TaskView | null> {
+    return this.dataSource.transaction(async (em) => {
+      const rows: TaskRow[] = await em.query(
+        `INSERT INTO tasks (project_id, title, description, status)
+         SELECT id, $2, $3, 'todo' FROM projects WHERE id = $1 AND deleted_at IS NULL
+         RETURNING ${COLUMNS}`,
+        [this.projectId, input.title, input.description ?? null],
+      );
+      await this.recordWrite(em, rows[0]?.id ?? null, rows[0] ? 'succeeded' : 'not_found');
+      return rows[0] ? toView(rows[0]) : null;
+    });
   }
 
-  async update(id: string, changes: TaskChanges): Promise<TaskView | null> {
-    if (!isUuid(id)) return null;
+  update(id: string, changes: TaskChanges): Promise<TaskView | null> {
     const params: unknown[] = [id, this.projectId];
     const sets: string[] = ['updated_at = now()'];
     for (const column of ['title', 'description', 'status'] as const) {
@@ -114,23 +121,32 @@ export class ProjectTasks {
         sets.push(`${column} = $${params.length}`);
       }
     }
-    const rows = await queryReturning<TaskRow>(
-      this.dataSource,
-      `UPDATE tasks SET ${sets.join(', ')} WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING ${COLUMNS}`,
-      params,
-    );
-    return rows[0] ? toView(rows[0]) : null;
+    return this.dataSource.transaction(async (em) => {
+      const rows = isUuid(id)
+        ? await queryReturning<TaskRow>(
+            em,
+            `UPDATE tasks SET ${sets.join(', ')} WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING ${COLUMNS}`,
+            params,
+          )
+        : [];
+      await this.recordWrite(em, id, rows[0] ? 'succeeded' : 'not_found');
+      return rows[0] ? toView(rows[0]) : null;
+    });
   }
 
   /** True when a task of this project was deleted. */
-  async delete(id: string): Promise<boolean> {
-    if (!isUuid(id)) return false;
-    const rows = await queryReturning<{ id: string }>(
-      this.dataSource,
-      `DELETE FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING id`,
-      [id, this.projectId],
-    );
-    return rows.length === 1;
+  delete(id: string): Promise<boolean> {
+    return this.dataSource.transaction(async (em) => {
+      const rows = isUuid(id)
+        ? await queryReturning<{ id: string }>(
+            em,
+            `DELETE FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING id`,
+            [id, this.projectId],
+          )
+        : [];
+      await this.recordWrite(em, id, rows.length === 1 ? 'succeeded' : 'not_found');
+      return rows.length === 1;
+    });
   }
 }
 

@@ -1,17 +1,33 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditService } from '@app/audit';
 import type { ProjectContext } from '@app/capabilities';
-import { ProjectTasks } from './project-tasks';
+import { ProjectTasks, TaskWriteRecorder } from './project-tasks';
 
 /**
  * The only way to reach tasks: from a capability's project context, never from a project id a
- * caller supplied. What it hands out is bound to the context's project.
+ * caller supplied. What it hands out is bound to the context's project, and records each write
+ * of the named capability (`tool`) in the audit trail, in the write's transaction.
  */
 @Injectable()
 export class TasksRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly audit: AuditService,
+  ) {}
 
-  forProject(context: ProjectContext): ProjectTasks {
-    return new ProjectTasks(this.dataSource, context.projectId);
+  forProject(context: ProjectContext, tool: string): ProjectTasks {
+    const { principal } = context;
+    const record: TaskWriteRecorder = (em: EntityManager, targetId: string | null, outcome: string) =>
+      this.audit.recordAgentWrite(em, {
+        organizationId: context.organizationId,
+        projectId: context.projectId,
+        credential: principal,
+        tool,
+        targetType: 'task',
+        targetId,
+        outcome,
+      });
+    return new ProjectTasks(this.dataSource, context.projectId, record);
   }
 }

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TENANCY_ENTITIES } from './entities';
+import { InvitationDirectory } from './invitation-directory.service';
 import { MembershipDirectory } from './membership-directory.service';
 import { OrganizationDirectory } from './organization-directory.service';
+import { PasswordResetDirectory } from './password-reset-directory.service';
 import { ProjectDirectory } from './project-directory.service';
 import { UserDirectory } from './user-directory.service';
 
@@ -12,7 +14,7 @@ import { UserDirectory } from './user-directory.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...TENANCY_ENTITIES])],
-  providers: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory],
-  exports: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory],
+  providers: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory, InvitationDirectory, PasswordResetDirectory],
+  exports: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory, InvitationDirectory, PasswordResetDirectory],
 })
 export class TenancyModule {}

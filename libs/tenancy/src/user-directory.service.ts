@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { normalizeEmail } from './email';
+import { RevokedSession } from './entities/revoked-session.entity';
 import { User } from './entities/user.entity';
 
 /** A person as the rest of the service sees them (never with their password hash). */
@@ -84,5 +85,46 @@ export class UserDirectory {
       .execute();
     const [row] = result.raw as { id: string; email: string; name: string }[];
     return row ? { id: row.id, email: row.email, name: row.name } : null;
+  }
+
+  /**
+   * Whether a session is still good: the person exists, the session was issued (`issuedAt`,
+   * seconds since the epoch, fractional) at or after their `sessions_not_before`, and it was
+   * not signed out. One indexed query.
+   */
+  async isSessionLive(userId: string, jti: string, issuedAt: number): Promise<boolean> {
+    return this.repo()
+      .createQueryBuilder('u')
+      .where('u.id = :userId', { userId })
+      .andWhere('(u.sessionsNotBefore IS NULL OR u.sessionsNotBefore <= to_timestamp(:issuedAt))', { issuedAt })
+      .andWhere((qb) => `NOT EXISTS ${qb.subQuery().select('1').from(RevokedSession, 'r').where('r.jti = :jti').getQuery()}`, { jti })
+      .getExists();
+  }
+
+  /** Ends one session: its id is refused until it would have expired anyway. */
+  async revokeSession(userId: string, jti: string, expiresAt: Date): Promise<void> {
+    await this.dataSource.manager
+      .getRepository(RevokedSession)
+      .createQueryBuilder()
+      .insert()
+      .values({ jti, userId, expiresAt })
+      .orIgnore()
+      .execute();
+  }
+
+  /** Ends every session of the person issued before now ("sign out everywhere"). */
+  async endAllSessions(userId: string, em?: EntityManager): Promise<void> {
+    await this.repo(em).update({ id: userId }, { sessionsNotBefore: () => 'now()' });
+  }
+
+  /** Sets a new password hash and ends every session issued before now, in `em`'s transaction. */
+  async setPassword(userId: string, passwordHash: string, em: EntityManager): Promise<void> {
+    await this.repo(em).update({ id: userId }, { passwordHash, sessionsNotBefore: () => 'now()' });
+  }
+
+  /** Forgets signed-out session ids whose sessions have expired anyway; the number removed. */
+  async forgetExpiredRevokedSessions(): Promise<number> {
+    const result = await this.dataSource.manager.getRepository(RevokedSession).createQueryBuilder().delete().where('expires_at < now()').execute();
+    return result.affected ?? 0;
   }
 }

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { API_KEY_PERMISSION_NAMES, ApiKeyPermission } from '@app/credentials';
 
-export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
+export type ApiKeyStatus = 'active' | 'rotating_out' | 'revoked' | 'expired';
 
 export class ApiKeyDto {
   @ApiProperty({ format: 'uuid' })
@@ -13,7 +13,10 @@ export class ApiKeyDto {
   @ApiProperty({ enum: API_KEY_PERMISSION_NAMES, isArray: true })
   permissions: ApiKeyPermission[];
 
-  @ApiProperty({ enum: ['active', 'revoked', 'expired'] })
+  @ApiProperty({
+    enum: ['active', 'rotating_out', 'revoked', 'expired'],
+    description: 'rotating_out: replaced by a rotation, still working until rotatingOutUntil; expired after.',
+  })
   status: ApiKeyStatus;
 
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The user who created it.' })
@@ -30,6 +33,12 @@ export class ApiKeyDto {
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Recorded at most once a minute.' })
   lastUsedAt: string | null;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The key that replaced this one by a rotation.' })
+  replacedBy: string | null;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'While rotating out: when it stops working.' })
+  rotatingOutUntil: string | null;
 }
 
 export class ApiKeyListDto {
@@ -82,4 +91,13 @@ export class PermissionCataloguesDto {
 
   @ApiProperty({ type: [PermissionDto], description: 'What a scoped API key (rk_) may do on the REST surface.' })
   apiKey: PermissionDto[];
+}
+
+/** A rotation's answer: the new key (its secret shown this once) and the one rotating out. */
+export class RotatedApiKeyDto extends CreatedApiKeyDto {
+  @ApiProperty({ format: 'uuid', description: 'The key rotating out.' })
+  replacesKeyId: string;
+
+  @ApiProperty({ format: 'date-time', description: 'Until when the old secret keeps working.' })
+  rotatingOutUntil: string;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 
 export class ListAuditEventsQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50, description: 'Events per page.' })
@@ -16,6 +16,27 @@ export class ListAuditEventsQueryDto {
   @IsString()
   @MaxLength(200)
   cursor?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only the events of this project.' })
+  @IsOptional()
+  @IsUUID('all')
+  projectId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Only the events of this credential: made by it (an agent token, rk_ key or user id), made by a token derived ' +
+      'from it (a service key id, an OAuth grant id or client id), or acting on it.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  credential?: string;
+
+  @ApiPropertyOptional({ example: 'capability.delete_task', description: 'Only the events of this action.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  action?: string;
 }
 
 export class AuditEventDto {

@@ -34,8 +34,11 @@ export class SignupResponseDto extends SessionTokenDto {
   @ApiProperty({ type: UserSummaryDto })
   user: UserSummaryDto;
 
-  @ApiProperty({ type: OrganizationSummaryDto })
+  @ApiProperty({ type: OrganizationSummaryDto, description: 'The new organisation, or the one the invitation joined.' })
   organization: OrganizationSummaryDto;
+
+  @ApiProperty({ enum: ['admin', 'member'], description: 'admin of a new organisation, or the invited role.' })
+  role: 'admin' | 'member';
 }
 
 export class MeUserDto extends UserSummaryDto {

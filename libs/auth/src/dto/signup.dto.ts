@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { Trim } from '@app/common';
 import { IsNotCommonlyBreached } from '../breached-passwords';
 
@@ -33,10 +33,26 @@ export class SignupDto {
   @MaxLength(200)
   name: string;
 
-  @ApiProperty({ example: 'Analytical Engines Ltd', maxLength: 200, description: 'The new organisation; you become its admin.' })
+  @ApiProperty({
+    example: 'Analytical Engines Ltd',
+    maxLength: 200,
+    required: false,
+    description: 'The new organisation; you become its admin. Not used (and not needed) with an invitation.',
+  })
+  @ValidateIf((o: SignupDto) => !o.invitation)
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   organizationName: string;
+
+  @ApiProperty({
+    required: false,
+    description:
+      'The secret of an invitation link (`dgi_…`): the account joins that organisation with the invited role instead of creating one. Works when sign-up is otherwise disabled.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  invitation?: string;
 }

@@ -11,6 +11,8 @@ export interface SignupFormState {
   errors: Partial<Record<SignupField, string>>;
   /** A problem not tied to one field. */
   formError?: string;
+  /** Signing up from an invitation link: its secret and what it joins (no organisation is created). */
+  invitation?: { token: string; organizationName: string; role: string };
 }
 
 const FIELDS: { id: SignupField; label: string; type: string; autocomplete: string; hint?: string; maxlength: number; minlength?: number }[] = [
@@ -36,12 +38,14 @@ const FIELDS: { id: SignupField; label: string; type: string; autocomplete: stri
 ];
 
 export function signupPage(state: SignupFormState): HtmlPage {
-  const problems = FIELDS.filter((f) => state.errors[f.id]).map((f) => ({ id: f.id, message: state.errors[f.id]! }));
+  const fields = state.invitation ? FIELDS.filter((f) => f.id !== 'organizationName') : FIELDS;
+  const problems = fields.filter((f) => state.errors[f.id]).map((f) => ({ id: f.id, message: state.errors[f.id]! }));
   const loginHref = state.next ? `/login?next=${encodeURIComponent(state.next)}` : '/login';
   return page(
     'Create your account',
     html`<div class="card">
 <h1>Create your account</h1>
+${state.invitation ? html`<p>You are invited to join <strong>${state.invitation.organizationName}</strong> as ${state.invitation.role}.</p>` : ''}
 ${
   problems.length || state.formError
     ? html`<div class="summary" role="alert" aria-labelledby="summary-title" tabindex="-1">
@@ -54,7 +58,8 @@ ${
 <form method="post" action="/signup">
   <input type="hidden" name="csrf" value="${state.csrf}">
   ${state.next ? html`<input type="hidden" name="next" value="${state.next}">` : ''}
-  ${FIELDS.map((f) => {
+  ${state.invitation ? html`<input type="hidden" name="invitation" value="${state.invitation.token}">` : ''}
+  ${fields.map((f) => {
     const error = state.errors[f.id];
     const describedBy = [f.hint ? `${f.id}-hint` : '', error ? `${f.id}-error` : ''].filter(Boolean).join(' ');
     const value = f.id === 'password' ? '' : (state.values[f.id] ?? '');
@@ -98,6 +103,16 @@ ${
     : ''
 }
 <p>Administer your organisation over the REST API (see the <a href="/api/docs">API documentation</a>), or connect an AI client to <code>/api/mcp</code>: it will send you here to sign in and pick a project.</p>
+</div>`,
+  );
+}
+
+export function invitationInvalidPage(): HtmlPage {
+  return page(
+    'This invitation no longer works',
+    html`<div class="card">
+<h1>This invitation no longer works</h1>
+<p>An invitation link works once and for seven days, and an administrator may withdraw it. Ask the person who invited you for a new one.</p>
 </div>`,
   );
 }

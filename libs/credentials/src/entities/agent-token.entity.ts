@@ -11,9 +11,14 @@ export type AgentTokenSource = 'oauth' | 'service_key';
 @Index('agent_tokens_project_idx', ['projectId'], { where: 'revoked_at IS NULL' })
 @Index('agent_tokens_service_key_idx', ['serviceKeyId'])
 @Index('agent_tokens_grant_idx', ['grantId'], { where: 'grant_id IS NOT NULL' })
+// A derived token rotating out carries an expires_at: one active and at most one rotating out per (key, project).
 @Index('agent_tokens_one_active_per_key_project', ['serviceKeyId', 'projectId'], {
   unique: true,
-  where: 'service_key_id IS NOT NULL AND revoked_at IS NULL',
+  where: 'service_key_id IS NOT NULL AND revoked_at IS NULL AND expires_at IS NULL',
+})
+@Index('agent_tokens_one_rotating_per_key_project', ['serviceKeyId', 'projectId'], {
+  unique: true,
+  where: 'service_key_id IS NOT NULL AND revoked_at IS NULL AND expires_at IS NOT NULL',
 })
 @Index('agent_tokens_oauth_expiry_idx', ['expiresAt'], { where: `source = 'oauth'` })
 @Check('agent_tokens_source_check', `source IN ('oauth', 'service_key')`)

@@ -4,6 +4,7 @@ import type { ApiKeyPermission } from '../permissions';
 /** A scoped `rk_` key of one organisation. Only the SHA-256 digest of the secret is stored. */
 @Index('api_keys_hash_key', ['keyHash'], { unique: true })
 @Index('api_keys_org_idx', ['organizationId', 'createdAt'])
+@Index('api_keys_replaced_by_idx', ['replacedById'], { where: 'replaced_by_id IS NOT NULL' })
 @Entity('api_keys')
 export class ApiKey {
   @PrimaryGeneratedColumn('uuid')
@@ -36,4 +37,8 @@ export class ApiKey {
 
   @Column({ type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null;
+
+  /** Set while the key rotates out: the key that replaces it (it ends at `expiresAt`). */
+  @Column({ type: 'uuid', nullable: true })
+  replacedById: string | null;
 }

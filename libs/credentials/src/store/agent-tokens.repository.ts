@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
-import { deleteInBatches, queryAffected, queryReturning } from '@app/database';
+import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, queryReturning } from '@app/database';
 import { AgentToken } from '../entities/agent-token.entity';
 import type { AgentPermission } from '../permissions';
 
@@ -24,6 +24,16 @@ export interface NewAgentToken {
  * code that reads or writes it. Revocations that cascade (grant, service key, member, project)
  * are `CredentialRevoker`'s, built on the `revoke…` statements here.
  */
+/**
+ * Which rule of one (service key, project) a failed insert or rotation broke: a second active
+ * token (`active`), or a second one rotating out (`rotating`); null for any other error.
+ */
+export function derivedTokenConflict(error: unknown): 'active' | 'rotating' | null {
+  if (isPgError(error, PG_UNIQUE_VIOLATION, 'agent_tokens_one_active_per_key_project')) return 'active';
+  if (isPgError(error, PG_UNIQUE_VIOLATION, 'agent_tokens_one_rotating_per_key_project')) return 'rotating';
+  return null;
+}
+
 @Injectable()
 export class AgentTokensRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -81,6 +91,54 @@ export class AgentTokensRepository {
     return row ? { projectId: row.project_id, revokedAt: row.revoked_at } : null;
   }
 
+  /**
+   * A derived token whose overlap has ended is refused by the lookup already; this marks it
+   * revoked (at the end of its overlap) so it frees the (key, project)'s rotating-out slot.
+   */
+  retireEndedRotation(em: EntityManager, serviceKeyId: string, projectId: string): Promise<number> {
+    return queryAffected(
+      em,
+      `UPDATE agent_tokens SET revoked_at = expires_at
+        WHERE service_key_id = $1 AND project_id = $2 AND revoked_at IS NULL
+          AND expires_at IS NOT NULL AND expires_at <= now()`,
+      [serviceKeyId, projectId],
+    );
+  }
+
+  /** The derived token of (key, project) still rotating out, if any. */
+  findRotatingOut(em: EntityManager, serviceKeyId: string, projectId: string): Promise<AgentToken | null> {
+    return em
+      .getRepository(AgentToken)
+      .createQueryBuilder('t')
+      .where('t.serviceKeyId = :serviceKeyId AND t.projectId = :projectId', { serviceKeyId, projectId })
+      .andWhere('t.revokedAt IS NULL AND t.expiresAt > now()')
+      .getOne();
+  }
+
+  /**
+   * Conditional: starts the overlap of an active derived token (it keeps working until
+   * now + `overlapSeconds`, by the database's clock). Null when the token is unknown, revoked
+   * or already rotating out. A concurrent second rotation waits for this row and then finds it
+   * no longer active; a second token rotating out of the same (key, project) breaks the unique
+   * index `agent_tokens_one_rotating_per_key_project`.
+   */
+  async startRotation(
+    em: EntityManager,
+    organizationId: string,
+    serviceKeyId: string,
+    tokenId: string,
+    overlapSeconds: number,
+  ): Promise<{ projectId: string; permissions: AgentPermission[]; expiresAt: Date } | null> {
+    const [row] = await queryReturning<{ project_id: string; permissions: AgentPermission[]; expires_at: Date }>(
+      em,
+      `UPDATE agent_tokens SET expires_at = now() + make_interval(secs => $4)
+        WHERE id = $1 AND service_key_id = $2 AND organization_id = $3 AND revoked_at IS NULL AND expires_at IS NULL
+        RETURNING project_id, permissions, expires_at`,
+      [tokenId, serviceKeyId, organizationId, Math.trunc(overlapSeconds)],
+    );
+    return row ? { projectId: row.project_id, permissions: row.permissions, expiresAt: row.expires_at } : null;
+  }
+
   /** RFC 7009 for an access token: only an OAuth token, and only the named client's when one is named. */
   /** The client of a live OAuth access token, for a revocation to check who may end it. */
   async oauthClientOf(tokenHash: string): Promise<string | null> {
@@ -100,8 +158,9 @@ export class AgentTokensRepository {
     );
   }
 
+  /** Every live token of the key: the active ones and those still rotating out. */
   revokeForServiceKey(em: EntityManager, serviceKeyId: string): Promise<number> {
-    return this.revokeWhere(em, 'service_key_id = $1', [serviceKeyId]);
+    return this.revokeWhere(em, 'service_key_id = $1 AND (expires_at IS NULL OR expires_at > now())', [serviceKeyId]);
   }
 
   revokeForGrant(em: EntityManager, grantId: string): Promise<number> {
@@ -110,6 +169,18 @@ export class AgentTokensRepository {
 
   revokeForMember(em: EntityManager, organizationId: string, userId: string): Promise<number> {
     return this.revokeWhere(em, 'user_id = $1 AND organization_id = $2', [userId, organizationId]);
+  }
+
+  /** The live project tokens derived from these service keys. */
+  async liveDerivedFrom(em: EntityManager, serviceKeyIds: string[]): Promise<{ id: string; serviceKeyId: string; projectId: string }[]> {
+    if (!serviceKeyIds.length) return [];
+    const rows = await em.getRepository(AgentToken).find({
+      where: { serviceKeyId: In(serviceKeyIds), revokedAt: IsNull() },
+      select: { id: true, serviceKeyId: true, projectId: true, createdAt: true, expiresAt: true },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    const now = Date.now();
+    return rows.filter((r) => !r.expiresAt || r.expiresAt.getTime() > now).map((r) => ({ id: r.id, serviceKeyId: r.serviceKeyId!, projectId: r.projectId }));
   }
 
   revokeForProject(em: EntityManager, projectId: string): Promise<number> {

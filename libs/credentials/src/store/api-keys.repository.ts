@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { queryReturning } from '@app/database';
+import { queryAffected, queryReturning } from '@app/database';
 import { ApiKey } from '../entities/api-key.entity';
 import type { ApiKeyPermission } from '../permissions';
 
@@ -9,7 +9,12 @@ import type { ApiKeyPermission } from '../permissions';
 export class ApiKeysRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** One indexed lookup by digest; revoked and expired keys are not found. */
+  /**
+   * One indexed lookup by digest; revoked and expired keys are not found, nor a key whose
+   * creator is no longer an admin of its organisation (a key never does more than its creator
+   * may do now). The creator's role is read in the same query (a primary-key probe of
+   * `memberships`, read-only), so the check costs no extra round trip.
+   */
   findLiveByHash(keyHash: string): Promise<ApiKey | null> {
     return this.dataSource
       .getRepository(ApiKey)
@@ -17,12 +22,38 @@ export class ApiKeysRepository {
       .where('k.keyHash = :keyHash', { keyHash })
       .andWhere('k.revokedAt IS NULL')
       .andWhere('(k.expiresAt IS NULL OR k.expiresAt > now())')
+      .andWhere(
+        `(k.createdBy IS NULL OR EXISTS (SELECT 1 FROM memberships m
+           WHERE m.organization_id = k.organization_id AND m.user_id = k.created_by AND m.role = 'admin'))`,
+      )
       .getOne();
+  }
+
+  /**
+   * The live keys a person created in an organisation, ended (revoked) or handed over to
+   * another admin (`handOverTo`), in the caller's transaction. The keys changed.
+   */
+  endOrHandOverCreatedBy(em: EntityManager, organizationId: string, userId: string, handOverTo: string | null): Promise<{ id: string; name: string }[]> {
+    return queryReturning<{ id: string; name: string }>(
+      em,
+      handOverTo
+        ? `UPDATE api_keys SET created_by = $3 WHERE organization_id = $1 AND created_by = $2 AND revoked_at IS NULL RETURNING id, name`
+        : `UPDATE api_keys SET revoked_at = now() WHERE organization_id = $1 AND created_by = $2 AND revoked_at IS NULL RETURNING id, name`,
+      handOverTo ? [organizationId, userId, handOverTo] : [organizationId, userId],
+    );
   }
 
   async create(
     em: EntityManager,
-    key: { organizationId: string; name: string; keyHash: string; permissions: ApiKeyPermission[]; createdBy: string; expiresAt: Date | null },
+    key: {
+      id?: string;
+      organizationId: string;
+      name: string;
+      keyHash: string;
+      permissions: ApiKeyPermission[];
+      createdBy: string | null;
+      expiresAt: Date | null;
+    },
   ): Promise<ApiKey> {
     const repository = em.getRepository(ApiKey);
     const { id } = (await repository.insert(key)).identifiers[0] as { id: string };
@@ -47,6 +78,54 @@ export class ApiKeysRepository {
       [id, organizationId],
     );
     return row ? { name: row.name, revokedAt: row.revoked_at } : null;
+  }
+
+  /** The key that `id` replaced and that is still rotating out, if any. */
+  findRotatingOutPredecessor(em: EntityManager, id: string): Promise<ApiKey | null> {
+    return em
+      .getRepository(ApiKey)
+      .createQueryBuilder('k')
+      .where('k.replacedById = :id', { id })
+      .andWhere('k.revokedAt IS NULL AND k.expiresAt > now()')
+      .getOne();
+  }
+
+  /**
+   * Conditional: the key starts rotating out to `replacementId`, working until now +
+   * `overlapSeconds` (or its own earlier expiry). Null when it is unknown, revoked, expired,
+   * already rotating out, or itself replaces a key still rotating out (at most one more key
+   * per rotation). A concurrent second rotation waits for this row and then finds it replaced.
+   */
+  async startRotation(
+    em: EntityManager,
+    organizationId: string,
+    id: string,
+    replacementId: string,
+    overlapSeconds: number,
+  ): Promise<{ expiresAt: Date } | null> {
+    const [row] = await queryReturning<{ expires_at: Date }>(
+      em,
+      `UPDATE api_keys
+          SET replaced_by_id = $3,
+              expires_at = LEAST(coalesce(expires_at, 'infinity'::timestamptz), now() + make_interval(secs => $4))
+        WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL AND replaced_by_id IS NULL
+          AND (expires_at IS NULL OR expires_at > now())
+          AND NOT EXISTS (SELECT 1 FROM api_keys p
+                           WHERE p.replaced_by_id = $1 AND p.revoked_at IS NULL AND p.expires_at > now())
+        RETURNING expires_at`,
+      [id, organizationId, replacementId, Math.trunc(overlapSeconds)],
+    );
+    return row ? { expiresAt: row.expires_at } : null;
+  }
+
+  /** The key `id` replaced, when it is still rotating out: revoking a key ends its overlap too. */
+  revokeRotatingOutPredecessor(em: EntityManager, organizationId: string, id: string): Promise<number> {
+    return queryAffected(
+      em,
+      `UPDATE api_keys SET revoked_at = now()
+        WHERE replaced_by_id = $1 AND organization_id = $2 AND revoked_at IS NULL AND expires_at > now()`,
+      [id, organizationId],
+    );
   }
 
   /** Writes batched `last_used_at` values in one statement; a stored later use is kept. */

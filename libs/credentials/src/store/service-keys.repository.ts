@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { queryReturning } from '@app/database';
 import { ServiceKey } from '../entities/service-key.entity';
 import type { AgentPermission } from '../permissions';
@@ -40,5 +40,13 @@ export class ServiceKeysRepository {
       [id, organizationId],
     );
     return row?.revoked_at ?? null;
+  }
+
+  /** The live keys a person created in an organisation (what they may have handed to machines). */
+  liveCreatedBy(em: EntityManager, organizationId: string, userId: string): Promise<ServiceKey[]> {
+    return em.getRepository(ServiceKey).find({
+      where: { organizationId, createdBy: userId, revokedAt: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
   }
 }

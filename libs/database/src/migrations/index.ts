@@ -1,7 +1,16 @@
 import { CoreSchema1764000000000 } from './1764000000000-core-schema';
 import { OAuthSchema1764000002000 } from './1764000002000-oauth-schema';
 import { RateLimitsAndCleanup1764000005000 } from './1764000005000-rate-limits-and-cleanup';
+import { PeopleLifecycle1764000008000 } from './1764000008000-people-lifecycle';
+import { CredentialRotation1764000010000 } from './1764000010000-credential-rotation';
 import { ClientMetadataDocuments1764000014000 } from './1764000014000-client-metadata-documents';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
-export const MIGRATIONS = [CoreSchema1764000000000, OAuthSchema1764000002000, RateLimitsAndCleanup1764000005000, ClientMetadataDocuments1764000014000];
+export const MIGRATIONS = [
+  CoreSchema1764000000000,
+  OAuthSchema1764000002000,
+  RateLimitsAndCleanup1764000005000,
+  PeopleLifecycle1764000008000,
+  CredentialRotation1764000010000,
+  ClientMetadataDocuments1764000014000,
+];

@@ -23,6 +23,82 @@ export class MemberListDto {
   items: MemberDto[];
 }
 
+export class ActionLinkDto {
+  @ApiProperty({ enum: ['GET', 'POST'] })
+  method: 'GET' | 'POST';
+
+  @ApiProperty({ example: '/api/organizations/…/agent-service-keys/…/tokens/…/rotate' })
+  path: string;
+}
+
+export class EndedApiKeyDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+}
+
+export class OffboardedApiKeysDto {
+  @ApiProperty({ enum: ['revoked', 'handed_over'], description: 'revoked, or handed over to you with handOver=true' })
+  outcome: 'revoked' | 'handed_over';
+
+  @ApiProperty({ example: 1 })
+  count: number;
+
+  @ApiProperty({ type: [EndedApiKeyDto] })
+  items: EndedApiKeyDto[];
+}
+
+export class HeldServiceKeyDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ type: ActionLinkDto, description: 'Its derived tokens, to rotate each.' })
+  tokens: ActionLinkDto;
+
+  @ApiProperty({ type: ActionLinkDto })
+  revoke: ActionLinkDto;
+}
+
+export class HeldDerivedTokenDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  serviceKeyId: string;
+
+  @ApiProperty({ format: 'uuid' })
+  projectId: string;
+
+  @ApiProperty({ type: ActionLinkDto })
+  rotate: ActionLinkDto;
+}
+
+/**
+ * What a person leaving or losing the admin role could hold: their `rk_` keys (ended, or
+ * handed over), and the service keys they created with the tokens derived from them (kept
+ * working: machines use them; rotate them).
+ */
+export class OffboardingDto {
+  @ApiProperty({ type: OffboardedApiKeysDto })
+  apiKeys: OffboardedApiKeysDto;
+
+  @ApiProperty({ type: [HeldServiceKeyDto] })
+  serviceKeys: HeldServiceKeyDto[];
+
+  @ApiProperty({ type: [HeldDerivedTokenDto] })
+  derivedTokens: HeldDerivedTokenDto[];
+}
+
+export class ChangedMemberDto extends MemberDto {
+  @ApiProperty({ type: OffboardingDto, required: false, description: 'Present when an admin was demoted.' })
+  offboarding?: OffboardingDto;
+}
+
 export class RemovedMemberDto {
   @ApiProperty({ format: 'uuid' })
   userId: string;
@@ -32,4 +108,7 @@ export class RemovedMemberDto {
 
   @ApiProperty({ description: "The person's agent tokens in this organisation that the removal revoked.", example: 1 })
   revokedTokens: number;
+
+  @ApiProperty({ type: OffboardingDto })
+  offboarding: OffboardingDto;
 }

@@ -3,6 +3,10 @@ import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/credentials';
 
 const permissions = { enum: AGENT_PERMISSION_NAMES, isArray: true } as const;
 const status = { enum: ['active', 'revoked'] } as const;
+const tokenStatus = {
+  enum: ['active', 'rotating_out', 'revoked'],
+  description: 'rotating_out: replaced by a rotation, still working until rotatingOutUntil; then revoked.',
+} as const;
 
 export class CreatedServiceKeyDto {
   @ApiProperty({ format: 'uuid' })
@@ -35,13 +39,26 @@ export class ProjectTokenDto {
   @ApiProperty(permissions)
   permissions: AgentPermission[];
 
-  @ApiProperty(status)
-  status: 'active' | 'revoked';
+  @ApiProperty(tokenStatus)
+  status: 'active' | 'rotating_out' | 'revoked';
 
   @ApiProperty({ format: 'date-time' })
   createdAt: Date;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When a rotating-out token stops working; null for any other token.',
+  })
+  rotatingOutUntil: Date | null;
+
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When it was revoked, or when its rotation overlap ended.',
+  })
   revokedAt: Date | null;
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Accurate to about a minute.' })
@@ -125,4 +142,13 @@ export class RevokedProjectTokenDto {
 
   @ApiProperty({ format: 'date-time' })
   revokedAt: Date;
+}
+
+/** A rotation's answer: the new token (its secret shown this once) and the one rotating out. */
+export class RotatedProjectTokenDto extends DerivedProjectTokenDto {
+  @ApiProperty({ format: 'uuid', description: 'The token rotating out.' })
+  replacesTokenId: string;
+
+  @ApiProperty({ format: 'date-time', description: 'Until when the old secret keeps working.' })
+  rotatingOutUntil: Date;
 }

@@ -27,7 +27,7 @@ export class CreateTaskCapability implements CapabilityDefinition<typeof inputSc
   constructor(private readonly tasks: TasksRepository) {}
 
   async handle(args: z.infer<typeof inputSchema>, context: ProjectContext) {
-    const task = await this.tasks.forProject(context).create(args);
+    const task = await this.tasks.forProject(context, this.name).create(args);
     if (!task) throw new NotFoundError('Project');
     return { task };
   }

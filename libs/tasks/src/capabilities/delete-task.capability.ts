@@ -25,7 +25,7 @@ export class DeleteTaskCapability implements CapabilityDefinition<typeof inputSc
   constructor(private readonly tasks: TasksRepository) {}
 
   async handle(args: z.infer<typeof inputSchema>, context: ProjectContext) {
-    if (!(await this.tasks.forProject(context).delete(args.id))) throw new TaskNotFoundError();
+    if (!(await this.tasks.forProject(context, this.name).delete(args.id))) throw new TaskNotFoundError();
     return { deleted: true as const, id: args.id };
   }
 }

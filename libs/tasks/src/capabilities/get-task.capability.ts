@@ -23,7 +23,7 @@ export class GetTaskCapability implements CapabilityDefinition<typeof inputSchem
   constructor(private readonly tasks: TasksRepository) {}
 
   async handle(args: z.infer<typeof inputSchema>, context: ProjectContext) {
-    const task = await this.tasks.forProject(context).get(args.id);
+    const task = await this.tasks.forProject(context, this.name).get(args.id);
     if (!task) throw new TaskNotFoundError();
     return { task };
   }

@@ -47,7 +47,7 @@ export class ListTasksCapability implements CapabilityDefinition<typeof inputSch
   constructor(private readonly tasks: TasksRepository) {}
 
   async handle(args: z.infer<typeof inputSchema>, context: ProjectContext) {
-    const page = await this.tasks.forProject(context).list({
+    const page = await this.tasks.forProject(context, this.name).list({
       status: args.status,
       limit: args.limit ?? LIST_TASKS_DEFAULT_LIMIT,
       cursor: args.cursor,

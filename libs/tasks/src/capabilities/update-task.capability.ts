@@ -34,7 +34,7 @@ export class UpdateTaskCapability implements CapabilityDefinition<typeof inputSc
 
   async handle(args: z.infer<typeof inputSchema>, context: ProjectContext) {
     const { id, ...changes } = args;
-    const task = await this.tasks.forProject(context).update(id, changes);
+    const task = await this.tasks.forProject(context, this.name).update(id, changes);
     if (!task) throw new TaskNotFoundError();
     return { task };
   }

@@ -3,8 +3,9 @@ import { IsEmail, IsIn, IsString, MaxLength } from 'class-validator';
 import { Trim } from '@app/common';
 import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
-export class AddMemberDto {
-  @ApiProperty({ example: 'grace@example.com', description: 'The email of an existing account.' })
+/** Whom to invite, with which role. Any email: whether an account uses it is never told. */
+export class InviteMemberDto {
+  @ApiProperty({ example: 'grace@example.com', description: 'Who the invitation is meant for; the person may already have an account or sign up from the link.' })
   @Trim()
   @IsString()
   @MaxLength(254)

@@ -1,0 +1,80 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiExcludeEndpoint, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
+import { ApiErrors } from '@app/common';
+import { AppConfig } from '@app/config';
+import {
+  clearSessionCookie,
+  CurrentPrincipal,
+  PasswordResetService,
+  Public,
+  readSessionCookie,
+  RestAuth,
+  SessionPrincipal,
+  SessionTokenService,
+} from '@app/credentials';
+import { sendRedirect } from '@app/web';
+import { PasswordResetDto } from './dto/password-reset.dto';
+
+/**
+ * Ending sessions: sign-out (this session, on the server), sign-out everywhere (every session
+ * of the person issued before now) and the use of a password-reset link (which ends them all).
+ */
+@ApiTags('auth')
+@Controller()
+export class SessionsController {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly sessions: SessionTokenService,
+    private readonly resets: PasswordResetService,
+  ) {}
+
+  @Post('api/auth/logout')
+  @RestAuth({ sessionOnly: true })
+  @HttpCode(204)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Sign out: this session is refused from now on, on every instance (session only)' })
+  @ApiNoContentResponse()
+  @ApiErrors(401, 403)
+  async logout(@CurrentPrincipal() principal: SessionPrincipal, @Res({ passthrough: true }) res: Response): Promise<void> {
+    await this.sessions.end(principal);
+    clearSessionCookie(res, this.config);
+  }
+
+  @Post('api/auth/logout-all')
+  @RestAuth({ sessionOnly: true })
+  @HttpCode(204)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Sign out everywhere: every session of this person issued until now is refused (session only)' })
+  @ApiNoContentResponse()
+  @ApiErrors(401, 403)
+  async logoutAll(@CurrentPrincipal() principal: SessionPrincipal, @Res({ passthrough: true }) res: Response): Promise<void> {
+    await this.sessions.endAll(principal.userId);
+    clearSessionCookie(res, this.config);
+  }
+
+  @Post('api/auth/password-reset')
+  @Public()
+  @HttpCode(204)
+  @ApiOperation({
+    summary: "Use a one-time reset link: sets the new password and ends every session of the link's person",
+  })
+  @ApiNoContentResponse()
+  @ApiErrors(400, 404)
+  async resetPassword(@Body() body: PasswordResetDto, @AuditOrigin() origin: RequestOrigin): Promise<void> {
+    await this.resets.use(body.token, body.password, origin);
+  }
+
+  /** The pages' sign-out: ends the cookie's session on the server, clears the cookie, back to sign-in. */
+  @Post('logout')
+  @Public()
+  @ApiExcludeEndpoint()
+  async logoutPage(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const jwt = readSessionCookie(req);
+    const session = jwt ? await this.sessions.resolve(jwt) : null;
+    if (session) await this.sessions.end(session);
+    clearSessionCookie(res, this.config);
+    sendRedirect(res, 303, '/login');
+  }
+}

@@ -1,0 +1,69 @@
+import type { DataSourceOptions, QueryRunner, ReplicationMode } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { translateDatabaseError } from './database-unavailable';
+
+/**
+ * The variable that enables `setBeforeCommitHook` (tests only). Without it the hook is never
+ * consulted: a production process cannot be made to pause.
+ */
+export const BEFORE_COMMIT_HOOK_ENV = 'AG_TEST_BEFORE_COMMIT_HOOK';
+
+/**
+ * Called, when enabled, right before a transaction's `COMMIT` is sent, with the statements the
+ * transaction ran; the commit waits for the returned promise. Tests use it to stop the database
+ * at that moment and check that a transaction is applied whole or not at all.
+ */
+export type BeforeCommitHook = (statements: readonly string[]) => Promise<void> | void;
+
+let beforeCommitHook: BeforeCommitHook | undefined;
+
+/** Tests: installs (or with `undefined` removes) the before-commit hook. Refused unless `AG_TEST_BEFORE_COMMIT_HOOK=1`. */
+export function setBeforeCommitHook(hook: BeforeCommitHook | undefined): void {
+  if (hook && process.env[BEFORE_COMMIT_HOOK_ENV] !== '1') {
+    throw new Error(`the before-commit hook needs ${BEFORE_COMMIT_HOOK_ENV}=1 (tests only)`);
+  }
+  beforeCommitHook = hook;
+}
+
+/**
+ * The application's data source: TypeORM's, with every query runner it creates (repositories,
+ * query builders, `query()`, transactions all use one) turning connection failures into
+ * `DatabaseUnavailableError` (`database-unavailable.ts`), so every transport answers them as
+ * "unavailable, retry later" and no service has to know about sockets.
+ */
+export class GatewayDataSource extends DataSource {
+  private readonly hookEnabled: boolean;
+
+  constructor(options: DataSourceOptions) {
+    super(options);
+    this.hookEnabled = process.env[BEFORE_COMMIT_HOOK_ENV] === '1';
+  }
+
+  override createQueryRunner(mode?: ReplicationMode): QueryRunner {
+    const runner = super.createQueryRunner(mode);
+    const query = runner.query.bind(runner) as (sql: string, parameters?: unknown, structured?: boolean) => Promise<unknown>;
+    const connect = runner.connect.bind(runner);
+    const statements: string[] = [];
+    const hookEnabled = this.hookEnabled;
+    runner.connect = async () => {
+      try {
+        return await connect();
+      } catch (error) {
+        throw translateDatabaseError(error);
+      }
+    };
+    runner.query = (async (sql: string, parameters?: unknown, structured?: boolean) => {
+      if (hookEnabled) {
+        if (sql === 'START TRANSACTION') statements.length = 0;
+        else if (sql === 'COMMIT' && beforeCommitHook) await beforeCommitHook([...statements]);
+        else if (runner.isTransactionActive) statements.push(sql);
+      }
+      try {
+        return await query(sql, parameters, structured);
+      } catch (error) {
+        throw translateDatabaseError(error);
+      }
+    }) as QueryRunner['query'];
+    return runner;
+  }
+}

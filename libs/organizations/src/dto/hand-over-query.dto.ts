@@ -1,0 +1,13 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+
+export class HandOverQueryDto {
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      "true: the rk_ keys the person created pass to you (the acting admin) instead of being revoked. Default false. Their service keys and derived tokens are kept either way.",
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'handOver must be true or false' })
+  handOver?: 'true' | 'false';
+}

@@ -1,0 +1,64 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuditOrigin, RequestOrigin } from '@app/audit';
+import { ApiErrors } from '@app/common';
+import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
+import { AcceptedInvitationDto, AcceptInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
+import { InvitationsService } from './invitations.service';
+
+/** An organisation's invitations, for its admins (made by `POST …/members`). */
+@ApiTags('members')
+@ApiBearerAuth()
+@Controller('api/organizations/:orgId/invitations')
+@OrganizationRoute('orgId')
+export class InvitationsController {
+  constructor(private readonly invitations: InvitationsService) {}
+
+  @Get()
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({ summary: "The organisation's invitations, newest first, with their status (admin session only)" })
+  @ApiOkResponse({ type: InvitationListDto })
+  @ApiErrors(401, 403, 404)
+  async list(@Param('orgId') orgId: string): Promise<InvitationListDto> {
+    return { items: await this.invitations.list(orgId) };
+  }
+
+  @Delete(':invitationId')
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({ summary: 'Withdraw a pending invitation: its link stops working (admin session only)' })
+  @ApiOkResponse({ type: InvitationDto })
+  @ApiErrors(401, 403, 404)
+  withdraw(
+    @Param('orgId') orgId: string,
+    @Param('invitationId') invitationId: string,
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<InvitationDto> {
+    return this.invitations.withdraw(orgId, invitationId, actorOf(principal), origin);
+  }
+}
+
+/** Accepting an invitation: the signed-in person presents the link's secret. */
+@ApiTags('members')
+@ApiBearerAuth()
+@Controller('api/invitations')
+export class InvitationAcceptanceController {
+  constructor(private readonly invitations: InvitationsService) {}
+
+  @Post('accept')
+  @HttpCode(200)
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({
+    summary:
+      'Accept an invitation by presenting its link: you join its organisation with its role. A matching email is not enough (session only)',
+  })
+  @ApiOkResponse({ type: AcceptedInvitationDto })
+  @ApiErrors(400, 401, 403, 404, 409)
+  accept(
+    @Body() body: AcceptInvitationDto,
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<AcceptedInvitationDto> {
+    return this.invitations.accept(body.token, principal.userId, origin);
+  }
+}

@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuditService, RequestOrigin } from '@app/audit';
+import { AppConfig } from '@app/config';
+import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import { InvalidInvitationError, InvitationDirectory, InvitationRecord, MembershipRole, OrganizationDirectory } from '@app/tenancy';
+import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto } from './dto/invitation.dto';
+import { AlreadyMemberError, InvitationNotFoundError } from './organizations.errors';
+import type { Actor } from './projects.service';
+
+/** How long an invitation link works. */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Invitations replace adding people by email: an admin invites an email with a role and gets a
+ * link (secret `dgi_…`, shown once, stored as its SHA-256 digest); nothing is granted until a
+ * signed-in person presents that link, or someone signs up from it. The answer to an invitation
+ * is the same whether or not an account uses the email, so it tells nothing about accounts.
+ */
+@Injectable()
+export class InvitationsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly audit: AuditService,
+    private readonly invitations: InvitationDirectory,
+    private readonly organizations: OrganizationDirectory,
+  ) {}
+
+  async invite(organizationId: string, email: string, role: MembershipRole, actor: Actor, origin?: RequestOrigin): Promise<CreatedInvitationDto> {
+    const token = generateToken(TOKEN_PREFIXES.invitation);
+    return this.dataSource.transaction(async (em) => {
+      const invitation = await this.invitations.create(
+        {
+          organizationId,
+          email,
+          role,
+          tokenHash: hashToken(token),
+          invitedBy: actor.actorType === 'user' ? actor.actorId : null,
+          expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+        },
+        em,
+      );
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'invitation.created',
+        targetType: 'invitation',
+        targetId: invitation.id,
+        metadata: { email: invitation.email, role },
+        origin,
+      });
+      return { ...toDto(invitation), link: `${this.config.baseUrl}/signup?invitation=${token}`, token };
+    });
+  }
+
+  async list(organizationId: string): Promise<InvitationDto[]> {
+    return (await this.invitations.list(organizationId)).map(toDto);
+  }
+
+  async withdraw(organizationId: string, invitationId: string, actor: Actor, origin?: RequestOrigin): Promise<InvitationDto> {
+    return this.dataSource.transaction(async (em) => {
+      const invitation = await this.invitations.withdraw(organizationId, invitationId, em);
+      if (!invitation) throw new InvitationNotFoundError();
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'invitation.withdrawn',
+        targetType: 'invitation',
+        targetId: invitation.id,
+        metadata: { email: invitation.email, role: invitation.role },
+        origin,
+      });
+      return toDto(invitation);
+    });
+  }
+
+  /**
+   * A signed-in person presents the link: they join with the invited role. The link is used
+   * once; a person who already is a member gets 409 and the link stays usable.
+   */
+  async accept(token: string, userId: string, origin?: RequestOrigin): Promise<AcceptedInvitationDto> {
+    if (!isWellFormedToken(token, TOKEN_PREFIXES.invitation)) throw new InvalidInvitationError();
+    const invitation = await this.dataSource.transaction(async (em) => {
+      const accepted = await this.invitations.accept(hashToken(token), userId, em);
+      if (!accepted) throw new InvalidInvitationError();
+      if (!accepted.joined) throw new AlreadyMemberError();
+      const { invitation: used } = accepted;
+      for (const action of ['invitation.accepted', 'member.added'] as const) {
+        await this.audit.record(em, {
+          organizationId: used.organizationId,
+          actorType: 'user',
+          actorId: userId,
+          action,
+          targetType: action === 'member.added' ? 'user' : 'invitation',
+          targetId: action === 'member.added' ? userId : used.id,
+          metadata: { role: used.role, invitationId: used.id },
+          origin,
+        });
+      }
+      return used;
+    });
+    const organization = await this.organizations.findForMember(userId, invitation.organizationId);
+    return { organizationId: invitation.organizationId, organizationName: organization?.name ?? '', role: invitation.role };
+  }
+}
+
+function toDto(i: InvitationRecord): InvitationDto {
+  return {
+    id: i.id,
+    organizationId: i.organizationId,
+    email: i.email,
+    role: i.role,
+    status: i.status,
+    invitedBy: i.invitedBy,
+    createdAt: i.createdAt.toISOString(),
+    expiresAt: i.expiresAt.toISOString(),
+    acceptedAt: i.acceptedAt ? i.acceptedAt.toISOString() : null,
+  };
+}

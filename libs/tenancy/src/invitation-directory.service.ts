@@ -1,0 +1,185 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { DomainError } from '@app/common';
+import { isUuid } from '@app/database';
+import { normalizeEmail } from './email';
+import { Invitation } from './entities/invitation.entity';
+import { Membership } from './entities/membership.entity';
+import type { MembershipRole } from './roles';
+
+export type InvitationStatus = 'pending' | 'accepted' | 'withdrawn' | 'expired';
+
+/** An invitation as admins see it (never its secret). */
+export interface InvitationRecord {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: MembershipRole;
+  invitedBy: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  acceptedAt: Date | null;
+  acceptedBy: string | null;
+  withdrawnAt: Date | null;
+  status: InvitationStatus;
+}
+
+export interface NewInvitation {
+  organizationId: string;
+  email: string;
+  role: MembershipRole;
+  tokenHash: string;
+  invitedBy: string | null;
+  expiresAt: Date;
+}
+
+const OPEN = 'accepted_at IS NULL AND withdrawn_at IS NULL AND expires_at > now()';
+
+/**
+ * The `invitations` table. A link is looked up by the SHA-256 digest of its secret; claiming it
+ * is one conditional update (still open → accepted), so two people presenting the same link at
+ * once cannot both join.
+ */
+@Injectable()
+export class InvitationDirectory {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private repo(em?: EntityManager) {
+    return (em ?? this.dataSource.manager).getRepository(Invitation);
+  }
+
+  async create(input: NewInvitation, em?: EntityManager): Promise<InvitationRecord> {
+    const saved = await this.repo(em).save(this.repo(em).create({ ...input, email: normalizeEmail(input.email) }));
+    return toRecord(saved);
+  }
+
+  /** The organisation's invitations, newest first. */
+  async list(organizationId: string): Promise<InvitationRecord[]> {
+    const rows = await this.repo().find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'ASC' } });
+    return rows.map(toRecord);
+  }
+
+  /** The still-open invitation behind a link's digest (what the sign-up page shows), or null. */
+  async findOpenByHash(tokenHash: string): Promise<(InvitationRecord & { organizationName: string }) | null> {
+    const row = await this.repo()
+      .createQueryBuilder('i')
+      .innerJoin('Organization', 'o', 'o.id = i.organizationId')
+      .addSelect('o.name', 'organization_name')
+      .where('i.tokenHash = :tokenHash AND i.acceptedAt IS NULL AND i.withdrawnAt IS NULL AND i.expiresAt > now()', { tokenHash })
+      .getRawAndEntities();
+    const entity = row.entities[0];
+    return entity ? { ...toRecord(entity), organizationName: (row.raw[0] as { organization_name: string }).organization_name } : null;
+  }
+
+  /**
+   * Marks an open invitation withdrawn; the record, or null when the organisation has no such
+   * open invitation.
+   */
+  async withdraw(organizationId: string, invitationId: string, em?: EntityManager): Promise<InvitationRecord | null> {
+    if (!isUuid(invitationId)) return null;
+    const result = await this.repo(em)
+      .createQueryBuilder()
+      .update()
+      .set({ withdrawnAt: () => 'now()' })
+      .where(`id = :invitationId AND organization_id = :organizationId AND ${OPEN}`, { invitationId, organizationId })
+      .returning('*')
+      .updateEntity(false)
+      .execute();
+    const [raw] = result.raw as RawInvitation[];
+    return raw ? fromRaw(raw) : null;
+  }
+
+  /**
+   * Uses the invitation behind the link for `userId`: one conditional update, so a link is used
+   * once. Null when the link is unknown, used, withdrawn or expired.
+   */
+  async claim(tokenHash: string, userId: string, em: EntityManager): Promise<InvitationRecord | null> {
+    const result = await this.repo(em)
+      .createQueryBuilder()
+      .update()
+      .set({ acceptedAt: () => 'now()', acceptedBy: userId })
+      .where(`token_hash = :tokenHash AND ${OPEN}`, { tokenHash })
+      .returning('*')
+      .updateEntity(false)
+      .execute();
+    const [raw] = result.raw as RawInvitation[];
+    return raw ? fromRaw(raw) : null;
+  }
+
+  /**
+   * Uses the link and makes `userId` a member with the invitation's role, in `em`'s transaction.
+   * `joined` is false when they already were a member (the caller refuses, rolling the claim back).
+   */
+  async accept(tokenHash: string, userId: string, em: EntityManager): Promise<{ invitation: InvitationRecord; joined: boolean } | null> {
+    const invitation = await this.claim(tokenHash, userId, em);
+    if (!invitation) return null;
+    const result = await em
+      .getRepository(Membership)
+      .createQueryBuilder()
+      .insert()
+      .values({ organizationId: invitation.organizationId, userId, role: invitation.role })
+      .orIgnore()
+      .returning('user_id')
+      .updateEntity(false)
+      .execute();
+    return { invitation, joined: (result.raw as unknown[]).length > 0 };
+  }
+}
+
+interface RawInvitation {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: MembershipRole;
+  invited_by: string | null;
+  created_at: Date;
+  expires_at: Date;
+  accepted_at: Date | null;
+  accepted_by: string | null;
+  withdrawn_at: Date | null;
+}
+
+function fromRaw(r: RawInvitation): InvitationRecord {
+  return toRecord({
+    id: r.id,
+    organizationId: r.organization_id,
+    email: r.email,
+    role: r.role,
+    invitedBy: r.invited_by,
+    createdAt: new Date(r.created_at),
+    expiresAt: new Date(r.expires_at),
+    acceptedAt: r.accepted_at ? new Date(r.accepted_at) : null,
+    acceptedBy: r.accepted_by,
+    withdrawnAt: r.withdrawn_at ? new Date(r.withdrawn_at) : null,
+  } as Invitation);
+}
+
+function toRecord(i: Invitation): InvitationRecord {
+  const status: InvitationStatus = i.acceptedAt
+    ? 'accepted'
+    : i.withdrawnAt
+      ? 'withdrawn'
+      : i.expiresAt.getTime() <= Date.now()
+        ? 'expired'
+        : 'pending';
+  return {
+    id: i.id,
+    organizationId: i.organizationId,
+    email: i.email,
+    role: i.role,
+    invitedBy: i.invitedBy,
+    createdAt: i.createdAt,
+    expiresAt: i.expiresAt,
+    acceptedAt: i.acceptedAt,
+    acceptedBy: i.acceptedBy,
+    withdrawnAt: i.withdrawnAt,
+    status,
+  };
+}
+
+/** The link is unknown, used, withdrawn or expired (one answer for all, so it tells nothing more). */
+export class InvalidInvitationError extends DomainError {
+  constructor() {
+    super('invalid_invitation', 'This invitation link is unknown, already used, withdrawn or expired; ask for a new one', 'not_found');
+  }
+}

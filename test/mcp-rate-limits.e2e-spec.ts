@@ -1,0 +1,77 @@
+import request from 'supertest';
+import { createAgentToken, createOrganization, createProject } from './factories';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+/** Request limits on /api/mcp per token and per organisation (docs/operations.md, "Request limits"). */
+describe('MCP request limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ MCP_RATE_LIMIT_PER_TOKEN: '3', MCP_RATE_LIMIT_PER_ORGANIZATION: '5', MCP_RATE_LIMIT_WINDOW_SECONDS: '60' });
+  });
+  afterAll(() => t.close());
+
+  /** The windows are aligned on the clock: start a test well inside one, so it ends in the same. */
+  async function awayFromWindowEnd() {
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 15_000) await new Promise((r) => setTimeout(r, left + 50));
+  }
+
+  function listTools(token: string, id: number) {
+    return request(t.baseUrl)
+      .post('/api/mcp')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Accept', 'application/json, text/event-stream')
+      .set('MCP-Protocol-Version', '2025-06-18')
+      .send({ jsonrpc: '2.0', id, method: 'tools/list' });
+  }
+
+  async function tokenIn(organizationId: string) {
+    const project = await createProject(t.dataSource, organizationId);
+    return (await createAgentToken(t.dataSource, project)).token;
+  }
+
+  it('refuses a token over its limit with 429, Retry-After and a JSON-RPC error; then its organisation; another organisation is untouched', async () => {
+    const org = await createOrganization(t.dataSource);
+    const other = await createOrganization(t.dataSource);
+    const [a, b, c] = [await tokenIn(org.id), await tokenIn(org.id), await tokenIn(other.id)];
+    await awayFromWindowEnd();
+
+    for (let i = 1; i <= 3; i++) expect((await listTools(a, i)).status).toBe(200);
+    const overToken = await listTools(a, 4);
+    expect(overToken.status).toBe(429);
+    const retryAfter = Number(overToken.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(overToken.headers['content-type']).toMatch(/^application\/json/);
+    expect(overToken.body).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: {
+        code: -32000,
+        message: `Too many requests for this token: at most 3 per window on this server; retry after ${retryAfter} s`,
+        data: { code: 'rate_limited', limit: 'token', retryAfterSeconds: retryAfter },
+      },
+    });
+
+    // The organisation has used 3 of its 5 (the refused request is not counted against it).
+    expect((await listTools(b, 1)).status).toBe(200);
+    expect((await listTools(b, 2)).status).toBe(200);
+    const overOrganization = await listTools(b, 3);
+    expect(overOrganization.status).toBe(429);
+    expect(overOrganization.headers['retry-after']).toMatch(/^\d+$/);
+    expect(overOrganization.body.error.data).toMatchObject({ code: 'rate_limited', limit: 'organization' });
+    expect(overOrganization.body.error.message).toMatch(/^Too many requests for this token's organisation: at most 5 per window/);
+
+    expect((await listTools(c, 1)).status).toBe(200);
+  });
+
+  it('counts only requests that carry a valid agent token (a refused credential is a 401, not a count)', async () => {
+    const org = await createOrganization(t.dataSource);
+    const token = await tokenIn(org.id);
+    await awayFromWindowEnd();
+    for (let i = 0; i < 5; i++) {
+      await request(t.baseUrl).post('/api/mcp').set('Authorization', 'Bearer dga_nope').send({ jsonrpc: '2.0', id: i, method: 'tools/list' }).expect(401);
+    }
+    expect((await listTools(token, 1)).status).toBe(200);
+  });
+});
