@@ -54,11 +54,11 @@ describe('signup, login and /api/me (SPEC §6)', () => {
       });
     });
 
-    it('stores only a scrypt hash of the password', async () => {
+    it('stores only an Argon2id hash of the password', async () => {
       const body = signupBody();
       const res = await request(t.baseUrl).post('/api/auth/signup').send(body).expect(201);
       const [row] = await t.dataSource.query('SELECT password_hash FROM users WHERE id = $1', [res.body.user.id]);
-      expect(row.password_hash).toMatch(/^scrypt\$/);
+      expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
       expect(row.password_hash).not.toContain(body.password);
     });
 
@@ -157,7 +157,7 @@ describe('signup, login and /api/me (SPEC §6)', () => {
           { organization: b.organization, role: 'member' },
         ],
       });
-      expect(JSON.stringify(res.body)).not.toMatch(/password|scrypt/i);
+      expect(JSON.stringify(res.body)).not.toMatch(/password|scrypt|argon2/i);
     });
 
     it('is for sessions only: an rk_ key gets 403, a dga_ token 403, nothing 401', async () => {

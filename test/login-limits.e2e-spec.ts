@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { loginEmailKey } from '@app/auth';
+import { loginEmailIpKey, loginEmailKey } from '@app/auth';
 import { createUser } from './factories';
 import { hiddenField, TestBrowser } from './factories/oauth';
 import { loginPageLockoutMessage, tooManyLoginAttempts, tooManySignups } from './fixtures/limits';
@@ -16,7 +16,12 @@ const freshIp = () => `198.51.100.${++ipSeq}`;
 describe('login-attempt limits (REST)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ LOGIN_MAX_FAILURES_PER_EMAIL: '3', LOGIN_MAX_FAILURES_PER_IP: '5', TRUST_PROXY: 'true' });
+    t = await startTestApp({
+      LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: '3',
+      LOGIN_MAX_FAILURES_PER_EMAIL: '6',
+      LOGIN_MAX_FAILURES_PER_IP: '5',
+      TRUST_PROXY: 'true',
+    });
   });
   afterAll(() => t.close());
 
@@ -33,7 +38,7 @@ describe('login-attempt limits (REST)', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   }
 
-  it('after the limit of failures for one email answers 429 with Retry-After, even to the right password and from another address', async () => {
+  it('after the limit of failures for one email from one address, that address gets 429 with Retry-After, even for the right password; another address still signs in', async () => {
     const user = await createUser(t.dataSource);
     const ip = freshIp();
     for (let i = 0; i < 3; i++) {
@@ -46,8 +51,26 @@ describe('login-attempt limits (REST)', () => {
     const right = await login(user.email, user.password, ip);
     expectLocked(right);
     expect(right.body.accessToken).toBeUndefined();
-    // Per email, whatever the address and the letter case.
-    expectLocked(await login(user.email.toUpperCase(), user.password, freshIp()));
+    // Per email whatever the letter case; per address, so a third party failing from its own
+    // address does not lock the person out of theirs.
+    expectLocked(await login(user.email.toUpperCase(), user.password, ip));
+    await login(user.email, user.password, freshIp()).expect(200);
+  });
+
+  it('attempts refused at one address do not count towards the email’s ceiling', async () => {
+    const user = await createUser(t.dataSource);
+    const ip = freshIp();
+    for (let i = 0; i < 3; i++) await login(user.email, 'hammer', ip).expect(401);
+    for (let i = 0; i < 6; i++) expectLocked(await login(user.email, 'hammer', ip));
+    await login(user.email, user.password, freshIp()).expect(200);
+  });
+
+  it('past the per-email ceiling, failures spread over addresses lock the email everywhere', async () => {
+    const user = await createUser(t.dataSource);
+    for (const ip of [freshIp(), freshIp()]) {
+      for (let i = 0; i < 3; i++) await login(user.email, 'spread guess', ip).expect(401);
+    }
+    expectLocked(await login(user.email, user.password, freshIp()));
   });
 
   it('locks an unknown email exactly like a real one, so the 429 does not reveal which emails exist', async () => {
@@ -72,17 +95,21 @@ describe('login-attempt limits (REST)', () => {
     await login(user.email, 'wrong one', ip).expect(401);
     await login(user.email, 'wrong two', ip).expect(401);
     await login(user.email, user.password, ip).expect(200);
-    const [counter] = await t.dataSource.query('SELECT hits FROM rate_limit_counters WHERE key = $1', [loginEmailKey(user.email)]);
-    expect(counter).toBeUndefined();
+    const counters = await t.dataSource.query('SELECT hits FROM rate_limit_counters WHERE key = ANY($1)', [
+      [loginEmailKey(user.email), loginEmailIpKey(user.email, ip)],
+    ]);
+    expect(counters).toEqual([]);
     for (let i = 0; i < 3; i++) await login(user.email, 'wrong again', ip).expect(401);
     expectLocked(await login(user.email, user.password, ip));
   });
 
   it('stores the email only as a digest', async () => {
     const email = `digest-${randomUUID().slice(0, 8)}@example.test`;
-    await login(email, 'wrong password', freshIp()).expect(401);
-    const rows: { key: string }[] = await t.dataSource.query(`SELECT key FROM rate_limit_counters WHERE key LIKE 'login:email:%'`);
+    const ip = freshIp();
+    await login(email, 'wrong password', ip).expect(401);
+    const rows: { key: string }[] = await t.dataSource.query(`SELECT key FROM rate_limit_counters WHERE key LIKE 'login:email%'`);
     expect(rows.map((r) => r.key)).toContain(loginEmailKey(email));
+    expect(rows.map((r) => r.key)).toContain(loginEmailIpKey(email, ip));
     expect(rows.some((r) => r.key.includes('digest-'))).toBe(false);
   });
 
@@ -120,7 +147,9 @@ describe('login-attempt limits (REST)', () => {
     for (let i = 0; i < 3; i++) await login(user.email, 'wrong', ip).expect(401);
     expectLocked(await login(user.email, user.password, ip));
     // Move the window's end into the past instead of waiting 15 minutes.
-    await t.dataSource.query(`UPDATE rate_limit_counters SET window_ends_at = now() - interval '1 second' WHERE key = $1`, [loginEmailKey(user.email)]);
+    await t.dataSource.query(`UPDATE rate_limit_counters SET window_ends_at = now() - interval '1 second' WHERE key = ANY($1)`, [
+      [loginEmailKey(user.email), loginEmailIpKey(user.email, ip)],
+    ]);
     await login(user.email, user.password, ip).expect(200);
   });
 });
@@ -128,7 +157,7 @@ describe('login-attempt limits (REST)', () => {
 describe('login-attempt limits (HTML sign-in page), shared with REST', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ LOGIN_MAX_FAILURES_PER_EMAIL: '3' });
+    t = await startTestApp({ LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: '3' });
   });
   afterAll(() => t.close());
 

@@ -3,6 +3,7 @@ import { SessionTokenService } from '@app/credentials';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { addMember, createOrganization, createProject, createUser } from './factories';
 import {
+  authorizeCode,
   authorizePath,
   createPersonWithProject,
   formChoices,
@@ -79,7 +80,14 @@ describe('OAuth authorize, login and consent (SPEC §5)', () => {
     });
   });
 
-  describe('after the redirect URI is trusted: errors go back to it with error, state and iss', () => {
+  describe('after the redirect URI is checked, for a signed-in person who has authorised the client: errors go back to it with error, state and iss', () => {
+    let trusting: TestBrowser;
+    beforeAll(async () => {
+      const person = await createPersonWithProject(t);
+      trusting = await signedIn(person.user.id);
+      await authorizeCode(t, { browser: trusting, client, projectId: person.project.id });
+    });
+
     it.each([
       ['plain PKCE', { code_challenge_method: 'plain' }, 'invalid_request', 'code_challenge_method plain is not supported; use S256'],
       ['no PKCE at all', { code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256'],
@@ -91,7 +99,7 @@ describe('OAuth authorize, login and consent (SPEC §5)', () => {
       ['a resource with two trailing slashes', { resource: '__BASE__/api/mcp//' }, 'invalid_target', 'resource must be __BASE__/api/mcp'],
     ])('%s', async (_label, overrides, error, description) => {
       const fixed = Object.fromEntries(Object.entries(overrides).map(([k, v]) => [k, v?.replace('__BASE__', t.baseUrl)]));
-      const res = await fetch(`${t.baseUrl}${valid(fixed)}`, { redirect: 'manual' });
+      const res = await trusting.get(valid(fixed));
       expect(res.status).toBe(302);
       const location = new URL(res.headers.get('location')!);
       expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8976/callback');

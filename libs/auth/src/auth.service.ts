@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { SessionTokenService } from '@app/credentials';
 import { NotFoundError } from '@app/common';
-import { hashPassword, MembershipRole, OrganizationDirectory, UserDirectory, verifyPassword } from '@app/tenancy';
+import { hashPassword, MembershipRole, OrganizationDirectory, passwordNeedsRehash, UserDirectory, verifyPassword } from '@app/tenancy';
 import { InvalidLoginError } from './auth.errors';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 
@@ -20,7 +20,7 @@ export interface Me {
 /** Password login and the session's own view of itself. */
 @Injectable()
 export class AuthService {
-  /** A hash of a random password, verified against when the email is unknown (same scrypt work). */
+  /** A hash of a random password, verified against when the email is unknown (same Argon2id work). */
   private decoyHash: Promise<string> | undefined;
 
   constructor(
@@ -31,10 +31,11 @@ export class AuthService {
   ) {}
 
   /**
-   * A session JWT for the right email and password. An unknown email costs the same scrypt
+   * A session JWT for the right email and password. An unknown email costs the same Argon2id
    * work as a wrong password and gets the same error, so neither timing nor message tells them apart.
-   * Every login path goes through here: past the failed-attempt limits (per email and per `ip`)
-   * it throws `TooManyLoginAttemptsError` without looking at the password.
+   * Every login path goes through here: past the failed-attempt limits (per email and `ip`, per
+   * email, per `ip`) it throws `TooManyLoginAttemptsError` without looking at the password. A
+   * hash made with an older algorithm or weaker parameters is re-made from the password now.
    */
   async login(email: string, password: string, ip: string | null): Promise<SessionToken & { userId: string }> {
     await this.limits.beginLogin(email, ip);
@@ -42,6 +43,9 @@ export class AuthService {
     const ok = await verifyPassword(password, user?.passwordHash ?? (await this.decoy()));
     if (!user || !ok) throw new InvalidLoginError();
     await this.limits.loginSucceeded(email, ip);
+    if (passwordNeedsRehash(user.passwordHash)) {
+      await this.users.replacePasswordHash(user.id, user.passwordHash, await hashPassword(password));
+    }
     return { ...(await this.sessions.issue(user.id)), userId: user.id };
   }
 

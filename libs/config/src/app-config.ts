@@ -32,11 +32,18 @@ export class AppConfig {
   readonly trustProxy: boolean;
   readonly logLevel: LogLevel;
   readonly registrationRateLimitPerMinute: number;
-  /** Failed logins for one email within `loginFailureWindowSeconds` before further attempts get 429. */
+  /** Failed logins for one email from one IP address within `loginFailureWindowSeconds` before further attempts from there get 429. */
+  readonly loginMaxFailuresPerEmailAndIp: number;
+  /** Failed logins for one email from every address together within the window before further attempts get 429 (the higher ceiling). */
   readonly loginMaxFailuresPerEmail: number;
   /** Failed logins from one IP address within the same window before further attempts get 429. */
   readonly loginMaxFailuresPerIp: number;
   readonly loginFailureWindowSeconds: number;
+  /** Failed token requests for one client_id from one IP address within `tokenFailureWindowSeconds` before that address gets 429 for that client. */
+  readonly tokenMaxFailuresPerClientAndIp: number;
+  /** Failed authentications of one confidential client, from anywhere, within the window before further failed ones answer 429. */
+  readonly tokenMaxAuthFailuresPerClient: number;
+  readonly tokenFailureWindowSeconds: number;
   /** Sign-ups (REST and the HTML page) per IP address per hour. */
   readonly signupRateLimitPerHour: number;
   /** How often expired OAuth rows and old rate-limit counters are deleted; 0 never. */
@@ -90,9 +97,13 @@ export class AppConfig {
     this.trustProxy = env.TRUST_PROXY;
     this.logLevel = env.LOG_LEVEL;
     this.registrationRateLimitPerMinute = env.REGISTRATION_RATE_LIMIT_PER_MINUTE;
+    this.loginMaxFailuresPerEmailAndIp = env.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP;
     this.loginMaxFailuresPerEmail = env.LOGIN_MAX_FAILURES_PER_EMAIL;
     this.loginMaxFailuresPerIp = env.LOGIN_MAX_FAILURES_PER_IP;
     this.loginFailureWindowSeconds = env.LOGIN_FAILURE_WINDOW_SECONDS;
+    this.tokenMaxFailuresPerClientAndIp = env.TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP;
+    this.tokenMaxAuthFailuresPerClient = env.TOKEN_MAX_AUTH_FAILURES_PER_CLIENT;
+    this.tokenFailureWindowSeconds = env.TOKEN_FAILURE_WINDOW_SECONDS;
     this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;
     this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;
     this.clientMetadataAllowLoopback = env.CLIENT_METADATA_ALLOW_LOOPBACK;

@@ -127,7 +127,13 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1)
   @Max(100000)
-  LOGIN_MAX_FAILURES_PER_EMAIL = 10;
+  LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP = 10;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  LOGIN_MAX_FAILURES_PER_EMAIL = 100;
 
   @Transform(toInt)
   @IsInt()
@@ -140,6 +146,24 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(86400)
   LOGIN_FAILURE_WINDOW_SECONDS = 900;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP = 30;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  TOKEN_MAX_AUTH_FAILURES_PER_CLIENT = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  TOKEN_FAILURE_WINDOW_SECONDS = 300;
 
   @Transform(toInt)
   @IsInt()

@@ -21,7 +21,13 @@ export interface ValidatedAuthorization {
   resource: string | null;
 }
 
-export type AuthorizeCheck = { kind: 'valid'; request: ValidatedAuthorization } | { kind: 'redirect'; location: string };
+/**
+ * A valid request, or an error found after the client and its redirect URI were checked: where
+ * it may be sent (`location`) if the person trusts this client, else shown as a page.
+ */
+export type AuthorizeCheck =
+  | { kind: 'valid'; request: ValidatedAuthorization }
+  | { kind: 'redirect'; clientId: string; error: AuthorizeRedirectErrorCode; location: string };
 
 /**
  * Validates an authorize request (RFC 6749 §4.1, RFC 7636, RFC 8707). Checks run in an order
@@ -70,11 +76,14 @@ export class AuthorizeRequestValidator {
       redirectUriSent = true;
     }
 
-    // From here on the redirect URI is trusted: errors go back to the client.
+    // From here on the redirect URI is the client's: errors may go back to it (the controller
+    // decides whether the person trusts this client enough to be sent there, RFC 9700 §4.11.2).
     const stateParam = singleParam(query, 'state');
     const state = stateParam.value ?? null;
     const fail = (error: AuthorizeRedirectErrorCode, description: string): AuthorizeCheck => ({
       kind: 'redirect',
+      clientId: client.clientId,
+      error,
       location: errorRedirect(this.config.issuer, redirectUri, error, description, stateParam.duplicate ? null : state),
     });
     if (stateParam.duplicate) return fail('invalid_request', 'state was sent more than once');

@@ -2,36 +2,50 @@ import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestj
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
-import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
-import { sendPage, sendRedirect } from '@app/web';
+import { AppConfig } from '@app/config';
+import { OAuthGrantsRepository, Public, readSessionCookie, SessionTokenService } from '@app/credentials';
+import { postedFromElsewhere, sendPage, sendRedirect } from '@app/web';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
 import { ConsentDecisionService } from './consent-decision.service';
 import { ConsentViewService } from './consent-view.service';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
-import { OAuthPageError } from './oauth.errors';
+import { AuthorizeRedirectErrorCode, OAuthPageError } from './oauth.errors';
 import { consentPage } from './views/consent.view';
 
 /**
  * `GET /api/agent/oauth/authorize` validates the request and shows the consent page (or sends
- * the person to sign in first); `POST` takes the decision.
+ * the person to sign in first); `POST` takes the decision, refused when the browser marks the
+ * post as coming from another site (on top of the form's CSRF token).
  */
 @Public()
 @ApiExcludeController()
 @UseFilters(OAuthPageErrorFilter)
 @Controller('api/agent/oauth/authorize')
 export class AuthorizeController {
+  private readonly ownOrigin: string;
+
   constructor(
+    config: AppConfig,
     private readonly validator: AuthorizeRequestValidator,
     private readonly consent: ConsentViewService,
     private readonly decisions: ConsentDecisionService,
     private readonly sessions: SessionTokenService,
-  ) {}
+    private readonly grants: OAuthGrantsRepository,
+  ) {
+    this.ownOrigin = new URL(config.baseUrl).origin;
+  }
 
   @Get()
   async authorize(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const checked = await this.validator.check(query, req.ip ?? null);
-    if (checked.kind === 'redirect') return sendRedirect(res, 302, checked.location);
     const userId = await this.sessionUser(req);
+    if (checked.kind === 'redirect') {
+      // RFC 9700 §4.11.2: an error goes back to the client only for a signed-in person who already
+      // trusts it (a live grant); otherwise anyone could register a client and use this endpoint
+      // as a redirect from our domain to any address.
+      if (userId && (await this.grants.hasLiveGrant(userId, checked.clientId))) return sendRedirect(res, 302, checked.location);
+      throw new OAuthPageError(400, 'Invalid request', UNTRUSTED_ERROR_DETAIL[checked.error]);
+    }
     if (!userId) return sendRedirect(res, 302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
     const { requestId, csrfToken } = await this.consent.createPending(userId, checked.request);
     const view = await this.consent.view(requestId, csrfToken, userId);
@@ -40,6 +54,9 @@ export class AuthorizeController {
 
   @Post()
   async decide(@Body() body: Record<string, unknown>, @AuditOrigin() origin: RequestOrigin, @Req() req: Request, @Res() res: Response): Promise<void> {
+    if (postedFromElsewhere(req, this.ownOrigin)) {
+      throw new OAuthPageError(403, 'Form sent from another site', 'This answer did not come from the consent page. Start again from the application.');
+    }
     const userId = await this.sessionUser(req);
     if (!userId) {
       throw new OAuthPageError(401, 'Signed out', 'Your session ended before you answered. Start again from the application.');
@@ -55,3 +72,13 @@ export class AuthorizeController {
     return (await this.sessions.resolve(jwt))?.userId ?? null;
   }
 }
+
+/** What the error page says for an error not sent back to the client (fixed text: nothing of the request is repeated). */
+const UNTRUSTED_ERROR_DETAIL: Readonly<Record<AuthorizeRedirectErrorCode, string>> = {
+  invalid_request: 'The application’s request is incomplete or malformed (invalid_request).',
+  unsupported_response_type: 'The application asked for a kind of answer Agent Gateway does not give (unsupported_response_type).',
+  invalid_scope: 'The application asked for permissions that do not exist (invalid_scope).',
+  invalid_target: 'The application asked for access to a service other than this one (invalid_target).',
+  access_denied: 'The request was refused (access_denied).',
+  server_error: 'Agent Gateway could not handle the request (server_error).',
+};

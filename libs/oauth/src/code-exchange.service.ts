@@ -10,9 +10,12 @@ import { AuthorizationCodesRepository } from './store/authorization-codes.reposi
 import { fail, Failure, Issued, TokenIssuer, TokenResponse } from './token-issuer.service';
 
 /**
- * The authorization_code grant: the code is consumed by a conditional update before anything
- * else is checked, so a failed attempt also burns it. A code presented again is a replay: the
- * grant it produced is revoked with every token issued from it (RFC 6749 §4.1.2, RFC 9700 §4.5).
+ * The authorization_code grant: the code is consumed by a conditional update naming the
+ * authenticated client before anything else is checked, so a failed attempt by that client also
+ * burns it. A code presented again by its own client is a replay: the grant it produced is
+ * revoked with every token issued from it (RFC 6749 §4.1.2, RFC 9700 §4.5). Another client
+ * presenting it, used or not, changes nothing: client ids are public, so otherwise anyone holding
+ * a leaked code could end the victim's grant.
  */
 @Injectable()
 export class CodeExchangeService {
@@ -39,11 +42,12 @@ export class CodeExchangeService {
     }
 
     const outcome = await this.dataSource.transaction(async (em): Promise<Failure | Issued> => {
-      const row = await this.codes.consume(em, hashToken(code));
+      const row = await this.codes.consume(em, hashToken(code), client.clientId);
       if (!row) {
-        const usedGrantId = await this.codes.grantOf(em, hashToken(code));
-        if (usedGrantId) {
-          await this.revoker.revokeGrant(em, usedGrantId, {
+        const known = await this.codes.find(em, hashToken(code));
+        if (known && known.clientId !== client.clientId) return fail('invalid_grant', 'The authorization code was issued to another client');
+        if (known?.used) {
+          await this.revoker.revokeGrant(em, known.grantId, {
             actorType: 'oauth_client',
             actorId: client.clientId,
             reason: 'authorization_code_replay',
@@ -53,7 +57,6 @@ export class CodeExchangeService {
         }
         return fail('invalid_grant', 'The authorization code is invalid');
       }
-      if (row.clientId !== client.clientId) return fail('invalid_grant', 'The authorization code was issued to another client');
       if (row.expired) return fail('invalid_grant', 'The authorization code has expired');
       if (row.redirectUriSent ? redirectUri !== row.redirectUri : redirectUri !== undefined && redirectUri !== row.redirectUri) {
         return fail('invalid_grant', 'redirect_uri does not match the one of the authorization request');

@@ -6,6 +6,7 @@ import { Public } from '@app/credentials';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthErrorFilter } from './oauth-exception.filters';
 import { OAuthTokensService } from './oauth-tokens.service';
+import { tokenRequester, TokenRateLimit } from './token-rate-limit.service';
 import { TokenRevocationService } from './token-revocation.service';
 
 /**
@@ -21,6 +22,7 @@ export class OAuthController {
     private readonly clients: OAuthClientsService,
     private readonly tokens: OAuthTokensService,
     private readonly revocations: TokenRevocationService,
+    private readonly tokenLimits: TokenRateLimit,
   ) {}
 
   @Post('register')
@@ -36,7 +38,8 @@ export class OAuthController {
     @AuditOrigin() origin: RequestOrigin,
     @Res() res: Response,
   ): Promise<void> {
-    const tokens = await this.tokens.token(body ?? {}, authorization, origin);
+    const form = body ?? {};
+    const tokens = await this.tokenLimits.around(tokenRequester(form, authorization, origin.ip ?? null), () => this.tokens.token(form, authorization, origin));
     res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').json(tokens);
   }
 

@@ -18,6 +18,7 @@ import { OAuthTokensService } from './oauth-tokens.service';
 import { OAuthStoreModule } from './store/oauth-store.module';
 import { RefreshRotationService } from './refresh-rotation.service';
 import { TokenIssuer } from './token-issuer.service';
+import { TokenRateLimit } from './token-rate-limit.service';
 import { TokenRevocationService } from './token-revocation.service';
 
 /**
@@ -38,6 +39,7 @@ import { TokenRevocationService } from './token-revocation.service';
     RefreshRotationService,
     OAuthTokensService,
     TokenRevocationService,
+    TokenRateLimit,
     OAuthGrantsService,
     OAuthCleanupService,
     ClientPolicyService,

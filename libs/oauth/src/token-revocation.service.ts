@@ -1,22 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { RequestOrigin } from '@app/audit';
-import { CredentialRevoker, hashToken, isWellFormedToken, RefreshTokensRepository, TOKEN_PREFIXES } from '@app/credentials';
-import { OAuthClientsService, presentedCredentials } from './oauth-clients.service';
+import { AgentTokensRepository, CredentialRevoker, hashToken, isWellFormedToken, RefreshTokensRepository, TOKEN_PREFIXES } from '@app/credentials';
+import { OAuthClientsService, presentedCredentials, RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
 import { singleParam } from './oauth-params';
+import { OAuthClientsRepository } from './store/oauth-clients.repository';
 
 /**
  * RFC 7009: a refresh token revokes its grant (and every access token of it); an access token
- * revokes itself. Unknown tokens, and tokens of another client, change nothing and still
- * answer 200, so the endpoint reveals nothing.
+ * revokes itself. The client must authenticate (§2.1): a request naming a client is
+ * authenticated as at the token endpoint (a confidential client's missing or wrong secret → 401
+ * `invalid_client`); a request naming none may end only a public client's token, whose token
+ * is the only credential it has. Unknown tokens, tokens of another client and a confidential
+ * client's tokens presented without its secret change nothing and still answer 200, so the
+ * endpoint reveals nothing.
  */
 @Injectable()
 export class TokenRevocationService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly clients: OAuthClientsService,
+    private readonly clientStore: OAuthClientsRepository,
     private readonly refreshTokens: RefreshTokensRepository,
+    private readonly agentTokens: AgentTokensRepository,
     private readonly revoker: CredentialRevoker,
   ) {}
 
@@ -31,20 +38,24 @@ export class TokenRevocationService {
     const client = identified ? await this.clients.authenticate(credentials) : null;
 
     if (isWellFormedToken(token, TOKEN_PREFIXES.refresh)) {
-      await this.dataSource.transaction(async (em) => {
-        const row = await this.refreshTokens.findByHash(em, hashToken(token));
-        if (!row || (client && row.clientId !== client.clientId)) return;
-        await this.revoker.revokeGrant(em, row.grantId, {
-          actorType: 'oauth_client',
-          actorId: row.clientId,
-          reason: 'revoked_by_client',
-          origin,
-        });
-      });
+      const row = await this.refreshTokens.findByHash(this.dataSource.manager, hashToken(token));
+      if (!row || !(await this.mayRevoke(client, row.clientId))) return;
+      await this.dataSource.transaction((em) =>
+        this.revoker.revokeGrant(em, row.grantId, { actorType: 'oauth_client', actorId: row.clientId, reason: 'revoked_by_client', origin }),
+      );
       return;
     }
     if (isWellFormedToken(token, TOKEN_PREFIXES.agentAccess)) {
-      await this.revoker.revokeOAuthAccessToken(hashToken(token), client?.clientId ?? null);
+      const tokenClientId = await this.agentTokens.oauthClientOf(hashToken(token));
+      if (!tokenClientId || !(await this.mayRevoke(client, tokenClientId))) return;
+      await this.revoker.revokeOAuthAccessToken(hashToken(token), tokenClientId);
     }
+  }
+
+  /** The authenticated client owns the token; or none authenticated and the token's client is public. */
+  private async mayRevoke(authenticated: RegisteredClient | null, tokenClientId: string): Promise<boolean> {
+    if (authenticated) return authenticated.clientId === tokenClientId;
+    const owner = await this.clientStore.find(tokenClientId);
+    return owner?.tokenEndpointAuthMethod === 'none';
   }
 }

@@ -1,20 +1,42 @@
-import { hashPassword, verifyPassword } from './password-hasher';
+import { randomBytes, scryptSync } from 'node:crypto';
+import { hashPassword, passwordNeedsRehash, verifyPassword } from './password-hasher';
+
+/** A hash in the form accounts created before Argon2id still hold. */
+function legacyScrypt(password: string): string {
+  const salt = randomBytes(16);
+  const key = scryptSync(password.normalize('NFKC'), salt, 32, { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+  return ['scrypt', 16384, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
 
 describe('password hasher', () => {
-  it('verifies the right password and refuses a wrong one', async () => {
+  it('hashes with Argon2id at the OWASP parameters and verifies the right password only', async () => {
     const stored = await hashPassword('correct horse battery staple');
-    expect(stored).toMatch(/^scrypt\$16384\$8\$1\$[\w-]+\$[\w-]+$/);
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
     expect(stored).not.toContain('correct horse');
     await expect(verifyPassword('correct horse battery staple', stored)).resolves.toBe(true);
     await expect(verifyPassword('correct horse battery stapl', stored)).resolves.toBe(false);
+    expect(passwordNeedsRehash(stored)).toBe(false);
   });
 
   it('salts each hash', async () => {
     expect(await hashPassword('same password here')).not.toBe(await hashPassword('same password here'));
   });
 
+  it('still verifies the former scrypt hashes, and marks them for re-hashing', async () => {
+    const stored = legacyScrypt('an older password here');
+    await expect(verifyPassword('an older password here', stored)).resolves.toBe(true);
+    await expect(verifyPassword('an older password her', stored)).resolves.toBe(false);
+    expect(passwordNeedsRehash(stored)).toBe(true);
+  });
+
+  it('marks Argon2id hashes made with weaker parameters for re-hashing', () => {
+    expect(passwordNeedsRehash('$argon2id$v=19$m=4096,t=3,p=1$c2FsdHNhbHQ$aGFzaGhhc2g')).toBe(true);
+  });
+
   it('refuses malformed stored hashes', async () => {
     await expect(verifyPassword('x', 'plain')).resolves.toBe(false);
     await expect(verifyPassword('x', 'bcrypt$1$2$3$a$b')).resolves.toBe(false);
+    await expect(verifyPassword('x', '$argon2id$v=19$broken')).resolves.toBe(false);
+    await expect(verifyPassword('x', 'scrypt$99999999$8$1$c2FsdA$a2V5a2V5a2V5a2V5a2V5a2V5')).resolves.toBe(false);
   });
 });

@@ -1,32 +1,55 @@
-import { randomBytes, scrypt as scryptCb, ScryptOptions, timingSafeEqual } from 'node:crypto';
+import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import { scrypt as scryptCb, ScryptOptions, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Argon2id at the OWASP Password Storage Cheat Sheet's parameters (19 MiB, 2 passes, one lane).
+ * `Algorithm` is a `const enum` the binding does not export at run time, hence the literal.
+ */
+const ARGON2_OPTIONS = { algorithm: 2 as Algorithm, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+/** The PHC prefix of a hash made with today's parameters; any other stored hash is re-hashed at the next sign-in. */
+const CURRENT_PREFIX = `$argon2id$v=19$m=${ARGON2_OPTIONS.memoryCost},t=${ARGON2_OPTIONS.timeCost},p=${ARGON2_OPTIONS.parallelism}$`;
+
+/** A PHC-format Argon2id hash (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`) with a random salt. */
+export async function hashPassword(password: string): Promise<string> {
+  return hash(password.normalize('NFKC'), ARGON2_OPTIONS);
+}
+
+/**
+ * Constant-time check of a password against a stored hash: Argon2id, or the former
+ * `scrypt$N$r$p$salt$hash` form still held by accounts that have not signed in since. False for
+ * any malformed hash.
+ */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const normalized = password.normalize('NFKC');
+  if (stored.startsWith('$argon2id$')) return verify(stored, normalized).catch(() => false);
+  if (stored.startsWith('scrypt$')) return verifyLegacyScrypt(normalized, stored);
+  return false;
+}
+
+/** Whether a stored hash was made with other parameters or another algorithm than today's. */
+export function passwordNeedsRehash(stored: string): boolean {
+  return !stored.startsWith(CURRENT_PREFIX);
+}
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
     scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
   );
 
-const N = 16384;
-const R = 8;
-const P = 1;
-const KEY_LENGTH = 32;
-
-/** `scrypt$N$r$p$salt$hash` with a per-user random salt (node:crypto, no native add-on). */
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { N, r: R, p: P, maxmem: 64 * 1024 * 1024 });
-  return ['scrypt', N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
-}
-
-/** Constant-time check of a password against a stored hash; false for any malformed hash. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, saltText, keyText] = stored.split('$');
-  if (scheme !== 'scrypt' || !saltText || !keyText) return false;
+/** The hashes written before Argon2id: scrypt with the parameters stored in the hash (N up to 2^17). */
+async function verifyLegacyScrypt(password: string, stored: string): Promise<boolean> {
+  const [, n, r, p, saltText, keyText] = stored.split('$');
+  const N = Number(n);
+  const R = Number(r);
+  const P = Number(p);
+  if (!saltText || !keyText || ![N, R, P].every((v) => Number.isInteger(v) && v > 0) || N > 2 ** 17 || R > 32 || P > 16) return false;
   const expected = Buffer.from(keyText, 'base64url');
-  const key = await scrypt(password.normalize('NFKC'), Buffer.from(saltText, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: 64 * 1024 * 1024,
-  });
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  if (expected.length < 16) return false;
+  const key = await scrypt(password, Buffer.from(saltText, 'base64url'), expected.length, {
+    N,
+    r: R,
+    p: P,
+    maxmem: 256 * N * R + 1024 * 1024,
+  }).catch(() => null);
+  return key !== null && key.length === expected.length && timingSafeEqual(key, expected);
 }

@@ -62,6 +62,14 @@ export class UserDirectory {
   }
 
   /**
+   * Stores a re-made hash of the same password, unless the stored hash changed meanwhile (a
+   * password change in between wins).
+   */
+  async replacePasswordHash(userId: string, previous: string, next: string): Promise<void> {
+    await this.repo().update({ id: userId, passwordHash: previous }, { passwordHash: next });
+  }
+
+  /**
    * Inserts a person (email normalised, name trimmed), or answers null when the email is taken.
    * `ON CONFLICT DO NOTHING` on the lower(email) index: a parallel sign-up with the same email
    * loses here without a failed statement, so the caller's transaction stays usable.

@@ -140,6 +140,15 @@ export class AgentTokensRepository {
   }
 
   /** RFC 7009 for an access token: only an OAuth token, and only the named client's when one is named. */
+  /** The client of a live OAuth access token, for a revocation to check who may end it. */
+  async oauthClientOf(tokenHash: string): Promise<string | null> {
+    const token = await this.dataSource.getRepository(AgentToken).findOne({
+      select: { clientId: true },
+      where: { tokenHash, source: 'oauth', revokedAt: IsNull() },
+    });
+    return token?.clientId ?? null;
+  }
+
   revokeOAuthTokenByHash(tokenHash: string, clientId: string | null): Promise<number> {
     return queryAffected(
       this.dataSource,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { queryReturning } from '@app/database';
 import { OAuthGrant } from '../entities/oauth-grant.entity';
 import type { AgentPermission } from '../permissions';
@@ -31,6 +31,11 @@ export class OAuthGrantsRepository {
   ): Promise<string> {
     const result = await em.getRepository(OAuthGrant).insert(grant);
     return (result.identifiers[0] as { id: string }).id;
+  }
+
+  /** Whether the person has a grant for this client that is not revoked (they chose to trust it). */
+  hasLiveGrant(userId: string, clientId: string): Promise<boolean> {
+    return this.dataSource.getRepository(OAuthGrant).existsBy({ userId, clientId, revokedAt: IsNull() });
   }
 
   findOwned(em: EntityManager, userId: string, grantId: string): Promise<OAuthGrant | null> {

@@ -29,8 +29,11 @@ export class AuthorizationCodesRepository {
     });
   }
 
-  /** Conditional single use: exactly one caller gets the code's binding; everyone else null. */
-  async consume(em: EntityManager, codeHash: string): Promise<ConsumedCode | null> {
+  /**
+   * Conditional single use by the code's own client: exactly one caller presenting it as
+   * `clientId` gets the code's binding; everyone else null (another client never spends it).
+   */
+  async consume(em: EntityManager, codeHash: string, clientId: string): Promise<ConsumedCode | null> {
     const [row] = await queryReturning<{
       grant_id: string;
       client_id: string;
@@ -41,9 +44,9 @@ export class AuthorizationCodesRepository {
     }>(
       em,
       `UPDATE oauth_authorization_codes SET used_at = now()
-        WHERE code_hash = $1 AND used_at IS NULL
+        WHERE code_hash = $1 AND used_at IS NULL AND client_id = $2
        RETURNING grant_id, client_id, redirect_uri, redirect_uri_sent, code_challenge, expires_at <= now() AS expired`,
-      [codeHash],
+      [codeHash, clientId],
     );
     if (!row) return null;
     return {
@@ -56,10 +59,13 @@ export class AuthorizationCodesRepository {
     };
   }
 
-  /** The grant of a code that exists (already used, since `consume` did not get it), for replay handling. */
-  async grantOf(em: EntityManager, codeHash: string): Promise<string | null> {
-    const code = await em.getRepository(AuthorizationCode).findOne({ select: { grantId: true }, where: { codeHash } });
-    return code?.grantId ?? null;
+  /** A code `consume` did not hand out: its client and grant, and whether it was used, for replay handling. */
+  async find(em: EntityManager, codeHash: string): Promise<{ clientId: string; grantId: string; used: boolean } | null> {
+    const code = await em.getRepository(AuthorizationCode).findOne({
+      select: { clientId: true, grantId: true, usedAt: true },
+      where: { codeHash },
+    });
+    return code ? { clientId: code.clientId, grantId: code.grantId, used: code.usedAt !== null } : null;
   }
 
   /**

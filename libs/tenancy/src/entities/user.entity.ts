@@ -11,7 +11,7 @@ export class User {
   @Column('text')
   name: string;
 
-  /** `scrypt$N$r$p$salt$hash`; never serialised. */
+  /** Argon2id in PHC form (older accounts: `scrypt$N$r$p$salt$hash` until their next sign-in); never serialised. */
   @Column('text', { select: false })
   passwordHash: string;
 

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { AppConfig } from '@app/config';
+import { RateLimitService } from '@app/rate-limit';
+import { OAuthError } from './oauth.errors';
+import { parseBasicCredentials, singleParam } from './oauth-params';
+
+/** Who a token request says it comes from, read before anything is checked. */
+export interface TokenRequester {
+  /** The `client_id` of the body or of HTTP Basic, as sent (not yet authenticated). */
+  clientId: string | undefined;
+  /** Whether the request carries a client secret (body or HTTP Basic): a confidential client's authentication. */
+  secretPresented: boolean;
+  ip: string | null;
+}
+
+/**
+ * The token endpoint's limits, on the database counters every instance shares (`RateLimitService`).
+ *
+ * - Failed requests per (client_id, client IP): counted before the request is handled, so
+ *   parallel guesses cannot overrun the limit, and taken back when it succeeds, so the count is
+ *   of failures. Past `TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP` in `TOKEN_FAILURE_WINDOW_SECONDS`,
+ *   that address gets 429 for that client until the window ends.
+ * - Per client alone, only failed authentication of a confidential client (a wrong secret):
+ *   past `TOKEN_MAX_AUTH_FAILURES_PER_CLIENT`, a failed authentication answers 429 instead of
+ *   401. A request that authenticates, or that carries a valid code or refresh token of a public
+ *   client, is never refused for failures counted elsewhere: registered client ids are public
+ *   and a metadata-document client id is shared by every user of that client.
+ */
+@Injectable()
+export class TokenRateLimit {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly rateLimits: RateLimitService,
+  ) {}
+
+  /** Runs a token request inside the limits; throws 429 `temporarily_unavailable` with `Retry-After` past them. */
+  async around<T>(requester: TokenRequester, handle: () => Promise<T>): Promise<T> {
+    const pairKey = requester.ip ? `oauth-token:client-ip:${digest(requester.clientId)}:${requester.ip}` : null;
+    if (pairKey) {
+      const decision = await this.rateLimits.consume([
+        { key: pairKey, limit: this.config.tokenMaxFailuresPerClientAndIp, windowSeconds: this.config.tokenFailureWindowSeconds },
+      ]);
+      if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds, 'from this address for this client');
+    }
+    let result: T;
+    try {
+      result = await handle();
+    } catch (error) {
+      if (error instanceof OAuthError && error.error === 'invalid_client' && requester.secretPresented && requester.clientId) {
+        await this.clientAuthenticationFailed(requester.clientId);
+      }
+      throw error;
+    }
+    if (pairKey) await this.rateLimits.release(pairKey);
+    return result;
+  }
+
+  private async clientAuthenticationFailed(clientId: string): Promise<void> {
+    const decision = await this.rateLimits.consume([
+      {
+        key: `oauth-token:client-auth:${digest(clientId)}`,
+        limit: this.config.tokenMaxAuthFailuresPerClient,
+        windowSeconds: this.config.tokenFailureWindowSeconds,
+      },
+    ]);
+    if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds, 'to authenticate as this client');
+  }
+}
+
+/** Who a token request's body and `Authorization` header say it comes from. */
+export function tokenRequester(body: Record<string, unknown>, authorizationHeader: string | undefined, ip: string | null): TokenRequester {
+  const basic = authorizationHeader && /^Basic\b/i.test(authorizationHeader) ? parseBasicCredentials(authorizationHeader) : undefined;
+  const bodyClientId = singleParam(body, 'client_id').value;
+  return {
+    clientId: bodyClientId ?? basic?.clientId,
+    secretPresented: basic !== undefined || singleParam(body, 'client_secret').value !== undefined,
+    ip,
+  };
+}
+
+function digest(clientId: string | undefined): string {
+  return createHash('sha256').update(clientId ?? '').digest('hex');
+}
+
+function tooManyFailures(retryAfterSeconds: number, what: string): OAuthError {
+  return new OAuthError('temporarily_unavailable', `Too many failed token requests ${what}; retry in ${retryAfterSeconds} s`, {
+    retryAfterSeconds,
+  });
+}
