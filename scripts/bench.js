@@ -9,7 +9,9 @@
  * the floor (scripts/bench/floor-server.js: body parse, token hash, one indexed query on the same
  * database). Prints a markdown table and writes bench-results/latest.json. Options: --duration S
  * (default 10), --connections N (default 20), --rounds N (default 3), --only TEXT (only the MCP
- * scenarios whose name contains TEXT), --profile DIR (a CPU profile of the service).
+ * scenarios whose name contains TEXT), --profile DIR (a CPU profile of the service), --baseline DIR
+ * (another build of the service, DIR/dist/apps/gateway/src/main.js, measured in the same rounds on
+ * the same database: a before/after comparison that the machine's load cannot skew).
  */
 const { spawn, execFileSync } = require('node:child_process');
 const { createHash, randomBytes } = require('node:crypto');
@@ -38,6 +40,9 @@ const profileIndex = args.indexOf('--profile');
 /** `--profile DIR`: the service writes a V8 CPU profile into DIR when it stops. */
 const profileDir = profileIndex >= 0 ? args[profileIndex + 1] : undefined;
 const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+const baselineIndex = args.indexOf('--baseline');
+/** `--baseline DIR`: a second build of the service (say, main's), measured beside this one. */
+const baselineDir = baselineIndex >= 0 ? args[baselineIndex + 1] : undefined;
 /** The service's measured runs on the monotonic clock (µs), so a profile can be read for them alone. */
 const measuredWindows = [];
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -257,13 +262,14 @@ async function main() {
     await admin.end();
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const gateway = startProcess(process.execPath, [...profileFlags, join(root, 'dist/apps/gateway/src/main.js')], {
+    const sessionSecret = randomBytes(32).toString('hex');
+    const serviceEnv = async (servicePort) => ({
       NODE_ENV: 'production',
-      PORT: String(port),
+      PORT: String(servicePort),
       HOST: '127.0.0.1',
-      BASE_URL: base,
+      BASE_URL: `http://127.0.0.1:${servicePort}`,
       DATABASE_URL: pg.url('agent_gateway'),
-      SESSION_SECRET: randomBytes(32).toString('hex'),
+      SESSION_SECRET: sessionSecret,
       // As in production: the request log on (one line per request at info) and metrics served.
       LOG_LEVEL: 'info',
       METRICS_PORT: String(await freePort()),
@@ -273,7 +279,16 @@ async function main() {
       MCP_RATE_LIMIT_PER_TOKEN: '10000000',
       MCP_RATE_LIMIT_PER_ORGANIZATION: '10000000',
     });
+    const gateway = startProcess(process.execPath, [...profileFlags, join(root, 'dist/apps/gateway/src/main.js')], await serviceEnv(port));
     await waitFor(`${base}/health/ready`);
+    let baseline;
+    if (baselineDir) {
+      // Started once this build has migrated the database (the baseline then finds it up to date).
+      const baselinePort = await freePort();
+      baseline = startProcess(process.execPath, [join(baselineDir, 'dist/apps/gateway/src/main.js')], await serviceEnv(baselinePort));
+      baseline.url = `http://127.0.0.1:${baselinePort}`;
+      await waitFor(`${baseline.url}/health/ready`);
+    }
     const refPort = await freePort();
     const reference = startProcess(process.execPath, [join(__dirname, 'bench', 'reference-server.js'), String(refPort)], {});
     const refBase = `http://127.0.0.1:${refPort}`;
@@ -290,6 +305,7 @@ async function main() {
       gateway: { pid: gateway.pid, url: base, path: '/api/mcp' },
       sdk: { pid: reference.pid, url: refBase, path: '/mcp' },
       floor: { pid: floor.pid, url: floorBase, path: '/' },
+      ...(baseline ? { baseline: { pid: baseline.pid, url: baseline.url, path: '/api/mcp' } } : {}),
     };
 
     const rows = [];
@@ -325,6 +341,7 @@ async function main() {
     const scenarios = [];
     const taskIdFor = (t) => (t === 'sdk' ? refSeed.taskId : seed.taskId);
     const authFor = (t) => (t === 'sdk' ? {} : auth);
+    const mcpTargets = ['gateway', 'sdk', 'floor', ...(baseline ? ['baseline'] : [])];
     for (const generation of ['legacy', 'modern']) {
       const version = generation === 'legacy' ? LEGACY : MODERN;
       scenarios.push({ name: `tools/list (${version})`, build: (t) => mcpRequest(generation, 'tools/list', {}, authFor(t)) });
@@ -335,10 +352,10 @@ async function main() {
     }
     scenarios.push({ name: `tools/call create_task (${MODERN})`, build: (t) => mcpRequest('modern', 'tools/call', { name: 'create_task', arguments: { title: 'Load task' } }, authFor(t)) });
 
-    const report = { date: new Date().toISOString(), duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS, load: loadAverage(), node: process.version, scenarios: [] };
+    const report = { date: new Date().toISOString(), baseline: baselineDir, duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS, load: loadAverage(), node: process.version, scenarios: [] };
     let authenticatedRps;
     for (const s of scenarios.filter((x) => !ONLY || x.name.includes(ONLY))) {
-      const m = await measureRounds(s.name, s.build, ['gateway', 'sdk', 'floor']);
+      const m = await measureRounds(s.name, s.build, mcpTargets);
       const gw = m.gateway;
       const ratioSdk = gw.requestsPerSecond / m.sdk.requestsPerSecond;
       const ratioFloor = gw.requestsPerSecond / m.floor.requestsPerSecond;
@@ -354,6 +371,7 @@ async function main() {
         gateway: gw,
         reference: m.sdk,
         floor: m.floor,
+        baseline: m.baseline,
         ratio: ratioSdk,
         ratioFloor,
         target: `≥ ${TARGET.sdk}× SDK, ≥ ${TARGET.floor}× floor, p99 ≤ ${TARGET.p99} ms`,
@@ -625,14 +643,17 @@ function markdown(report) {
       '',
       'CPU time each server spent per answered request (median of the rounds; less sensitive than req/s to other load on the machine):',
       '',
-      '| scenario | gateway µs | SDK µs | floor µs | SDK ÷ gateway | floor ÷ gateway |',
-      '|---|---:|---:|---:|---:|---:|',
+      `| scenario | gateway µs | SDK µs | floor µs | SDK ÷ gateway | floor ÷ gateway |${report.baseline ? ' baseline µs | baseline req/s | baseline ÷ gateway |' : ''}`,
+      `|---|---:|---:|---:|---:|---:|${report.baseline ? '---:|---:|---:|' : ''}`,
     );
     for (const s of cpuRows) {
       const [g, r, f] = [s.gateway.cpuUsPerRequest, s.reference.cpuUsPerRequest, s.floor.cpuUsPerRequest];
-      lines.push(`| ${s.name} | ${g.toFixed(0)} | ${r.toFixed(0)} | ${f.toFixed(0)} | ${(r / g).toFixed(2)}× | ${(f / g).toFixed(2)}× |`);
+      const b = s.baseline;
+      const baselineCells = b ? ` ${b.cpuUsPerRequest.toFixed(0)} | ${fmtRps(b.requestsPerSecond)} | ${(b.cpuUsPerRequest / g).toFixed(2)}× |` : '';
+      lines.push(`| ${s.name} | ${g.toFixed(0)} | ${r.toFixed(0)} | ${f.toFixed(0)} | ${(r / g).toFixed(2)}× | ${(f / g).toFixed(2)}× |${baselineCells}`);
     }
   }
+  if (report.baseline) lines.push('', `Baseline: the build in ${report.baseline}, measured in the same rounds on the same database.`);
   lines.push(
     '',
     `${report.connections} connections, ${report.duration} s per run, median of ${report.rounds} alternating rounds, ` +

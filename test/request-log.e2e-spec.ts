@@ -105,4 +105,15 @@ describe('request log', () => {
     const output = gateway.stdout();
     for (const secret of [password, accessToken, fakeKey, querySecret]) expect(output).not.toContain(secret);
   });
+
+  it('loses no line when the process stops right after a burst of requests', async () => {
+    const burst = `burst-${randomBytes(4).toString('hex')}`;
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => fetch(`${gateway.url}/health/live`, { headers: { 'x-request-id': `${burst}-${i}` } })),
+    );
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    await gateway.stop();
+    const ids = new Set(requestLines().map((l) => l.message.requestId));
+    expect(Array.from({ length: 200 }, (_, i) => `${burst}-${i}`).filter((id) => !ids.has(id))).toEqual([]);
+  });
 });

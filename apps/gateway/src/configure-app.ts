@@ -13,7 +13,7 @@ import { METRICS_PATH, Metrics, metricsEndpoint, observeRequests } from '@app/ob
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors.middleware';
 import { closeConnectionsWhenDraining } from './graceful-shutdown';
-import { createLogger } from './logger';
+import { createLogger, createRequestLog } from './logger';
 import { textGuard } from './text-guard.middleware';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
@@ -48,8 +48,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
-  const requestLog = new Logger('Request');
-  app.use(observeRequests(app.get(Metrics), (line) => requestLog.log(line)));
+  app.use(observeRequests(app.get(Metrics), createRequestLog(config.logLevel)));
   if (config.metricsToken) app.use(METRICS_PATH, metricsEndpoint(app.get(Metrics), config.metricsToken));
   app.use(closeConnectionsWhenDraining(app.get(Readiness)));
   app.use(mcpOriginCheck(config));

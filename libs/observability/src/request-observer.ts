@@ -32,9 +32,10 @@ export interface RequestLogLine {
  * `X-Request-Id`, else a new UUID) echoed in the response's `X-Request-Id`; when the answer is
  * sent, records it in the HTTP metrics and writes one structured log line. The route is the
  * matched route's template (`/api/organizations/:orgId/projects`), or `unmatched`: never the
- * raw path, whose ids and query would grow the metric series and could carry secrets.
+ * raw path, whose ids and query would grow the metric series and could carry secrets. Without a
+ * `log` (the log level leaves requests out) only the metrics are recorded.
  */
-export function observeRequests(metrics: Metrics, log: (line: RequestLogLine) => void) {
+export function observeRequests(metrics: Metrics, log: ((line: RequestLogLine) => void) | undefined) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
@@ -49,7 +50,7 @@ export function observeRequests(metrics: Metrics, log: (line: RequestLogLine) =>
       const route = routeTemplate(req);
       const status = res.headersSent ? res.statusCode : 499;
       metrics.recordHttp(req.method, route, status, seconds);
-      log(requestLine(req, requestId, route, status, seconds));
+      log?.(requestLine(req, requestId, route, status, seconds));
     };
     res.once('finish', finish);
     res.once('close', finish);
