@@ -21,8 +21,11 @@ export class AppExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
-    const res = ctx.getResponse<Response>();
-    const req = ctx.getRequest<Request>();
+    this.answer(exception, ctx.getRequest<Request>(), ctx.getResponse<Response>());
+  }
+
+  /** The answer to `exception`, for routes served outside Nest's router too (the MCP endpoint's own). */
+  answer(exception: unknown, req: Request, res: Response): void {
     if (res.headersSent) {
       this.logger.warn(`error after the response started on ${req.method} ${req.path}: ${describe(exception)}`);
       if (!res.writableEnded) res.end();

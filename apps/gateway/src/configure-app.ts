@@ -8,12 +8,14 @@ import express, { json, urlencoded } from 'express';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
 import { Readiness } from '@app/health';
-import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '@app/mcp';
+import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError, McpEndpoint } from '@app/mcp';
 import { METRICS_PATH, Metrics, metricsEndpoint, observeRequests } from '@app/observability';
+import { AppExceptionFilter } from './app-exception.filter';
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors.middleware';
 import { closeConnectionsWhenDraining } from './graceful-shutdown';
 import { createLogger, createRequestLog } from './logger';
+import { mcpRoute } from './mcp-route';
 import { textGuard } from './text-guard.middleware';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
@@ -55,12 +57,16 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.enableCors(corsOptionsDelegate(config));
   // The MCP endpoint parses any JSON value (not only objects and arrays), so a valid JSON body
   // that is not a JSON-RPC message is answered -32600 by the SDK instead of -32700 here.
-  app.use(MCP_PATH, json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES }));
+  const mcpJson = json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES });
+  const cookies = cookieParser();
+  // POST /api/mcp itself is served here, by the same body middleware as below, ahead of the router.
+  app.use(mcpRoute(app.get(McpEndpoint), new AppExceptionFilter(config), [mcpJson, bodyErrorHandler, bodyDepthGuard, cookies, textGuard]));
+  app.use(MCP_PATH, mcpJson);
   app.use(json({ limit: MAX_BODY_BYTES, type: JSON_TYPES }));
   app.use(urlencoded({ extended: false, limit: MAX_BODY_BYTES, parameterLimit: 100 }));
   app.use(bodyErrorHandler);
   app.use(bodyDepthGuard);
-  app.use(cookieParser());
+  app.use(cookies);
   app.use(textGuard);
   const document = SwaggerModule.createDocument(
     app,

@@ -52,6 +52,21 @@ export class CredentialGuard implements CanActivate {
     }
   }
 
+  /**
+   * The check of an `@AgentCapability()` route, for the MCP endpoint's own route, which serves
+   * `POST /api/mcp` ahead of Nest's router: the same extraction, strategy and principal, the
+   * same refusals (`McpUnauthorizedException`, a domain error when the database is unavailable),
+   * counted in the same metrics.
+   */
+  async authenticateAgentRequest(req: AuthenticatedRequest): Promise<void> {
+    try {
+      await this.authenticateAgent(req);
+    } catch (error) {
+      this.metrics?.recordCredentialRefusal(...refusalOf(req, error));
+      throw error;
+    }
+  }
+
   private async check(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return false;
     const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_METADATA, [

@@ -50,9 +50,11 @@ const CREDENTIAL_STORES = [
     SessionJwtStrategy,
     TokenUsageRecorder,
     ...CREDENTIAL_STORES,
-    { provide: APP_GUARD, useClass: CredentialGuard },
+    CredentialGuard,
+    { provide: APP_GUARD, useExisting: CredentialGuard },
   ],
   exports: [
+    CredentialGuard,
     PasswordResetService,
     AgentTokenService,
     TokenUsageRecorder,

@@ -2,3 +2,4 @@ export * from './json-rpc';
 export * from './mcp.module';
 export * from './protocol-versions';
 export * from './mcp-http.errors';
+export * from './mcp-endpoint';

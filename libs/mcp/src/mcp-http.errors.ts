@@ -38,17 +38,21 @@ export class McpRefusal extends Error {
 @Catch(McpRefusal, DomainError)
 export class JsonRpcErrorFilter implements ExceptionFilter {
   catch(exception: McpRefusal | DomainError, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
-    if (exception instanceof DomainError) {
-      const retryAfter = retryAfterOf(exception);
-      const headers: Record<string, string> = retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
-      const id = echoableId(host.switchToHttp().getRequest<Request>().body);
-      exception = new McpRefusal(exception.kind, MCP_SERVER_ERROR, exception.message, { id, data: { code: exception.code }, headers });
-    }
-    const { id = null, data, status, headers = {} } = exception.options;
-    res
-      .status(status ?? HTTP_STATUS_OF_KIND[exception.kind])
-      .set({ ...headers, 'Cache-Control': 'no-store' })
-      .json(jsonRpcError(id, exception.rpcCode, exception.message, data));
+    const http = host.switchToHttp();
+    sendJsonRpcRefusal(http.getResponse<Response>(), exception, http.getRequest<Request>().body);
   }
+}
+
+/** The answer of `JsonRpcErrorFilter`, for the endpoint's own route too; `body` is the request's. */
+export function sendJsonRpcRefusal(res: Response, exception: McpRefusal | DomainError, body: unknown): void {
+  if (exception instanceof DomainError) {
+    const retryAfter = retryAfterOf(exception);
+    const headers: Record<string, string> = retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
+    exception = new McpRefusal(exception.kind, MCP_SERVER_ERROR, exception.message, { id: echoableId(body), data: { code: exception.code }, headers });
+  }
+  const { id = null, data, status, headers = {} } = exception.options;
+  res
+    .status(status ?? HTTP_STATUS_OF_KIND[exception.kind])
+    .set({ ...headers, 'Cache-Control': 'no-store' })
+    .json(jsonRpcError(id, exception.rpcCode, exception.message, data));
 }

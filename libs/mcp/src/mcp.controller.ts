@@ -4,30 +4,27 @@ import type { Response } from 'express';
 import { AgentCapability, type AuthenticatedRequest, Public } from '@app/credentials';
 import { MCP_SERVER_ERROR } from './json-rpc';
 import { JsonRpcErrorFilter, McpRefusal } from './mcp-http.errors';
-import { McpRateLimiter } from './mcp-rate-limiter';
-import { McpService } from './mcp.service';
+import { McpEndpoint } from './mcp-endpoint';
 
 /**
  * `/api/mcp`: Streamable HTTP, stateless. POST carries every JSON-RPC message and needs an
  * agent token; any other method is answered 405 with `Allow: POST` and needs no credential
  * (docs/mcp.md explains why). CORS preflights never reach here (Nest's CORS answers them).
- * Refusals are JSON-RPC error bodies written by `JsonRpcErrorFilter`.
+ * Refusals are JSON-RPC error bodies written by `JsonRpcErrorFilter`. Most POSTs are served
+ * before Nest's router by the endpoint's own route (`McpEndpoint.serve`); this route serves the
+ * rest (a query string, say) and keeps the endpoint's declared access in the route table.
  */
 @ApiExcludeController()
 @UseFilters(JsonRpcErrorFilter)
 @Controller('api/mcp')
 export class McpController {
-  constructor(
-    private readonly mcp: McpService,
-    private readonly limits: McpRateLimiter,
-  ) {}
+  constructor(private readonly endpoint: McpEndpoint) {}
 
   @Post()
   @AgentCapability()
   @HttpCode(200)
   async post(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
-    if (req.principal?.kind === 'agent') this.limits.check(req.principal, req.body);
-    await this.mcp.handle(req, res);
+    await this.endpoint.post(req, res);
   }
 
   @All()

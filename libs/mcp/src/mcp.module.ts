@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@app/capabilities';
 import { McpController } from './mcp.controller';
+import { McpEndpoint } from './mcp-endpoint';
 import { McpRateLimiter } from './mcp-rate-limiter';
 import { McpService } from './mcp.service';
 
@@ -8,6 +9,7 @@ import { McpService } from './mcp.service';
 @Module({
   imports: [CapabilitiesModule],
   controllers: [McpController],
-  providers: [McpService, McpRateLimiter],
+  providers: [McpService, McpRateLimiter, McpEndpoint],
+  exports: [McpEndpoint],
 })
 export class McpModule {}

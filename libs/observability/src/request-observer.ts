@@ -58,7 +58,16 @@ export function observeRequests(metrics: Metrics, log: ((line: RequestLogLine) =
   };
 }
 
+const ROUTE_TEMPLATE = Symbol('route template');
+
+/** Labels a request served ahead of the router (the MCP endpoint's own route) with its route's template. */
+export function setRouteTemplate(req: Request, template: string): void {
+  (req as Request & { [ROUTE_TEMPLATE]?: string })[ROUTE_TEMPLATE] = template;
+}
+
 export function routeTemplate(req: Request): string {
+  const set = (req as Request & { [ROUTE_TEMPLATE]?: string })[ROUTE_TEMPLATE];
+  if (set !== undefined) return set;
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return typeof path === 'string' ? `${req.baseUrl ?? ''}${path}` : 'unmatched';
 }

@@ -1,0 +1,60 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AuthenticatedRequest } from '@app/credentials';
+import type { McpEndpoint } from '@app/mcp';
+import { setRouteTemplate } from '@app/observability';
+import type { AppExceptionFilter } from './app-exception.filter';
+import { MCP_PATH } from './cors.middleware';
+
+/** An Express middleware, or an error-handling one (four parameters), as `app.use` takes them. */
+export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Response, next: NextFunction) => void);
+
+/**
+ * `POST /api/mcp` served ahead of Nest's router, which agents call for every message. Mounted
+ * right after the origin check and CORS, it runs, in order, the very middleware functions the
+ * application runs for every request (`bodyStack`: the endpoint's JSON parser with its limits,
+ * the body-error answers, the depth guard, cookies, the text guard), then the guard's agent
+ * check and the endpoint itself (`McpEndpoint.serve`), and answers errors with the
+ * application's exception filter. What it leaves out is only the walk through the router's other
+ * layers and Nest's per-route pipeline (guard lookup, interceptors, pipes), which for this route
+ * do nothing the endpoint does not do itself.
+ *
+ * It takes exactly `POST /api/mcp` (no query string, no trailing slash); every other request
+ * goes on to the application's chain and Nest's `McpController`, which behaves the same.
+ */
+export function mcpRoute(endpoint: McpEndpoint, errors: AppExceptionFilter, bodyStack: readonly Middleware[]): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'POST' || req.url !== MCP_PATH) return next();
+    setRouteTemplate(req, MCP_PATH);
+    runStack(bodyStack, req, res, (error?: unknown) => {
+      // An error no middleware answered goes on as it would from the application's own chain.
+      if (error !== undefined) return next(error);
+      endpoint.serve(req as AuthenticatedRequest, res).catch((thrown: unknown) => errors.answer(thrown, req, res));
+    });
+  };
+}
+
+/**
+ * Runs `stack` as Express runs a sequence of `app.use` layers: `next()` goes to the next plain
+ * middleware, `next(error)` to the next error-handling one (four parameters), a throw counts as
+ * `next(error)`; `done` is called when the stack is passed through (with the error, if any).
+ */
+export function runStack(stack: readonly Middleware[], req: Request, res: Response, done: (error?: unknown) => void): void {
+  let index = 0;
+  const next = (error?: unknown): void => {
+    // As in Express, a falsy value is no error. (next('route') and next('router') are not used by these layers.)
+    const failed = Boolean(error);
+    for (;;) {
+      const layer = stack[index++];
+      if (!layer) return done(failed ? error : undefined);
+      if (failed !== (layer.length === 4)) continue;
+      try {
+        if (failed) (layer as (e: unknown, q: Request, s: Response, n: NextFunction) => void)(error, req, res, next);
+        else (layer as RequestHandler)(req, res, next);
+      } catch (thrown) {
+        next(thrown);
+      }
+      return;
+    }
+  };
+  next();
+}

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import { DomainError } from '@app/common';
+import { type AuthenticatedRequest, CredentialGuard } from '@app/credentials';
+import { McpRefusal, sendJsonRpcRefusal } from './mcp-http.errors';
+import { McpRateLimiter } from './mcp-rate-limiter';
+import { McpService } from './mcp.service';
+
+/**
+ * `POST /api/mcp` once its body is read and checked: the request limits, then the MCP service.
+ * Nest's route (`McpController`) calls `post` after the global guard; the endpoint's own route
+ * (`serve`, mounted ahead of Nest's router by the application) runs the guard's agent check
+ * itself and answers the refusals the route's filters would.
+ */
+@Injectable()
+export class McpEndpoint {
+  constructor(
+    private readonly guard: CredentialGuard,
+    private readonly limits: McpRateLimiter,
+    private readonly mcp: McpService,
+  ) {}
+
+  async post(req: AuthenticatedRequest, res: Response): Promise<void> {
+    if (req.principal?.kind === 'agent') this.limits.check(req.principal, req.body);
+    await this.mcp.handle(req, res);
+  }
+
+  /**
+   * The whole authenticated POST: the agent check, then `post`. Refusals of the MCP transport
+   * (and domain errors, such as an unavailable database) are answered as `JsonRpcErrorFilter`
+   * answers them; anything else (the 401 of a missing or invalid credential, a bug) is thrown for
+   * the application's exception handling, as on Nest's route.
+   */
+  async serve(req: AuthenticatedRequest, res: Response): Promise<void> {
+    try {
+      await this.guard.authenticateAgentRequest(req);
+      await this.post(req, res);
+    } catch (error) {
+      if (!(error instanceof McpRefusal || error instanceof DomainError) || res.headersSent) throw error;
+      sendJsonRpcRefusal(res, error, req.body);
+    }
+  }
+}
