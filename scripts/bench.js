@@ -92,10 +92,14 @@ function waitForListening(child, timeoutMs = 30000) {
 function median(runs) {
   const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
   const mid = sorted[Math.floor((sorted.length - 1) / 2)];
-  const cpu = runs.map((r) => r.cpuUsPerRequest).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
+  const middle = (key) => {
+    const values = runs.map((r) => r[key]).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
+    return values.length ? values[Math.floor((values.length - 1) / 2)] : undefined;
+  };
   return {
     ...mid,
-    cpuUsPerRequest: cpu.length ? cpu[Math.floor((cpu.length - 1) / 2)] : undefined,
+    cpuUsPerRequest: middle('cpuUsPerRequest'),
+    systemCpuUsPerRequest: middle('systemCpuUsPerRequest'),
     rounds: runs.map((r) => ({ requestsPerSecond: r.requestsPerSecond, latencyP99: r.latencyP99, cpuUsPerRequest: r.cpuUsPerRequest })),
   };
 }
@@ -125,13 +129,14 @@ async function withPeakRss(pid, fn) {
   }
 }
 
-/** CPU time (user + system) a process has used so far, in microseconds, from /proc. */
+/** CPU time (user + system, and system alone) a process has used so far, in microseconds, from /proc. */
 function cpuTimeUs(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+    const system = (Number(fields[12]) * 1e6) / CLOCK_TICKS;
+    return { total: (Number(fields[11]) * 1e6) / CLOCK_TICKS + system, system };
   } catch {
-    return NaN;
+    return { total: NaN, system: NaN };
   }
 }
 const CLOCK_TICKS = (() => {
@@ -166,7 +171,11 @@ function load(scenario, pid) {
       if (code !== 0) return reject(new Error(`load exited ${code}`));
       if (windowStart !== undefined) measuredWindows.push({ pid, label: scenario.label, start: windowStart, end: monotonicUs() });
       const result = JSON.parse(out.slice(out.indexOf('measuring\n') + 'measuring\n'.length));
-      if (cpuAtStart !== undefined) result.cpuUsPerRequest = (cpuTimeUs(pid) - cpuAtStart) / Math.max(1, result.total);
+      if (cpuAtStart !== undefined) {
+        const cpuAtEnd = cpuTimeUs(pid);
+        result.cpuUsPerRequest = (cpuAtEnd.total - cpuAtStart.total) / Math.max(1, result.total);
+        result.systemCpuUsPerRequest = (cpuAtEnd.system - cpuAtStart.system) / Math.max(1, result.total);
+      }
       resolve(result);
     });
   });
@@ -319,7 +328,7 @@ async function main() {
       rows.push(row);
       process.stderr.write(
         `${label} [${target}${round ? ` round ${round + 1}` : ''}]: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyP99} ms, ` +
-          `${result.cpuUsPerRequest?.toFixed(0)} µs CPU/request, non-2xx ${result.non2xx}\n`,
+          `${result.cpuUsPerRequest?.toFixed(0)} µs CPU/request (${result.systemCpuUsPerRequest?.toFixed(0)} µs system), non-2xx ${result.non2xx}\n`,
       );
       return row;
     }
@@ -643,14 +652,15 @@ function markdown(report) {
       '',
       'CPU time each server spent per answered request (median of the rounds; less sensitive than req/s to other load on the machine):',
       '',
-      `| scenario | gateway µs | SDK µs | floor µs | SDK ÷ gateway | floor ÷ gateway |${report.baseline ? ' baseline µs | baseline req/s | baseline ÷ gateway |' : ''}`,
-      `|---|---:|---:|---:|---:|---:|${report.baseline ? '---:|---:|---:|' : ''}`,
+      `| scenario | gateway µs | of which system | SDK µs | floor µs | SDK ÷ gateway | floor ÷ gateway |${report.baseline ? ' baseline µs | baseline req/s | baseline ÷ gateway |' : ''}`,
+      `|---|---:|---:|---:|---:|---:|---:|${report.baseline ? '---:|---:|---:|' : ''}`,
     );
     for (const s of cpuRows) {
       const [g, r, f] = [s.gateway.cpuUsPerRequest, s.reference.cpuUsPerRequest, s.floor.cpuUsPerRequest];
       const b = s.baseline;
       const baselineCells = b ? ` ${b.cpuUsPerRequest.toFixed(0)} | ${fmtRps(b.requestsPerSecond)} | ${(b.cpuUsPerRequest / g).toFixed(2)}× |` : '';
-      lines.push(`| ${s.name} | ${g.toFixed(0)} | ${r.toFixed(0)} | ${f.toFixed(0)} | ${(r / g).toFixed(2)}× | ${(f / g).toFixed(2)}× |${baselineCells}`);
+      const system = s.gateway.systemCpuUsPerRequest;
+      lines.push(`| ${s.name} | ${g.toFixed(0)} | ${system === undefined ? '' : system.toFixed(0)} | ${r.toFixed(0)} | ${f.toFixed(0)} | ${(r / g).toFixed(2)}× | ${(f / g).toFixed(2)}× |${baselineCells}`);
     }
   }
   if (report.baseline) lines.push('', `Baseline: the build in ${report.baseline}, measured in the same rounds on the same database.`);

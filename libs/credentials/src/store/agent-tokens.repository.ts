@@ -34,19 +34,52 @@ export function derivedTokenConflict(error: unknown): 'active' | 'rotating' | nu
   return null;
 }
 
+/** What a request needs of its live token (everything but the digest and the lifecycle times). */
+export type LiveAgentToken = Omit<AgentToken, 'tokenHash' | 'createdAt' | 'revokedAt'>;
+
+interface LiveAgentTokenRow {
+  id: string;
+  source: AgentToken['source'];
+  organization_id: string;
+  project_id: string;
+  permissions: AgentPermission[];
+  service_key_id: string | null;
+  grant_id: string | null;
+  client_id: string | null;
+  user_id: string | null;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+}
+
+const FIND_LIVE_BY_HASH = `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at, last_used_at
+  FROM agent_tokens
+  WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+
 @Injectable()
 export class AgentTokensRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The request's hot path: one indexed lookup by digest; revoked and expired tokens are not found. */
-  findLiveByHash(tokenHash: string): Promise<AgentToken | null> {
-    return this.dataSource
-      .getRepository(AgentToken)
-      .createQueryBuilder('t')
-      .where('t.tokenHash = :tokenHash', { tokenHash })
-      .andWhere('t.revokedAt IS NULL')
-      .andWhere('(t.expiresAt IS NULL OR t.expiresAt > now())')
-      .getOne();
+  /**
+   * The request's hot path: one indexed lookup by digest; revoked and expired tokens are not
+   * found. The statement is written out once (no query builder per request).
+   */
+  async findLiveByHash(tokenHash: string): Promise<LiveAgentToken | null> {
+    const rows: LiveAgentTokenRow[] = await this.dataSource.query(FIND_LIVE_BY_HASH, [tokenHash]);
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      source: row.source,
+      organizationId: row.organization_id,
+      projectId: row.project_id,
+      permissions: row.permissions,
+      serviceKeyId: row.service_key_id,
+      grantId: row.grant_id,
+      clientId: row.client_id,
+      userId: row.user_id,
+      expiresAt: row.expires_at,
+      lastUsedAt: row.last_used_at,
+    };
   }
 
   /** Stores a token; a second live token of one service key for one project fails on the unique index. */
