@@ -15,7 +15,7 @@
  */
 const { spawn, execFileSync } = require('node:child_process');
 const { createHash, randomBytes } = require('node:crypto');
-const { mkdirSync, readFileSync, writeFileSync, existsSync } = require('node:fs');
+const { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { findPostgresBin, freePort, startPostgres, stopPostgres } = require('./lib/postgres');
@@ -100,6 +100,7 @@ function median(runs) {
     ...mid,
     cpuUsPerRequest: middle('cpuUsPerRequest'),
     systemCpuUsPerRequest: middle('systemCpuUsPerRequest'),
+    databaseCpuUsPerRequest: middle('databaseCpuUsPerRequest'),
     rounds: runs.map((r) => ({ requestsPerSecond: r.requestsPerSecond, latencyP99: r.latencyP99, cpuUsPerRequest: r.cpuUsPerRequest })),
   };
 }
@@ -139,6 +140,21 @@ function cpuTimeUs(pid) {
     return { total: NaN, system: NaN };
   }
 }
+/** The database server's processes: the postmaster (first line of postmaster.pid) and its children. */
+let databasePid;
+function databaseCpuUs() {
+  if (!databasePid) return NaN;
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (entry !== databasePid && fields[1] !== databasePid) continue;
+      total += ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+    } catch {}
+  }
+  return total;
+}
 const CLOCK_TICKS = (() => {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -159,11 +175,13 @@ function load(scenario, pid) {
     });
     let out = '';
     let cpuAtStart;
+    let databaseAtStart;
     let windowStart;
     child.stdout.on('data', (d) => {
       out += d;
       if (cpuAtStart === undefined && out.includes('measuring\n') && pid) {
         cpuAtStart = cpuTimeUs(pid);
+        databaseAtStart = databaseCpuUs();
         windowStart = monotonicUs();
       }
     });
@@ -175,6 +193,7 @@ function load(scenario, pid) {
         const cpuAtEnd = cpuTimeUs(pid);
         result.cpuUsPerRequest = (cpuAtEnd.total - cpuAtStart.total) / Math.max(1, result.total);
         result.systemCpuUsPerRequest = (cpuAtEnd.system - cpuAtStart.system) / Math.max(1, result.total);
+        result.databaseCpuUsPerRequest = (databaseCpuUs() - databaseAtStart) / Math.max(1, result.total);
       }
       resolve(result);
     });
@@ -264,6 +283,7 @@ async function main() {
   if (!bin) throw new Error('npm run bench needs the PostgreSQL server binaries (Debian package postgresql-15)');
   if (!existsSync(join(root, 'dist/apps/gateway/src/main.js'))) throw new Error('build first: npm run build (npm run bench does)');
   const pg = await startPostgres(bin, { shared_buffers: '256MB' });
+  databasePid = readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0].trim();
   try {
     const admin = new Client({ connectionString: pg.url('postgres') });
     await admin.connect();
@@ -338,13 +358,26 @@ async function main() {
      */
     async function measureRounds(label, build, names) {
       const runs = Object.fromEntries(names.map((n) => [n, []]));
+      const rotating = names.filter((n) => n !== 'baseline');
       for (let round = 0; round < ROUNDS; round++) {
-        for (let i = 0; i < names.length; i++) {
-          const name = names[(i + round) % names.length];
-          runs[name].push(await measure(label, name, build(name), {}, round));
+        for (let i = 0; i < rotating.length; i++) {
+          const name = rotating[(i + round) % rotating.length];
+          // The baseline runs right beside this build (before it one round, after it the next), so
+          // each pair meets the same load on the machine.
+          const order = name === 'gateway' && names.includes('baseline') ? (round % 2 ? ['baseline', 'gateway'] : ['gateway', 'baseline']) : [name];
+          for (const n of order) runs[n].push(await measure(label, n, build(n), {}, round));
         }
       }
-      return Object.fromEntries(names.map((n) => [n, median(runs[n])]));
+      const result = Object.fromEntries(names.map((n) => [n, median(runs[n])]));
+      if (result.baseline) {
+        // Per round, baseline ÷ this build: CPU per request and req/s of two runs side by side.
+        const ratios = (key) => runs.gateway.map((g, i) => runs.baseline[i][key] / g[key]).sort((a, b) => a - b);
+        const mid = (values) => values[Math.floor((values.length - 1) / 2)];
+        result.baseline.pairedCpuRatio = mid(ratios('cpuUsPerRequest'));
+        result.baseline.pairedRpsRatio = mid(ratios('requestsPerSecond'));
+        result.baseline.pairedCpuRatios = ratios('cpuUsPerRequest');
+      }
+      return result;
     }
 
     const scenarios = [];
@@ -650,17 +683,22 @@ function markdown(report) {
   if (cpuRows.length) {
     lines.push(
       '',
-      'CPU time each server spent per answered request (median of the rounds; less sensitive than req/s to other load on the machine):',
+      'CPU time each server spent per answered request, and what PostgreSQL spent per request meanwhile (median of the rounds; less sensitive than req/s to other load on the machine):',
       '',
-      `| scenario | gateway µs | of which system | SDK µs | floor µs | SDK ÷ gateway | floor ÷ gateway |${report.baseline ? ' baseline µs | baseline req/s | baseline ÷ gateway |' : ''}`,
-      `|---|---:|---:|---:|---:|---:|---:|${report.baseline ? '---:|---:|---:|' : ''}`,
+      `| scenario | gateway µs | of which system | database µs, gateway | SDK µs | floor µs | database µs, floor | SDK ÷ gateway | floor ÷ gateway |${report.baseline ? ' baseline µs | baseline req/s | baseline ÷ gateway, CPU (paired rounds) | gateway ÷ baseline, req/s (paired rounds) |' : ''}`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|---:|${report.baseline ? '---:|---:|---:|---:|' : ''}`,
     );
     for (const s of cpuRows) {
       const [g, r, f] = [s.gateway.cpuUsPerRequest, s.reference.cpuUsPerRequest, s.floor.cpuUsPerRequest];
       const b = s.baseline;
-      const baselineCells = b ? ` ${b.cpuUsPerRequest.toFixed(0)} | ${fmtRps(b.requestsPerSecond)} | ${(b.cpuUsPerRequest / g).toFixed(2)}× |` : '';
+      const baselineCells = b
+        ? ` ${b.cpuUsPerRequest.toFixed(0)} | ${fmtRps(b.requestsPerSecond)} | ${b.pairedCpuRatio.toFixed(2)}× (${b.pairedCpuRatios.map((r) => r.toFixed(2)).join(', ')}) | ${(1 / b.pairedRpsRatio).toFixed(2)}× |`
+        : '';
       const system = s.gateway.systemCpuUsPerRequest;
-      lines.push(`| ${s.name} | ${g.toFixed(0)} | ${system === undefined ? '' : system.toFixed(0)} | ${r.toFixed(0)} | ${f.toFixed(0)} | ${(r / g).toFixed(2)}× | ${(f / g).toFixed(2)}× |${baselineCells}`);
+      const us = (n) => (n === undefined || !Number.isFinite(n) ? '' : n.toFixed(0));
+      lines.push(
+        `| ${s.name} | ${g.toFixed(0)} | ${us(system)} | ${us(s.gateway.databaseCpuUsPerRequest)} | ${r.toFixed(0)} | ${f.toFixed(0)} | ${us(s.floor.databaseCpuUsPerRequest)} | ${(r / g).toFixed(2)}× | ${(f / g).toFixed(2)}× |${baselineCells}`,
+      );
     }
   }
   if (report.baseline) lines.push('', `Baseline: the build in ${report.baseline}, measured in the same rounds on the same database.`);

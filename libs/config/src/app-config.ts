@@ -20,6 +20,8 @@ export class AppConfig {
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly databasePoolSize: number;
+  /** Prepare the request path's hot reads by name on PostgreSQL (off behind a pooler that cannot keep them). */
+  readonly databasePreparedStatements: boolean;
   readonly sessionSecret: string;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -84,6 +86,7 @@ export class AppConfig {
     this.databaseUrl = env.DATABASE_URL;
     this.dataDir = resolve(env.DATA_DIR);
     this.databasePoolSize = env.DATABASE_POOL_SIZE;
+    this.databasePreparedStatements = env.DATABASE_PREPARED_STATEMENTS;
     this.sessionSecret = env.SESSION_SECRET ?? developmentSessionSecret(this.dataDir);
     this.accessTokenTtlSeconds = env.ACCESS_TOKEN_TTL_SECONDS;
     this.refreshTokenTtlSeconds = env.REFRESH_TOKEN_TTL_SECONDS;

@@ -66,6 +66,10 @@ export class EnvironmentVariables {
   @Max(64)
   DATABASE_POOL_SIZE = 10;
 
+  @Transform(toBool)
+  @IsBoolean()
+  DATABASE_PREPARED_STATEMENTS = true;
+
   @Transform(toStr)
   @IsOptional()
   @IsString()

@@ -4,7 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '@app/config';
 import { DatabaseConnection } from './database-connection';
 import { EmbeddedPostgres } from './embedded-postgres';
-import { GatewayDataSource } from './gateway-data-source';
+import { GatewayDataSource, type GatewayDataSourceOptions } from './gateway-data-source';
 import { MIGRATIONS } from './migrations';
 import { CleanupScheduler } from './periodic-cleanup';
 import { QuietQueryLogger } from './quiet-query.logger';
@@ -82,9 +82,12 @@ export class DatabaseModule {
             // A connection that cannot be made in five seconds fails the request as "unavailable"
             // (503) rather than holding it while the database is unreachable.
             extra: { max: db.embedded ? 1 : config.databasePoolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 },
+            // The embedded database serves every connection one session: a name prepared by one
+            // connection would clash with the next connection's. On PostgreSQL, as configured.
+            preparedStatements: !db.embedded && config.databasePreparedStatements,
           }),
           dataSourceFactory: async (dataSourceOptions) => {
-            const dataSource = await new GatewayDataSource(dataSourceOptions!).initialize();
+            const dataSource = await new GatewayDataSource(dataSourceOptions as GatewayDataSourceOptions).initialize();
             if (options.migrationsRun ?? true) await runMigrations(dataSource);
             return dataSource;
           },

@@ -1,6 +1,11 @@
+import type { Pool } from 'pg';
 import type { DataSourceOptions, QueryRunner, ReplicationMode } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { translateDatabaseError } from './database-unavailable';
+import { runStatement, type Statement, type StatementContext, type StatementReader } from './statement';
+
+/** The data source's options, plus whether named statements are prepared on the server. */
+export type GatewayDataSourceOptions = DataSourceOptions & { preparedStatements?: boolean };
 
 /**
  * The variable that enables `setBeforeCommitHook` (tests only). Without it the hook is never
@@ -29,14 +34,29 @@ export function setBeforeCommitHook(hook: BeforeCommitHook | undefined): void {
  * The application's data source: TypeORM's, with every query runner it creates (repositories,
  * query builders, `query()`, transactions all use one) turning connection failures into
  * `DatabaseUnavailableError` (`database-unavailable.ts`), so every transport answers them as
- * "unavailable, retry later" and no service has to know about sockets.
+ * "unavailable, retry later" and no service has to know about sockets. The request path's hot
+ * reads (`readStatement`) skip the query runner and, on PostgreSQL, are prepared by name.
  */
-export class GatewayDataSource extends DataSource {
+export class GatewayDataSource extends DataSource implements StatementReader {
   private readonly hookEnabled: boolean;
+  private readonly preparedStatements: boolean;
+  private statements: StatementContext | undefined;
 
-  constructor(options: DataSourceOptions) {
+  constructor(options: GatewayDataSourceOptions) {
     super(options);
     this.hookEnabled = process.env[BEFORE_COMMIT_HOOK_ENV] === '1';
+    this.preparedStatements = options.preparedStatements ?? false;
+  }
+
+  readStatement<T>(statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
+    this.statements ??= {
+      pool: (this.driver as unknown as { master: Pool }).master,
+      prepared: this.preparedStatements,
+      slowMs: this.options.maxQueryExecutionTime,
+      onError: (error, text) => this.logger.logQueryError(error as Error, text),
+      onSlow: (ms, text) => this.logger.logQuerySlow(ms, text),
+    };
+    return runStatement<T>(this.statements, statement, parameters);
   }
 
   override createQueryRunner(mode?: ReplicationMode): QueryRunner {

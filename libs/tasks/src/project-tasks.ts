@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { isUuid, queryReturning } from '@app/database';
+import { isUuid, queryReturning, readStatement, statement } from '@app/database';
 import type { TaskStatus } from './entities/task.entity';
 import { InvalidCursorError } from './tasks.errors';
 
@@ -48,6 +48,9 @@ const liveProject = (param: string) =>
 const COLUMNS = `id, project_id, title, description, status, created_at, updated_at,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position`;
 
+/** `get_task`'s read: a named statement, prepared once per connection on PostgreSQL. */
+const GET_TASK = statement('tasks.get', `SELECT ${COLUMNS} FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')}`);
+
 /**
  * The tasks of exactly one project. It is built from a capability's project context (see
  * `TasksRepository.forProject`) and every statement it runs is filtered by that project's id,
@@ -91,10 +94,7 @@ export class ProjectTasks {
 
   async get(id: string): Promise<TaskView | null> {
     if (!isUuid(id)) return null;
-    const rows: TaskRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')}`,
-      [id, this.projectId],
-    );
+    const rows = await readStatement<TaskRow>(this.dataSource, GET_TASK, [id, this.projectId]);
     return rows[0] ? toView(rows[0]) : null;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
-import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, queryReturning } from '@app/database';
+import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, queryReturning, readStatement, statement } from '@app/database';
 import { AgentToken } from '../entities/agent-token.entity';
 import type { AgentPermission } from '../permissions';
 
@@ -51,9 +51,12 @@ interface LiveAgentTokenRow {
   last_used_at: Date | null;
 }
 
-const FIND_LIVE_BY_HASH = `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at, last_used_at
+const FIND_LIVE_BY_HASH = statement(
+  'agent_tokens.find_live_by_hash',
+  `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at, last_used_at
   FROM agent_tokens
-  WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+  WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+);
 
 @Injectable()
 export class AgentTokensRepository {
@@ -61,10 +64,10 @@ export class AgentTokensRepository {
 
   /**
    * The request's hot path: one indexed lookup by digest; revoked and expired tokens are not
-   * found. The statement is written out once (no query builder per request).
+   * found. A named statement, prepared once per connection on PostgreSQL (`readStatement`).
    */
   async findLiveByHash(tokenHash: string): Promise<LiveAgentToken | null> {
-    const rows: LiveAgentTokenRow[] = await this.dataSource.query(FIND_LIVE_BY_HASH, [tokenHash]);
+    const rows = await readStatement<LiveAgentTokenRow>(this.dataSource, FIND_LIVE_BY_HASH, [tokenHash]);
     const row = rows[0];
     if (!row) return null;
     return {
