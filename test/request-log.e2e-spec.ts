@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
 import { freePort } from './helpers/postgres-server';
@@ -104,6 +105,23 @@ describe('request log', () => {
 
     const output = gateway.stdout();
     for (const secret of [password, accessToken, fakeKey, querySecret]) expect(output).not.toContain(secret);
+  });
+
+  it('logs a request whose client went away in the middle of its body', async () => {
+    const requestId = `gone-${randomBytes(6).toString('hex')}`;
+    const { port } = new URL(gateway.url);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        // Headers and a first byte of a body that never comes: the answer waits for the body.
+        socket.write(
+          `POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Request-Id: ${requestId}\r\n\r\n{`,
+          () => setTimeout(() => (socket.destroy(), resolve()), 200),
+        );
+      });
+      socket.on('error', reject);
+    });
+    // The body parser refused the cut body (400), answering into the closed connection.
+    expect(await waitForLine(requestId)).toMatchObject({ method: 'POST', route: 'unmatched', status: 400 });
   });
 
   it('loses no line when the process stops right after a burst of requests', async () => {

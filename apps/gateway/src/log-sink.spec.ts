@@ -11,21 +11,22 @@ function recorder() {
   return { writes, streams };
 }
 
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('LogSink', () => {
-  it('writes the lines of one turn of the event loop in one write per stream, in order', async () => {
+  it('writes the lines of a batch period in one write per stream, in order', async () => {
     const { writes, streams } = recorder();
-    const sink = new LogSink(streams);
+    const sink = new LogSink(streams, 1024, 20);
     sink.write('stdout', 'a\n');
     sink.write('stderr', 'oops\n');
+    await later(5);
     sink.write('stdout', 'b\n');
     sink.write('stdout', 'c\n');
     expect(writes.stdout).toEqual([]);
-    await nextTurn();
+    await later(40);
     expect(writes).toEqual({ stdout: ['a\nb\nc\n'], stderr: ['oops\n'] });
     sink.write('stdout', 'd\n');
-    await nextTurn();
+    await later(40);
     expect(writes.stdout).toEqual(['a\nb\nc\n', 'd\n']);
   });
 

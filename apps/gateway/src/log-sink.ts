@@ -1,8 +1,9 @@
 /**
  * Where the service's log lines go: standard output (and standard error for errors), written in
- * batches. A line is appended to a buffer and the buffer is written once per turn of the event
- * loop (or as soon as it holds `FLUSH_BYTES`), so a busy process makes one `write` for many
- * request-log lines instead of one blocking system call per line. Order is kept per stream.
+ * batches. A line is appended to a buffer and the buffer is written `FLUSH_MS` after its first
+ * line (or as soon as it holds `FLUSH_BYTES`), so a busy process makes one `write` for hundreds
+ * of request-log lines instead of one blocking system call per line, and wakes the reader of the
+ * pipe (a log collector) as rarely. Order is kept per stream.
  *
  * No line is lost when the process ends: the buffers are written, synchronously, on the
  * process's `exit` event (graceful shutdown, `process.exit`, an uncaught exception all pass
@@ -21,6 +22,7 @@ export class LogSink {
   constructor(
     private readonly streams: Record<'stdout' | 'stderr', { write(text: string): unknown }>,
     private readonly flushBytes = FLUSH_BYTES,
+    private readonly flushMs = FLUSH_MS,
   ) {}
 
   /** Queues one line (with its newline) for `stream`. */
@@ -31,7 +33,7 @@ export class LogSink {
       this.flush();
     } else if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(this.flushSoon).unref();
+      setTimeout(this.flushSoon, this.flushMs).unref();
     }
   }
 
@@ -49,6 +51,8 @@ export class LogSink {
 
 /** A batch is written at once past this size (characters), whatever the event loop is doing. */
 const FLUSH_BYTES = 64 * 1024;
+/** A line waits at most this long before it is written. */
+const FLUSH_MS = 50;
 
 let processSink: LogSink | undefined;
 

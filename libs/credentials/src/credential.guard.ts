@@ -12,6 +12,7 @@ import type { Request } from 'express';
 import passport from 'passport';
 import { Metrics } from '@app/observability';
 import { ACCESS_METADATA, ORGANIZATION_ROUTE_METADATA, RouteAccess } from './access.decorators';
+import { AgentTokenService } from './agent-token.service';
 import { McpUnauthorizedException } from './mcp-unauthorized';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import type { AgentPrincipal, Principal, RestPrincipal } from './principal';
@@ -40,6 +41,7 @@ export class CredentialGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly organizations: OrganizationAccessPolicy,
+    private readonly agentTokens: AgentTokenService,
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
@@ -94,7 +96,9 @@ export class CredentialGuard implements CanActivate {
     if (extracted.kind !== 'token' || credentialForm(extracted.token) !== 'agent_token') {
       throw new McpUnauthorizedException('invalid');
     }
-    const principal = await runStrategy<AgentPrincipal>('agent-token', extracted.token, req);
+    // What the agent-token strategy validates with, called directly: this is every agent request,
+    // and passport's round (a strategy object and closures per call) would add only garbage.
+    const principal = await this.agentTokens.resolve(extracted.token);
     if (!principal) throw new McpUnauthorizedException('invalid');
     req.principal = principal;
     req.auth = {

@@ -42,18 +42,15 @@ export function observeRequests(metrics: Metrics, log: ((line: RequestLogLine) =
     const requestId = typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     (req as Request & { requestId?: string }).requestId = requestId;
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    let done = false;
     const finish = () => {
-      if (done) return;
-      done = true;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeTemplate(req);
       const status = res.headersSent ? res.statusCode : 499;
       metrics.recordHttp(req.method, route, status, seconds);
       log?.(requestLine(req, requestId, route, status, seconds));
     };
-    res.once('finish', finish);
-    res.once('close', finish);
+    // A response always ends with 'close' (after 'finish' when it was sent, alone when the client went away).
+    res.on('close', finish);
     next();
   };
 }
