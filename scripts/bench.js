@@ -11,7 +11,8 @@
  * (default 10), --connections N (default 20), --rounds N (default 3), --only TEXT (only the MCP
  * scenarios whose name contains TEXT), --profile DIR (a CPU profile of the service), --baseline DIR
  * (another build of the service, DIR/dist/apps/gateway/src/main.js, measured in the same rounds on
- * the same database: a before/after comparison that the machine's load cannot skew).
+ * the same database: a before/after comparison that the machine's load cannot skew; with
+ * --baseline-node-flags "FLAGS", Node options for the baseline alone).
  */
 const { spawn, execFileSync } = require('node:child_process');
 const { createHash, randomBytes } = require('node:crypto');
@@ -43,6 +44,9 @@ const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]
 const baselineIndex = args.indexOf('--baseline');
 /** `--baseline DIR`: a second build of the service (say, main's), measured beside this one. */
 const baselineDir = baselineIndex >= 0 ? args[baselineIndex + 1] : undefined;
+const baselineFlagsIndex = args.indexOf('--baseline-node-flags');
+/** `--baseline-node-flags "FLAGS"`: Node options for the baseline only (say, the same build with another GC setting). */
+const baselineFlags = baselineFlagsIndex >= 0 ? args[baselineFlagsIndex + 1].split(' ').filter(Boolean) : [];
 /** The service's measured runs on the monotonic clock (µs), so a profile can be read for them alone. */
 const measuredWindows = [];
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -140,20 +144,30 @@ function cpuTimeUs(pid) {
     return { total: NaN, system: NaN };
   }
 }
-/** The database server's processes: the postmaster (first line of postmaster.pid) and its children. */
+/**
+ * CPU time used so far by each of the database server's processes: the postmaster (first line of
+ * postmaster.pid) and its children (one backend per connection), by pid.
+ */
 let databasePid;
 function databaseCpuUs() {
-  if (!databasePid) return NaN;
-  let total = 0;
+  const byPid = new Map();
+  if (!databasePid) return byPid;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
       if (entry !== databasePid && fields[1] !== databasePid) continue;
-      total += ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+      byPid.set(entry, ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS);
     } catch {}
   }
-  return total;
+  return byPid;
+}
+/** CPU the database spent between two readings (a backend that ended meanwhile is left out; a new one counts whole). */
+function databaseCpuSince(start) {
+  if (!databasePid) return NaN;
+  let spent = 0;
+  for (const [pid, now] of databaseCpuUs()) spent += now - (start.get(pid) ?? 0);
+  return spent;
 }
 const CLOCK_TICKS = (() => {
   try {
@@ -193,7 +207,7 @@ function load(scenario, pid) {
         const cpuAtEnd = cpuTimeUs(pid);
         result.cpuUsPerRequest = (cpuAtEnd.total - cpuAtStart.total) / Math.max(1, result.total);
         result.systemCpuUsPerRequest = (cpuAtEnd.system - cpuAtStart.system) / Math.max(1, result.total);
-        result.databaseCpuUsPerRequest = (databaseCpuUs() - databaseAtStart) / Math.max(1, result.total);
+        result.databaseCpuUsPerRequest = databaseCpuSince(databaseAtStart) / Math.max(1, result.total);
       }
       resolve(result);
     });
@@ -314,7 +328,7 @@ async function main() {
     if (baselineDir) {
       // Started once this build has migrated the database (the baseline then finds it up to date).
       const baselinePort = await freePort();
-      baseline = startProcess(process.execPath, [join(baselineDir, 'dist/apps/gateway/src/main.js')], await serviceEnv(baselinePort));
+      baseline = startProcess(process.execPath, [...baselineFlags, join(baselineDir, 'dist/apps/gateway/src/main.js')], await serviceEnv(baselinePort));
       baseline.url = `http://127.0.0.1:${baselinePort}`;
       await waitFor(`${baseline.url}/health/ready`);
     }
