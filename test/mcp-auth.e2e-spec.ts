@@ -36,6 +36,9 @@ describe('MCP endpoint credentials: the exact 401 of the seed (SPEC §2, §3)', 
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe(invalidTokenChallenge(t.baseUrl));
     expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(JSON.stringify(MCP_401_BODY))));
     expect(res.body).toEqual(MCP_401_BODY);
   }
 

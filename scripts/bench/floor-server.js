@@ -23,6 +23,8 @@ const TASK_COLUMNS = `t.id, t.project_id AS "projectId", t.title, t.description,
   t.created_at AS "createdAt", t.updated_at AS "updatedAt"`;
 const GET_TASK = `SELECT ${TASK_COLUMNS} FROM ${TOKEN.replace('WHERE', 'LEFT JOIN tasks t ON t.project_id = a.project_id AND t.id = $2 WHERE')}`;
 const PROJECT = `SELECT p.id, p.name FROM ${TOKEN}`;
+/** What the floor writes as a new task's description, so the bench can tell its tasks from the gateway's. */
+const FLOOR_TASK = 'created by the floor server';
 const CREATE_TASK = `INSERT INTO tasks AS t (project_id, title, description)
   SELECT a.project_id, $2, $3 FROM ${TOKEN} RETURNING ${TASK_COLUMNS}`;
 const TOOLS = [
@@ -44,7 +46,7 @@ async function answer(message, tokenHash) {
     return rows[0].id ? toolResult({ task: rows[0] }) : { content: [{ type: 'text', text: 'Task not found' }], isError: true };
   }
   if (method === 'tools/call' && params?.name === 'create_task') {
-    const { rows } = await pool.query(CREATE_TASK, [tokenHash, params.arguments?.title, params.arguments?.description ?? null]);
+    const { rows } = await pool.query(CREATE_TASK, [tokenHash, params.arguments?.title, params.arguments?.description ?? FLOOR_TASK]);
     return rows.length ? toolResult({ task: rows[0] }) : undefined;
   }
   return null;

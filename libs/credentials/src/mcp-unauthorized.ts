@@ -4,11 +4,15 @@ import { AGENT_PERMISSION_NAMES } from './permissions';
 /**
  * The one 401 of the MCP endpoint (seed, Errors). `missing`: no credential at all, so the
  * challenge carries no `error` (RFC 6750 §3.1); `invalid`: any credential that is not a live
- * agent token.
+ * agent token. An expected answer, never logged with a stack, so none is captured: a client
+ * retrying with a dead token does not pay for one on every request.
  */
 export class McpUnauthorizedException extends Error {
   constructor(readonly reason: 'missing' | 'invalid') {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super('agent token required');
+    Error.stackTraceLimit = limit;
     this.name = 'McpUnauthorizedException';
   }
 }
@@ -30,11 +34,25 @@ export function mcpChallenge(reason: 'missing' | 'invalid', resourceMetadataUrl:
     : `Bearer error="invalid_token", scope="${MCP_CHALLENGE_SCOPE}", resource_metadata="${resourceMetadataUrl}"`;
 }
 
-/** Writes the MCP 401. The only place its header and body are produced. */
+/** The body, serialised once: every 401 sends the same bytes. */
+const BODY = JSON.stringify(mcpUnauthorizedBody());
+const BODY_LENGTH = String(Buffer.byteLength(BODY));
+/** The two challenges of the last resource metadata URL asked for (one per application). */
+let challenges: { url: string; missing: string; invalid: string } | undefined;
+
+/**
+ * Writes the MCP 401. The only place its header and body are produced. Written as Express's
+ * `res.json` would write it (`Content-Type: application/json; charset=utf-8`, the length), from
+ * strings made once: a client retrying with a dead token costs no serialisation.
+ */
 export function sendMcpUnauthorized(res: Response, reason: 'missing' | 'invalid', resourceMetadataUrl: string): void {
-  res
-    .status(401)
-    .setHeader('WWW-Authenticate', mcpChallenge(reason, resourceMetadataUrl))
-    .setHeader('Cache-Control', 'no-store')
-    .json(mcpUnauthorizedBody());
+  if (challenges?.url !== resourceMetadataUrl) {
+    challenges = { url: resourceMetadataUrl, missing: mcpChallenge('missing', resourceMetadataUrl), invalid: mcpChallenge('invalid', resourceMetadataUrl) };
+  }
+  res.statusCode = 401;
+  res.setHeader('WWW-Authenticate', challenges[reason]);
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', BODY_LENGTH);
+  res.end(res.req?.method === 'HEAD' ? undefined : BODY);
 }

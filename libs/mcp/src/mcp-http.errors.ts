@@ -14,18 +14,24 @@ export interface McpRefusalOptions {
 
 /**
  * A request the MCP endpoint refuses at the HTTP level, before the SDK sees it (wrong media type,
- * unsupported protocol version, missing permission, wrong method). Answered by
- * `JsonRpcErrorFilter` as a JSON-RPC error body.
+ * unsupported protocol version, missing permission, over a request limit, wrong method).
+ * Answered by `JsonRpcErrorFilter` as a JSON-RPC error body. An expected answer, never logged
+ * with a stack, so none is captured (a client over its limit is refused cheaply).
  */
 export class McpRefusal extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    readonly rpcCode: number,
-    message: string,
-    readonly options: McpRefusalOptions = {},
-  ) {
+  readonly kind: ErrorKind;
+  readonly rpcCode: number;
+  readonly options: McpRefusalOptions;
+
+  constructor(kind: ErrorKind, rpcCode: number, message: string, options: McpRefusalOptions = {}) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'McpRefusal';
+    this.kind = kind;
+    this.rpcCode = rpcCode;
+    this.options = options;
   }
 }
 
