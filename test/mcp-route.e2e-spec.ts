@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateToken } from '@app/credentials';
 import { McpEndpoint } from '@app/mcp';
+import { Metrics } from '@app/observability';
 import { createAgentToken, createOrganization, createProject } from './factories';
 import { MODERN_VERSION } from './helpers/mcp';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -87,6 +88,22 @@ describe('MCP endpoint: its own route and the router answer alike', () => {
     const routed = await answer(`/api/mcp?via=router-${secret}`, headers(token), body);
     expect(served).not.toHaveBeenCalled();
     expect(own).toEqual(routed);
+  });
+
+  it('labels requests in the metrics as the router does: /api/mcp once past the body middleware, unmatched before', async () => {
+    const count = async (route: string, status: number) => {
+      const { body } = await t.app.get(Metrics).render();
+      const line = body.split('\n').find((l) => l.startsWith(`agent_gateway_http_requests_total{method="POST",route="${route}",status="${status}"}`));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const [served, refused] = [await count('/api/mcp', 200), await count('unmatched', 400)];
+    const legacy = { ...LEGACY, ...bearer(token) };
+    for (const path of ['/api/mcp', '/api/mcp?via=router']) {
+      expect((await answer(path, legacy, call(20, 'get_project', {}))).status).toBe(200);
+      expect((await answer(path, legacy, '{"jsonrpc": ')).status).toBe(400);
+    }
+    expect(await count('/api/mcp', 200)).toBe(served + 2);
+    expect(await count('unmatched', 400)).toBe(refused + 2);
   });
 
   /** Status, headers (but the varying ones) and body of one answer. */

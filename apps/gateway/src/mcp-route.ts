@@ -24,10 +24,12 @@ export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Res
 export function mcpRoute(endpoint: McpEndpoint, errors: AppExceptionFilter, bodyStack: readonly Middleware[]): RequestHandler {
   return (req, res, next) => {
     if (req.method !== 'POST' || req.url !== MCP_PATH) return next();
-    setRouteTemplate(req, MCP_PATH);
     runStack(bodyStack, req, res, (error?: unknown) => {
       // An error no middleware answered goes on as it would from the application's own chain.
       if (error !== undefined) return next(error);
+      // Labelled as the router labels it: only a request that gets past the body middleware
+      // reaches the route (a refused body is `unmatched`, as on the application's chain).
+      setRouteTemplate(req, MCP_PATH);
       endpoint.serve(req as AuthenticatedRequest, res).catch((thrown: unknown) => errors.answer(thrown, req, res));
     });
   };
