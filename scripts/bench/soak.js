@@ -47,9 +47,14 @@ const median = (xs) => {
   return s.length ? s[Math.floor((s.length - 1) / 2)] : 0;
 };
 
+/** The process's resident memory now, or undefined once it has exited. */
 function rssOf(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Answers counted per minute: every status, the 5xx, and anything a step did not expect. */
@@ -138,10 +143,15 @@ async function soak(args) {
 
     const minutes = [];
     let samples = [];
-    const sampler = setInterval(() => samples.push(rssOf(gateway.pid)), 1000);
+    const sampler = setInterval(() => {
+      const rss = rssOf(gateway.pid);
+      if (rss !== undefined) samples.push(rss);
+    }, 1000);
+    const exited = new Promise((resolve) => gateway.once('exit', (code, signal) => resolve(`the service exited (${signal ?? code})`)));
     const minuteCount = Math.ceil(opts.duration / 60);
     for (let minute = 1; minute <= minuteCount; minute++) {
-      await sleep(Math.max(0, Math.min(started + minute * 60_000, until) - Date.now()));
+      const ended = await Promise.race([sleep(Math.max(0, Math.min(started + minute * 60_000, until) - Date.now())), exited]);
+      if (ended) throw new Error(`${ended} during minute ${minute} of the soak`);
       const counts = tally.take();
       const heap = await heapUsed(metricsPort);
       const row = { minute, ...counts, rssMedian: median(samples), rssPeak: Math.max(...samples), heapUsed: heap };
