@@ -41,7 +41,7 @@ export class TokenRevocationService {
       const row = await this.refreshTokens.findByHash(this.dataSource.manager, hashToken(token));
       if (!row || !(await this.mayRevoke(client, row.clientId))) return;
       await this.dataSource.transaction((em) =>
-        this.revoker.revokeGrant(em, row.grantId, { actorType: 'oauth_client', actorId: row.clientId, reason: 'revoked_by_client', origin }),
+        this.revoker.revokeGrant(em, row.grantId, 'revoked_by_client', { actorType: 'oauth_client', actorId: row.clientId, origin }),
       );
       return;
     }
