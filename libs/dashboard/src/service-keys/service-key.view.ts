@@ -64,7 +64,8 @@ function tokenRow(keyPath: string, token: ProjectTokenDto, projectName: string |
     actions.push(html`<a href="${keyPath}/tokens/${token.id}/rotate" aria-label="Rotate the token for ${project}">Rotate</a>`);
   }
   if (keyActive && token.status !== 'revoked') {
-    actions.push(html`<a href="${keyPath}/tokens/${token.id}/revoke" aria-label="Revoke the token for ${project}">Revoke</a>`);
+    const which = token.status === 'rotating_out' ? 'the rotating-out token' : 'the token';
+    actions.push(html`<a href="${keyPath}/tokens/${token.id}/revoke" aria-label="Revoke ${which} for ${project}">Revoke</a>`);
   }
   return html`<tr>
 <td>${projectName ?? html`<span class="muted">${project}</span>`}</td>
