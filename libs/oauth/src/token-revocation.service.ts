@@ -35,7 +35,7 @@ export class TokenRevocationService {
     if (!token) throw new OAuthError('invalid_request', 'token is required');
     const credentials = presentedCredentials(body, authorizationHeader);
     const identified = credentials.authorizationHeader !== undefined || credentials.clientId !== undefined;
-    const client = identified ? await this.clients.authenticate(credentials) : null;
+    const client = identified ? await this.clients.authenticate(credentials, origin.ip ?? null) : null;
 
     if (isWellFormedToken(token, TOKEN_PREFIXES.refresh)) {
       const row = await this.refreshTokens.findByHash(this.dataSource.manager, hashToken(token));
