@@ -108,7 +108,7 @@ export class SignupPageController {
   /** Where a new account lands without a `next`: who you are and where to go from here. */
   @Get('welcome')
   async welcome(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const jwt = readSessionCookie(req);
+    const jwt = readSessionCookie(req, this.config);
     const session = jwt ? await this.sessions.resolve(jwt) : null;
     if (!session) return sendRedirect(res, 303, '/signup');
     const me = await this.auth.me(session.userId);

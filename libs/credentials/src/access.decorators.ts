@@ -18,10 +18,16 @@ export interface RestAccessOptions {
   sessionOnly?: boolean;
 }
 
+export interface PageAccessOptions {
+  /** The least role the person needs in the route's organisation (`@OrganizationRoute`); default `admin`. */
+  minRole?: MembershipRole;
+}
+
 export type RouteAccess =
   | { type: 'public' }
   | { type: 'agent' }
-  | ({ type: 'rest' } & RestAccessOptions);
+  | ({ type: 'rest' } & RestAccessOptions)
+  | ({ type: 'page' } & PageAccessOptions);
 
 /** No credential needed. */
 export const Public = () => SetMetadata(ACCESS_METADATA, { type: 'public' } satisfies RouteAccess);
@@ -32,6 +38,15 @@ export const AgentCapability = () => SetMetadata(ACCESS_METADATA, { type: 'agent
 /** A session JWT or an `rk_` key, with the organisation rules of `RestAccessOptions`. */
 export const RestAuth = (options: RestAccessOptions = {}) =>
   SetMetadata(ACCESS_METADATA, { type: 'rest', ...options } satisfies RouteAccess);
+
+/**
+ * A dashboard page or form: the session from the session cookie only (never `Authorization`, so
+ * no REST credential opens a page and no page credential opens REST). Without a session, a GET is
+ * sent to sign in (`PageSignInRequired`). Under an organisation (`@OrganizationRoute`), the same
+ * rule as REST sessions: a membership with at least `minRole`, another organisation is "not found".
+ */
+export const PageAuth = (options: PageAccessOptions = {}) =>
+  SetMetadata(ACCESS_METADATA, { type: 'page', ...options } satisfies RouteAccess);
 
 /**
  * The route (or every route of the controller) is under the organisation named by the path
