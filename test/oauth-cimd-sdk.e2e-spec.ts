@@ -5,22 +5,17 @@ import { createServer, Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  auth,
-  Client,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as PgClient } from 'pg';
 import type { BrowserContext } from 'playwright-core';
 import { CallbackServer } from './helpers/callback-server';
 import { chromiumAvailable, launchChromium } from './helpers/chromium';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
+import { TestOAuthProvider } from './helpers/oauth-provider';
 import { freePort } from './helpers/postgres-server';
 import { readTestState, testDatabaseKind } from './helpers/test-state';
+
+const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
 /**
  * The official MCP SDK v2 client identified by a Client ID Metadata Document
@@ -30,60 +25,6 @@ import { readTestState, testDatabaseKind } from './helpers/test-state';
  * deployment trusts its CAs) with CLIENT_METADATA_ALLOW_LOOPBACK=true. The person signs in and
  * consents in Chromium.
  */
-class CimdProvider implements OAuthClientProvider {
-  private client?: StoredOAuthClientInformation;
-  private stored?: StoredOAuthTokens;
-  private verifier = '';
-  private discovery?: OAuthDiscoveryState;
-  authorizationUrl?: URL;
-
-  constructor(
-    readonly clientMetadataUrl: string,
-    private readonly redirectUri: string,
-    private readonly consent: (url: URL) => Promise<void>,
-  ) {}
-
-  get redirectUrl() {
-    return this.redirectUri;
-  }
-  get clientMetadata() {
-    return { client_name: 'SDK Metadata Client', redirect_uris: [this.redirectUri], token_endpoint_auth_method: 'none' };
-  }
-  state() {
-    return 'cimd-state';
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.stored = tokens;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.authorizationUrl = url;
-    await this.consent(url);
-  }
-}
-
-const describeBrowser = chromiumAvailable() ? describe : describe.skip;
-
 describeBrowser('the MCP SDK v2 client with clientMetadataUrl, consent in Chromium', () => {
   let gateway: GatewayProcess;
   let documents: Server;
@@ -170,7 +111,7 @@ describeBrowser('the MCP SDK v2 client with clientMetadataUrl, consent in Chromi
     const clientId = `https://localhost:${documentsPort}/mcp-client.json`;
     const serverUrl = new URL(`${gateway.url}/api/mcp`);
     const consentShown: { host?: string; newClient?: boolean } = {};
-    const provider = new CimdProvider(clientId, callback.redirectUri, async (url) => {
+    const consentInChromium = async (url: URL) => {
       await browser.context.clearCookies();
       const page = await browser.context.newPage();
       await page.goto(url.href);
@@ -187,6 +128,13 @@ describeBrowser('the MCP SDK v2 client with clientMetadataUrl, consent in Chromi
       await received;
       await page.waitForLoadState('load');
       await page.close();
+    };
+    const provider = new TestOAuthProvider({
+      clientMetadataUrl: clientId,
+      redirectUri: callback.redirectUri,
+      clientName: 'SDK Metadata Client',
+      state: 'cimd-state',
+      authorize: consentInChromium,
     });
 
     // Discovery advertises metadata documents, so the SDK uses the URL as client_id and never registers.

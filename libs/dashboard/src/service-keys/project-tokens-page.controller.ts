@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { DEFAULT_OVERLAP_SECONDS, DomainError, HTTP_STATUS_OF_KIND, RotateDto } from '@app/common';
+import { DomainError, HTTP_STATUS_OF_KIND, RotateDto } from '@app/common';
 import { AppConfig } from '@app/config';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { ProjectsService } from '@app/organizations';
@@ -19,7 +19,6 @@ import { DashboardPageFilter } from '../dashboard-page.filter';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { revokeTokenPage, rotateTokenPage, tokenSecretPage } from './project-token.view';
-import { actingOf } from './service-keys.pages';
 import { serviceKeyPage } from './service-key.view';
 
 /**
@@ -53,7 +52,7 @@ export class ProjectTokensPageController {
     const chosen = typeof body?.projectId === 'string' ? body.projectId : '';
     if (!form.valid) return this.refuseDerive(res, ctx, key, 400, chosen, 'Choose one of the projects');
     try {
-      const derived = await this.serviceKeys.deriveToken(orgId, keyId, form.value.projectId, actingOf(ctx));
+      const derived = await this.serviceKeys.deriveToken(orgId, keyId, form.value, ctx.actor);
       const project = await this.projects.get(orgId, derived.projectId);
       sendPage(res, 200, tokenSecretPage(ctx, { key, projectName: project.name, token: derived.token, mcpUrl: this.config.mcpResourceUrl }));
     } catch (error) {
@@ -84,8 +83,7 @@ export class ProjectTokensPageController {
       const error = 'Choose how long the current token keeps working: from at once to 7 days';
       return sendPage(res, 400, rotateTokenPage(ctx, { ...found, form: { overlapSeconds: typeof raw === 'string' ? raw : '', error } }));
     }
-    const overlap = form.value.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
-    const rotated = await this.serviceKeys.rotateToken(p.orgId, p.keyId, p.tokenId, overlap, actingOf(ctx));
+    const rotated = await this.serviceKeys.rotateToken(p.orgId, p.keyId, p.tokenId, form.value, ctx.actor);
     sendPage(
       res,
       200,
@@ -108,7 +106,7 @@ export class ProjectTokensPageController {
   @Post(':tokenId/revoke')
   @PageAuth()
   async revoke(@Dashboard() ctx: DashboardContext, @Param() p: TokenParams, @Res() res: Response): Promise<void> {
-    await this.serviceKeys.revokeToken(p.orgId, p.keyId, p.tokenId, actingOf(ctx));
+    await this.serviceKeys.revokeToken(p.orgId, p.keyId, p.tokenId, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(p.orgId, 'service-keys')}/${p.keyId}?done=token-revoked`);
   }
 

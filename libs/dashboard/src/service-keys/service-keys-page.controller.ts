@@ -9,7 +9,7 @@ import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard
 import { DashboardPageFilter } from '../dashboard-page.filter';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
-import { actingOf, readPage } from './service-keys.pages';
+import { readPage } from './service-keys.pages';
 import { serviceKeyPage } from './service-key.view';
 import { revokeKeyPage, serviceKeysPage } from './service-keys.view';
 
@@ -60,7 +60,7 @@ export class ServiceKeysPageController {
         serviceKeysPage(ctx, { keys: keys.items, nextCursor: keys.nextCursor, onFirstPage: true, form: { name, error: form.errors.name } }),
       );
     }
-    const key = await this.serviceKeys.create(orgId, { name: form.value.name }, actingOf(ctx));
+    const key = await this.serviceKeys.create(orgId, { name: form.value.name }, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(orgId, 'service-keys')}/${key.id}?done=created`);
   }
 
@@ -100,7 +100,7 @@ export class ServiceKeysPageController {
   @Post(':keyId/revoke')
   @PageAuth()
   async revoke(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('keyId') keyId: string, @Res() res: Response): Promise<void> {
-    await this.serviceKeys.revoke(orgId, keyId, actingOf(ctx));
+    await this.serviceKeys.revoke(orgId, keyId, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(orgId, 'service-keys')}?done=revoked`);
   }
 }

@@ -1,12 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
-import { Acting, PageOptions, PageQueryDto } from '@app/service-keys';
-import type { DashboardContext } from '../dashboard-context';
+import { PageOptions, PageQueryDto } from '@app/service-keys';
 import { readForm } from '../form';
-
-/** The person acting on a page, as the service's audit trail takes it (what REST passes for a session). */
-export function actingOf(ctx: DashboardContext): Acting {
-  return { principal: ctx.principal, origin: ctx.origin };
-}
 
 /** `limit` and `cursor` of a list page's address, checked by the REST list's own DTO (bad ones: 400). */
 export async function readPage(query: Record<string, unknown>): Promise<PageOptions> {
