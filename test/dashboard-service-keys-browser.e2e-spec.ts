@@ -78,6 +78,13 @@ describeBrowser('the Service keys section in a real browser (Debian Chromium)', 
         await connected.close();
       }
 
+      // Reloading the answer sends the form again (Chromium here re-posts without asking): the key
+      // already has a token for the project, so the answer is the form with that error, no secret.
+      const reloaded = await page.reload();
+      expect(reloaded?.status()).toBe(409);
+      await page.getByText('This key already has a token for that project.').waitFor();
+      expect(await page.content()).not.toContain(copied);
+
       // Going back, or reloading the key page, never shows the secret again.
       await page.goBack();
       await page.getByRole('heading', { name: 'Service key “deploy bot”', level: 1 }).waitFor();
