@@ -23,7 +23,7 @@ export class AuditEventsService {
     const { projectId, credential, action } = options;
     const rows = await this.events.page(organizationId, limit + 1, cursor, { projectId, credential, action });
     const page = keysetPage(rows, limit, (last) => encodeCursor({ us: last.createdUs, id: last.id }));
-    return { items: page.rows.map(toDto), nextCursor: page.nextCursor };
+    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 }
 

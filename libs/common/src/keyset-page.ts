@@ -3,8 +3,8 @@
  * says that more follow, and the next page starts after the position of this page's last row
  * (`cursorOf`, an opaque cursor the list decodes again).
  */
-export function keysetPage<R>(rows: readonly R[], limit: number, cursorOf: (last: R) => string): { rows: R[]; nextCursor: string | null } {
+export function keysetPage<R>(rows: readonly R[], limit: number, cursorOf: (last: R) => string): { items: R[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { rows: page, nextCursor: rows.length > limit && last ? cursorOf(last) : null };
+  return { items: page, nextCursor: rows.length > limit && last ? cursorOf(last) : null };
 }

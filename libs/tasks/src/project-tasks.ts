@@ -83,7 +83,7 @@ export class ProjectTasks {
       params,
     );
     const page = keysetPage(rows, options.limit, encodeCursor);
-    return { tasks: page.rows.map(toView), nextCursor: page.nextCursor };
+    return { tasks: page.items.map(toView), nextCursor: page.nextCursor };
   }
 
   async get(id: string): Promise<TaskView | null> {
