@@ -1,68 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import {
-  auth,
-  Client,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { BrowserContext } from 'playwright-core';
 import { CallbackServer } from './helpers/callback-server';
 import { chromiumAvailable, launchChromium } from './helpers/chromium';
 import { seriousAxeViolations } from './helpers/dashboard-browser';
+import { TestOAuthProvider } from './helpers/oauth-provider';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
-
-/** An MCP host's OAuth provider, in memory; its redirect step only records the URL a browser must open. */
-class HostProvider implements OAuthClientProvider {
-  private client?: StoredOAuthClientInformation;
-  private stored?: StoredOAuthTokens;
-  private verifier = '';
-  private discovery?: OAuthDiscoveryState;
-  authorizationUrl?: URL;
-
-  constructor(private readonly callbackUri: string) {}
-
-  get redirectUrl() {
-    return this.callbackUri;
-  }
-  get clientMetadata() {
-    return { client_name: 'Journey Host', redirect_uris: [this.callbackUri], token_endpoint_auth_method: 'none' };
-  }
-  state() {
-    return 'journey-state';
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.stored = tokens;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrl = url;
-  }
-}
 
 describeBrowser('a new person connects an AI client: sign-up from its sign-in, the project named on the consent screen (Debian Chromium)', () => {
   let t: TestApp;
@@ -82,7 +27,8 @@ describeBrowser('a new person connects an AI client: sign-up from its sign-in, t
 
   it("authorize URL → sign in → Create one → sign-up → consent → Project name → Approve → the SDK client's token calls a tool", async () => {
     const serverUrl = new URL(`${t.baseUrl}/api/mcp`);
-    const provider = new HostProvider(callback.redirectUri);
+    // The browser step happens below, in Chromium: the provider only keeps the URL.
+    const provider = new TestOAuthProvider({ redirectUri: callback.redirectUri, clientName: 'Journey Host', state: 'journey-state', authorize: async () => {} });
     expect(await auth(provider, { serverUrl })).toBe('REDIRECT');
 
     await browser.context.clearCookies();

@@ -5,13 +5,12 @@ import { validate } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { hashToken, isWellFormedToken, Public, safeNextPath, SessionTokenService, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
+import { hashToken, isWellFormedToken, Public, safeNextPath, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
 import { InvalidInvitationError, InvitationDirectory } from '@app/tenancy';
 import { FormCsrf, PageErrorFilter, sendPage, sendRedirect } from '@app/web';
-import { AccountsService } from './accounts.service';
 import { EmailTakenError, TooManySignupsError } from './auth.errors';
-import { AuthRateLimitService } from './auth-rate-limit.service';
 import { SignupDto } from './dto/signup.dto';
+import { SignupService } from './signup.service';
 import { invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState } from './views/signup.view';
 
 const FIELD_NAMES: SignupField[] = ['email', 'name', 'password', 'organizationName'];
@@ -33,9 +32,7 @@ export class SignupPageController {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly accounts: AccountsService,
-    private readonly sessions: SessionTokenService,
-    private readonly limits: AuthRateLimitService,
+    private readonly signups: SignupService,
     private readonly invitations: InvitationDirectory,
   ) {
     this.csrf = new FormCsrf(config, { cookie: SIGNUP_CSRF_COOKIE, path: '/signup' });
@@ -85,9 +82,7 @@ export class SignupPageController {
     }
     if (Object.keys(state.errors).length) return sendPage(res, 400, signupPage(state));
     try {
-      await this.limits.countSignup(origin.ip ?? null);
-      const account = await this.accounts.createAccount(dto, 'signup', origin);
-      const session = await this.sessions.issue(account.user.id);
+      const { session } = await this.signups.signUp(dto, origin);
       setSessionCookie(res, session.accessToken, this.config);
       this.csrf.clear(res);
       sendRedirect(res, 303, safeNextPath(next, this.config.baseUrl, AFTER_SIGNUP_PATH));

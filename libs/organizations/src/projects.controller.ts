@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, RestPrincipal } from '@app/credentials';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { CreateProjectDto, RenameProjectDto } from './dto/create-project.dto';
 import { ListProjectsQueryDto } from './dto/list-projects.dto';
 import { DeletedProjectDto, ProjectDto, ProjectListDto } from './dto/project.dto';
@@ -32,10 +32,9 @@ export class ProjectsController {
   create(
     @Param('orgId') orgId: string,
     @Body() body: CreateProjectDto,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<ProjectDto> {
-    return this.projects.create(orgId, body.name, actorOf(principal), origin);
+    return this.projects.create(orgId, body, actor);
   }
 
   @Get(':projectId')
@@ -56,10 +55,9 @@ export class ProjectsController {
     @Param('orgId') orgId: string,
     @Param('projectId') projectId: string,
     @Body() body: RenameProjectDto,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<ProjectDto> {
-    return this.projects.rename(orgId, projectId, body.name, actorOf(principal), origin);
+    return this.projects.rename(orgId, projectId, body, actor);
   }
 
   @Delete(':projectId')
@@ -72,9 +70,8 @@ export class ProjectsController {
   delete(
     @Param('orgId') orgId: string,
     @Param('projectId') projectId: string,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<DeletedProjectDto> {
-    return this.projects.delete(orgId, projectId, actorOf(principal), origin);
+    return this.projects.delete(orgId, projectId, actor);
   }
 }

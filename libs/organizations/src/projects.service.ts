@@ -1,16 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService } from '@app/audit';
 import { DomainError, isUuid } from '@app/common';
 import { CredentialRevoker } from '@app/credentials';
 import { ProjectCreator, ProjectDirectory, ProjectRecord } from '@app/tenancy';
 import type { DeletedProjectDto, ProjectDeletionImpact, ProjectDto, ProjectListDto } from './dto/project.dto';
 import { ProjectNotFoundError } from './organizations.errors';
-
-export interface Actor {
-  actorType: string;
-  actorId: string | null;
-}
 
 export const PROJECT_PAGE_DEFAULT = 50;
 
@@ -49,14 +44,14 @@ export class ProjectsService {
     return toDto(project);
   }
 
-  async create(organizationId: string, name: string, actor: Actor, origin?: RequestOrigin): Promise<ProjectDto> {
-    return this.dataSource.transaction(async (em) => toDto(await this.creator.create(em, organizationId, name, { ...actor, origin })));
+  async create(organizationId: string, input: { name: string }, actor: AuditActor): Promise<ProjectDto> {
+    return this.dataSource.transaction(async (em) => toDto(await this.creator.create(em, organizationId, input.name, actor)));
   }
 
   /** Renames the project (`project.renamed`, with the former and the new name; nothing when the name is unchanged). */
-  async rename(organizationId: string, projectId: string, name: string, actor: Actor, origin?: RequestOrigin): Promise<ProjectDto> {
+  async rename(organizationId: string, projectId: string, input: { name: string }, actor: AuditActor): Promise<ProjectDto> {
     return this.dataSource.transaction(async (em) => {
-      const renamed = await this.projects.rename(organizationId, projectId, name.trim(), em);
+      const renamed = await this.projects.rename(organizationId, projectId, input.name.trim(), em);
       if (!renamed) throw new ProjectNotFoundError();
       const { project, previousName } = renamed;
       if (project.name !== previousName) {
@@ -68,7 +63,6 @@ export class ProjectsService {
           targetType: 'project',
           targetId: projectId,
           metadata: { previousName, name: project.name },
-          origin,
         });
       }
       return toDto(project);
@@ -85,11 +79,11 @@ export class ProjectsService {
    * Soft-deletes the project and, in the same transaction, revokes every agent token bound to
    * it, so the next MCP request with one of them is refused. A deleted project is "not found".
    */
-  async delete(organizationId: string, projectId: string, actor: Actor, origin?: RequestOrigin): Promise<DeletedProjectDto> {
+  async delete(organizationId: string, projectId: string, actor: AuditActor): Promise<DeletedProjectDto> {
     return this.dataSource.transaction(async (em) => {
       const deleted = await this.projects.softDelete(organizationId, projectId, em);
       if (!deleted) throw new ProjectNotFoundError();
-      const { revokedTokens } = await this.revocation.revokeProjectAccess(em, projectId, { ...actor, origin });
+      const { revokedTokens } = await this.revocation.revokeProjectAccess(em, projectId, actor);
       await this.audit.record(em, {
         organizationId,
         projectId,
@@ -98,7 +92,6 @@ export class ProjectsService {
         targetType: 'project',
         targetId: projectId,
         metadata: { name: deleted.name, revokedTokens },
-        origin,
       });
       return { id: deleted.id, deletedAt: deleted.deletedAt.toISOString(), revokedTokens };
     });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService } from '@app/audit';
 import { ProjectDirectory, ProjectRecord } from './project-directory.service';
 
 /** The longest project name (characters, after trimming). */
@@ -11,13 +11,6 @@ export function projectNameProblem(name: string): 'empty' | 'too_long' | null {
   const trimmed = name.trim();
   if (!trimmed) return 'empty';
   return trimmed.length > PROJECT_NAME_MAX_LENGTH ? 'too_long' : null;
-}
-
-/** Who creates a project, for its audit event. */
-export interface ProjectCreationActor {
-  actorType: string;
-  actorId: string | null;
-  origin?: RequestOrigin;
 }
 
 /**
@@ -33,18 +26,16 @@ export class ProjectCreator {
   ) {}
 
   /** The name must already be valid (`projectNameProblem`); it is stored trimmed. */
-  async create(em: EntityManager, organizationId: string, name: string, actor: ProjectCreationActor): Promise<ProjectRecord> {
+  async create(em: EntityManager, organizationId: string, name: string, actor: AuditActor): Promise<ProjectRecord> {
     const project = await this.projects.create(organizationId, name.trim(), em);
     await this.audit.record(em, {
       organizationId,
       projectId: project.id,
-      actorType: actor.actorType,
-      actorId: actor.actorId,
+      ...actor,
       action: 'project.created',
       targetType: 'project',
       targetId: project.id,
       metadata: { name: project.name },
-      origin: actor.origin,
     });
     return project;
   }

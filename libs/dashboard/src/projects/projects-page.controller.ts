@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards }
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DomainError } from '@app/common';
-import { actorOf, OrganizationRoute, PageAuth } from '@app/credentials';
+import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { CreateProjectDto, ProjectsService, RenameProjectDto } from '@app/organizations';
 import { roleSatisfies } from '@app/tenancy';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
@@ -59,7 +59,7 @@ export class ProjectsPageController {
         projectsPage(ctx, { projects: page.items, nextCursor: page.nextCursor, onFirstPage: true, canManage: true, form: { name, error: form.errors.name } }),
       );
     }
-    await this.projects.create(orgId, form.value.name, actorOf(ctx.principal), ctx.origin);
+    await this.projects.create(orgId, form.value, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(orgId, 'projects')}?done=created`);
   }
 
@@ -84,7 +84,7 @@ export class ProjectsPageController {
       const name = typeof body?.name === 'string' ? body.name : '';
       return sendPage(res, 400, renameProjectPage(ctx, project, { name, error: form.errors.name }));
     }
-    await this.projects.rename(orgId, projectId, form.value.name, actorOf(ctx.principal), ctx.origin);
+    await this.projects.rename(orgId, projectId, form.value, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(orgId, 'projects')}?done=renamed`);
   }
 
@@ -97,7 +97,7 @@ export class ProjectsPageController {
   @Post(':projectId/delete')
   @PageAuth()
   async delete(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('projectId') projectId: string, @Res() res: Response): Promise<void> {
-    await this.projects.delete(orgId, projectId, actorOf(ctx.principal), ctx.origin);
+    await this.projects.delete(orgId, projectId, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(orgId, 'projects')}?done=deleted`);
   }
 }
