@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { OrganizationsModule } from '@app/organizations';
+import { ServiceKeysModule } from '@app/service-keys';
 import { AssetsController } from './assets.controller';
 import { DashboardContextGuard } from './dashboard-context';
 import { HomeController } from './home.controller';
 import { ProjectsPageController } from './projects/projects-page.controller';
+import { ProjectTokensPageController } from './service-keys/project-tokens-page.controller';
+import { ServiceKeysPageController } from './service-keys/service-keys-page.controller';
 
 /**
  * The dashboard: server-rendered pages for everything a person does in an organisation. Its
@@ -12,8 +15,8 @@ import { ProjectsPageController } from './projects/projects-page.controller';
  * itself, never the tables).
  */
 @Module({
-  imports: [AuthModule, OrganizationsModule],
-  controllers: [AssetsController, HomeController, ProjectsPageController],
+  imports: [AuthModule, OrganizationsModule, ServiceKeysModule],
+  controllers: [AssetsController, HomeController, ProjectsPageController, ServiceKeysPageController, ProjectTokensPageController],
   providers: [DashboardContextGuard],
 })
 export class DashboardModule {}
