@@ -70,6 +70,18 @@ export class AgentTokensRepository {
     });
   }
 
+  /** A page of the tokens derived from one key, oldest first, after the token `afterId` when given (keyset over `(created_at, id)`). */
+  pageForServiceKey(em: EntityManager, serviceKeyId: string, limit: number, afterId?: string): Promise<AgentToken[]> {
+    const query = em.getRepository(AgentToken).createQueryBuilder('t').where('t.service_key_id = :serviceKeyId', { serviceKeyId });
+    if (afterId) {
+      query.andWhere(
+        '(t.created_at, t.id) > (SELECT a.created_at, a.id FROM agent_tokens a WHERE a.id = :afterId AND a.service_key_id = :serviceKeyId)',
+        { afterId },
+      );
+    }
+    return query.orderBy('t.createdAt', 'ASC').addOrderBy('t.id', 'ASC').limit(limit).getMany();
+  }
+
   findDerived(em: EntityManager, organizationId: string, serviceKeyId: string, tokenId: string): Promise<AgentToken | null> {
     return em.getRepository(AgentToken).findOne({ where: { id: tokenId, serviceKeyId, organizationId } });
   }
@@ -181,6 +193,16 @@ export class AgentTokensRepository {
     });
     const now = Date.now();
     return rows.filter((r) => !r.expiresAt || r.expiresAt.getTime() > now).map((r) => ({ id: r.id, serviceKeyId: r.serviceKeyId!, projectId: r.projectId }));
+  }
+
+  /** How many project tokens derived from service keys are live on the project (active or still rotating out). */
+  countLiveDerivedForProject(projectId: string): Promise<number> {
+    return this.dataSource
+      .getRepository(AgentToken)
+      .createQueryBuilder('t')
+      .where("t.projectId = :projectId AND t.source = 'service_key' AND t.revokedAt IS NULL", { projectId })
+      .andWhere('(t.expiresAt IS NULL OR t.expiresAt > now())')
+      .getCount();
   }
 
   revokeForProject(em: EntityManager, projectId: string): Promise<number> {
