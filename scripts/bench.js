@@ -54,7 +54,8 @@ function startProcess(command, argv, env) {
   children.push(child);
   // Read standard output as a log collector would (the service's request log goes there).
   child.stdout.resume();
-  child.stderr.on('data', (d) => process.stderr.write(`[${argv[0].split('/').pop()}] ${d}`));
+  const name = argv.find((a) => !a.startsWith('-')) ?? command;
+  child.stderr.on('data', (d) => process.stderr.write(`[${name.split('/').pop()}] ${d}`));
   return child;
 }
 function cleanup() {

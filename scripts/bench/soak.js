@@ -14,15 +14,19 @@
  * - consent flows: the consent page, its approval, the code exchange, an MCP call with the new
  *   access token, then the refresh token revoked (RFC 7009).
  * Every answer is checked against what that step expects. Each minute it records the answers,
- * the 5xx, the unexpected ones, and the service's resident memory (median and peak of 1 s
- * samples from /proc) and JS heap (from /metrics). At the end: the per-minute table and whether
- * the median RSS grew from minute 2 to the last minute by more than 5%.
+ * the 5xx, the unexpected ones, and the service's resident memory (lowest, median and peak of
+ * 1 s samples from /proc) and JS heap (from /metrics). At the end: the per-minute table and
+ * whether RSS grew from minute 2 to the last minute by more than 5%, read from the least-squares
+ * line through every sample of those minutes: the garbage collector's saw-tooth (tens of MB up
+ * and down within a minute) moves any single minute's figure more than that.
  *
  * Options: --duration S (default 600), --rate N (MCP requests per second, default 100),
- * --embedded. Writes bench-results/soak.json.
+ * --embedded, --node-flags "FLAGS" (for the service's node, say --trace-gc), --service-log FILE
+ * (the service's standard output: its request log, and what such flags print). Writes
+ * bench-results/soak.json.
  */
 const { randomBytes } = require('node:crypto');
-const { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
@@ -37,7 +41,17 @@ function options(args) {
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
-  return { duration: value('duration', 600), rate: value('rate', 100), embedded: args.includes('--embedded') };
+  const text = (name) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  return {
+    duration: value('duration', 600),
+    rate: value('rate', 100),
+    embedded: args.includes('--embedded'),
+    nodeFlags: (text('node-flags') ?? '').split(' ').filter(Boolean),
+    serviceLog: text('service-log'),
+  };
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -111,7 +125,7 @@ async function soak(args) {
     const port = await freePort();
     const metricsPort = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const gateway = bench.startProcess(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
+    const gateway = bench.startProcess(process.execPath, [...opts.nodeFlags, join(root, 'dist/apps/gateway/src/main.js')], {
       ...env,
       NODE_ENV: 'production',
       PORT: String(port),
@@ -124,6 +138,7 @@ async function soak(args) {
       MCP_RATE_LIMIT_PER_TOKEN: '10000000',
       MCP_RATE_LIMIT_PER_ORGANIZATION: '10000000',
     });
+    if (opts.serviceLog) gateway.stdout.pipe(createWriteStream(opts.serviceLog));
     await bench.waitFor(`${base}/health/ready`, 180_000);
     const seed = await bench.seedGateway(base);
     const loadBefore = bench.loadAverage();
@@ -142,10 +157,13 @@ async function soak(args) {
     ];
 
     const minutes = [];
+    const allSamples = [];
     let samples = [];
     const sampler = setInterval(() => {
       const rss = rssOf(gateway.pid);
-      if (rss !== undefined) samples.push(rss);
+      if (rss === undefined) return;
+      samples.push(rss);
+      allSamples.push({ t: (Date.now() - started) / 1000, rss });
     }, 1000);
     const exited = new Promise((resolve) => gateway.once('exit', (code, signal) => resolve(`the service exited (${signal ?? code})`)));
     const minuteCount = Math.ceil(opts.duration / 60);
@@ -154,7 +172,7 @@ async function soak(args) {
       if (ended) throw new Error(`${ended} during minute ${minute} of the soak`);
       const counts = tally.take();
       const heap = await heapUsed(metricsPort);
-      const row = { minute, ...counts, rssMedian: median(samples), rssPeak: Math.max(...samples), heapUsed: heap };
+      const row = { minute, ...counts, rssLowest: Math.min(...samples), rssMedian: median(samples), rssPeak: Math.max(...samples), heapUsed: heap };
       samples = [];
       minutes.push(row);
       process.stderr.write(
@@ -167,7 +185,8 @@ async function soak(args) {
 
     const from = minutes[Math.min(1, minutes.length - 1)];
     const last = minutes[minutes.length - 1];
-    const growth = (last.rssMedian - from.rssMedian) / from.rssMedian;
+    const trend = rssTrend(allSamples.filter((x) => x.t >= (from.minute - 1) * 60));
+    const growth = (trend.end - trend.start) / trend.start;
     const totals = minutes.reduce(
       (t, m) => ({ answers: t.answers + m.answers, serverErrors: t.serverErrors + m.serverErrors, unexpected: t.unexpected + m.unexpected, failures: t.failures + m.failures }),
       { answers: 0, serverErrors: 0, unexpected: 0, failures: 0 },
@@ -182,7 +201,7 @@ async function soak(args) {
       minutes,
       totals,
       unexpectedSamples: tally.unexpectedSamples,
-      rss: { fromMinute: from.minute, toMinute: last.minute, growth, limit: RSS_GROWTH_LIMIT, flat: growth <= RSS_GROWTH_LIMIT },
+      rss: { fromMinute: from.minute, toMinute: last.minute, ...trend, growth, limit: RSS_GROWTH_LIMIT, flat: growth <= RSS_GROWTH_LIMIT },
       met: totals.serverErrors === 0 && totals.failures === 0 && growth <= RSS_GROWTH_LIMIT,
     };
     mkdirSync(join(root, 'bench-results'), { recursive: true });
@@ -337,6 +356,16 @@ class Flows {
   }
 }
 
+/** The least-squares line through the samples: its value at the first and the last sample. */
+function rssTrend(points) {
+  const n = points.length;
+  const mt = points.reduce((a, p) => a + p.t, 0) / n;
+  const mr = points.reduce((a, p) => a + p.rss, 0) / n;
+  const slope = points.reduce((a, p) => a + (p.t - mt) * (p.rss - mr), 0) / Math.max(1e-9, points.reduce((a, p) => a + (p.t - mt) ** 2, 0));
+  const at = (t) => mr + slope * (t - mt);
+  return { start: at(points[0].t), end: at(points[n - 1].t), mbPerMinute: (slope * 60) / 1024 / 1024 };
+}
+
 async function heapUsed(metricsPort) {
   try {
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -349,15 +378,18 @@ async function heapUsed(metricsPort) {
 
 function markdown(r) {
   const lines = [
-    '| minute | answers | 5xx | unexpected | no answer | RSS median | RSS peak | JS heap used |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.minutes.map((m) => `| ${m.minute} | ${m.answers} | ${m.serverErrors} | ${m.unexpected} | ${m.failures} | ${mb(m.rssMedian)} MB | ${mb(m.rssPeak)} MB | ${mb(m.heapUsed)} MB |`),
+    '| minute | answers | 5xx | unexpected | no answer | RSS lowest | RSS median | RSS peak | JS heap used at its end |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.minutes.map(
+      (m) =>
+        `| ${m.minute} | ${m.answers} | ${m.serverErrors} | ${m.unexpected} | ${m.failures} | ${mb(m.rssLowest)} MB | ${mb(m.rssMedian)} MB | ${mb(m.rssPeak)} MB | ${mb(m.heapUsed)} MB |`,
+    ),
     '',
     `Totals: ${r.totals.answers} answers, ${r.totals.serverErrors} 5xx, ${r.totals.unexpected} unexpected, ${r.totals.failures} without an answer` +
       (r.unexpectedSamples.length ? ` (first: ${r.unexpectedSamples.slice(0, 5).join('; ')})` : '') +
       '.',
-    `RSS (median of the minute) from minute ${r.rss.fromMinute} to minute ${r.rss.toMinute}: ${(r.rss.growth * 100).toFixed(1)}% ` +
-      `(limit ${r.rss.limit * 100}%): ${r.rss.flat ? 'flat' : 'GREW'}. ${r.met ? 'Met.' : 'NOT met.'}`,
+    `RSS from minute ${r.rss.fromMinute} to minute ${r.rss.toMinute} (least-squares line through the 1 s samples): ${mb(r.rss.start)} MB → ${mb(r.rss.end)} MB, ` +
+      `${r.rss.growth >= 0 ? '+' : ''}${(r.rss.growth * 100).toFixed(1)}% (limit ${r.rss.limit * 100}%; ${r.rss.mbPerMinute.toFixed(1)} MB a minute): ${r.rss.flat ? 'flat' : 'GREW'}. ${r.met ? 'Met.' : 'NOT met.'}`,
     `${r.duration} s, ${r.mcpRate} MCP requests/s plus the other flows, ${r.database}, Node ${r.node}, ${r.date}; ` +
       `load average ${r.loadAverage.before.join(' / ')} before, ${r.loadAverage.after.join(' / ')} after.`,
   ];
