@@ -16,6 +16,7 @@ export interface RevocationContext {
 
 export type GrantRevocationReason =
   | 'revoked_by_user'
+  | 'revoked_by_admin'
   | 'revoked_by_client'
   | 'authorization_code_replay'
   | 'refresh_token_reuse'

@@ -1,5 +1,11 @@
 import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
+import { OAuthModule } from '@app/oauth';
+import { TenancyModule } from '@app/tenancy';
+import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
+import { ClientPolicyPageController } from './clients/client-policy-page.controller';
+import { ClientsPageController } from './clients/clients-page.controller';
 import { OrganizationsModule } from '@app/organizations';
 import { AssetsController } from './assets.controller';
 import { DashboardContextGuard } from './dashboard-context';
@@ -12,8 +18,8 @@ import { ProjectsPageController } from './projects/projects-page.controller';
  * itself, never the tables).
  */
 @Module({
-  imports: [AuthModule, OrganizationsModule],
-  controllers: [AssetsController, HomeController, ProjectsPageController],
+  imports: [AuthModule, OrganizationsModule, ApiKeysModule, OAuthModule, TenancyModule],
+  controllers: [AssetsController, HomeController, ProjectsPageController, ApiKeysPageController, ClientsPageController, ClientPolicyPageController],
   providers: [DashboardContextGuard],
 })
 export class DashboardModule {}

@@ -151,3 +151,12 @@ export function metadataDocumentHost(clientId: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The hosts a client answers to, as people recognise it: the host of a metadata-document
+ * client's `client_id` URL, else the hosts (or private-use schemes) of its redirect URIs.
+ */
+export function clientHosts(clientId: string, redirectUris: readonly string[]): string[] {
+  const documentHost = metadataDocumentHost(clientId);
+  return documentHost === undefined ? [...new Set(redirectUris.map(redirectHost))] : [documentHost];
+}
