@@ -1,12 +1,4 @@
-import {
-  auth,
-  Client,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createProject } from './factories';
 import { tokenRequest } from './factories/oauth';
@@ -15,60 +7,8 @@ import { CallbackServer } from './helpers/callback-server';
 import { chromiumAvailable, launchChromium } from './helpers/chromium';
 import { seriousAxeViolations, signInBrowser } from './helpers/dashboard-browser';
 import { dashboardOrganization } from './helpers/dashboard';
+import { TestOAuthProvider } from './helpers/oauth-provider';
 import { startTestApp, TestApp } from './helpers/test-app';
-
-/**
- * An MCP host's OAuth provider, kept in memory: the SDK registers the client, and its redirect
- * step hands the authorization URL to the person's browser (here Chromium, driven by the test).
- */
-class BrowserProvider implements OAuthClientProvider {
-  private client?: StoredOAuthClientInformation;
-  private stored?: StoredOAuthTokens;
-  private verifier = '';
-  private discovery?: OAuthDiscoveryState;
-
-  constructor(
-    private readonly redirectUri: string,
-    private readonly openInBrowser: (url: URL) => Promise<void>,
-  ) {}
-
-  get redirectUrl() {
-    return this.redirectUri;
-  }
-  get clientMetadata() {
-    return { client_name: 'Desk Assistant', redirect_uris: [this.redirectUri], token_endpoint_auth_method: 'none' };
-  }
-  state() {
-    return 'desk-state';
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.stored = tokens;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  async redirectToAuthorization(url: URL): Promise<void> {
-    await this.openInBrowser(url);
-  }
-}
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
@@ -105,22 +45,32 @@ describeBrowser('connected clients in a real browser (Debian Chromium)', () => {
       await page.getByText('You have not connected an AI client to this organisation yet.').waitFor();
       await axeClean(page);
       await browser.context.clearCookies();
+      await signInBrowser(browser.context, t.baseUrl, org.admin.session);
+      await page.goto(clientsUrl);
+      await page.getByText('No AI client is connected to this organisation yet.').waitFor();
+      await axeClean(page);
+      await browser.context.clearCookies();
 
       // The SDK client discovers the server, registers, and sends the member to consent in Chromium.
       const serverUrl = new URL(`${t.baseUrl}/api/mcp`);
-      const provider = new BrowserProvider(callback.redirectUri, async (url) => {
-        await page.goto(url.href);
-        await page.waitForURL(/\/login\?next=/);
-        await page.getByLabel('Email').fill(org.member.email);
-        await page.getByLabel('Password').fill(org.member.password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.getByRole('heading', { name: 'Allow Desk Assistant to use Agent Gateway?' }).waitFor();
-        await page.getByRole('radio', { name: 'Support desk' }).check();
-        await page.getByRole('checkbox', { name: /tasks:delete/ }).uncheck();
-        const received = callback.next();
-        await page.getByRole('button', { name: 'Approve' }).click();
-        await received;
-        await page.waitForLoadState('load');
+      const provider = new TestOAuthProvider({
+        redirectUri: callback.redirectUri,
+        clientName: 'Desk Assistant',
+        state: 'desk-state',
+        authorize: async (url) => {
+          await page.goto(url.href);
+          await page.waitForURL(/\/login\?next=/);
+          await page.getByLabel('Email').fill(org.member.email);
+          await page.getByLabel('Password').fill(org.member.password);
+          await page.getByRole('button', { name: 'Sign in' }).click();
+          await page.getByRole('heading', { name: 'Allow Desk Assistant to use Agent Gateway?' }).waitFor();
+          await page.getByRole('radio', { name: 'Support desk' }).check();
+          await page.getByRole('checkbox', { name: /tasks:delete/ }).uncheck();
+          const received = callback.next();
+          await page.getByRole('button', { name: 'Approve' }).click();
+          await received;
+          await page.waitForLoadState('load');
+        },
       });
       expect(await auth(provider, { serverUrl })).toBe('REDIRECT');
       const back = callback.received[callback.received.length - 1]!;

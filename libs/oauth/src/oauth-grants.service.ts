@@ -1,8 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { decodeKeysetCursor, DomainError, keysetPage, NotFoundError, PAGE_SIZE_DEFAULT } from '@app/common';
-import { AgentPermission, AgentTokensRepository, CredentialRevoker, GrantRevocationResult, ListedGrant, OAuthGrantsRepository } from '@app/credentials';
+import {
+  AgentPermission,
+  AgentTokensRepository,
+  CredentialRevoker,
+  GrantRevocationResult,
+  ListedGrant,
+  OAuthGrantsRepository,
+  requireUser,
+  userOf,
+} from '@app/credentials';
 import { isUuid } from '@app/database';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { clientHosts, metadataDocumentHost } from './redirect-uri';
@@ -107,14 +116,15 @@ export class OAuthGrantsService {
     return { ...view, liveAccessTokens: await this.tokens.countLiveForGrant(grant.id) };
   }
 
-  /** The person revokes one of their own grants; another person's grant is "not found". Idempotent. */
-  async revokeForUser(userId: string, grantId: string, origin: RequestOrigin): Promise<GrantRevocationResult> {
-    if (!isUuid(grantId)) throw new NotFoundError('Grant');
+  /** The person acting revokes one of their own grants; another person's grant is "not found". Idempotent. */
+  async revokeForUser(grantId: string, actor: AuditActor): Promise<GrantRevocationResult> {
+    const userId = userOf(actor);
+    if (!userId || !isUuid(grantId)) throw new NotFoundError('Grant');
     return this.dataSource.transaction(async (em) => {
       const owned = await this.grants.findOwned(em, userId, grantId);
       if (!owned) throw new NotFoundError('Grant');
       if (owned.revokedAt) return { id: grantId, status: 'revoked' as const, revokedAt: owned.revokedAt, revokedTokens: 0 };
-      const result = await this.revoker.revokeGrant(em, grantId, { actorType: 'user', actorId: userId, reason: 'revoked_by_user', origin });
+      const result = await this.revoker.revokeGrant(em, grantId, 'revoked_by_user', actor);
       return result ?? { id: grantId, status: 'revoked' as const, revokedAt: new Date(), revokedTokens: 0 };
     });
   }
@@ -124,14 +134,20 @@ export class OAuthGrantsService {
    * grant of the organisation; another organisation's grant is "not found", another person's
    * grant refused to a member (403). Idempotent; the client's tokens are refused at once.
    */
-  async revokeInOrganization(organizationId: string, grantId: string, viewer: GrantViewer, origin: RequestOrigin): Promise<GrantRevocationResult> {
-    await this.ownGrantOrRefuse(organizationId, grantId, viewer);
+  async revokeInOrganization(
+    organizationId: string,
+    grantId: string,
+    scope: { mayManageAll: boolean },
+    actor: AuditActor,
+  ): Promise<GrantRevocationResult> {
+    const userId = requireUser(actor);
+    await this.ownGrantOrRefuse(organizationId, grantId, { userId, mayManageAll: scope.mayManageAll });
     return this.dataSource.transaction(async (em) => {
       const grant = await this.grants.findInOrganization(em, organizationId, grantId);
       if (!grant) throw new NotFoundError('Grant');
       if (grant.revokedAt) return { id: grantId, status: 'revoked' as const, revokedAt: grant.revokedAt, revokedTokens: 0 };
-      const reason = grant.userId === viewer.userId ? 'revoked_by_user' : 'revoked_by_admin';
-      const result = await this.revoker.revokeGrant(em, grantId, { actorType: 'user', actorId: viewer.userId, reason, origin });
+      const reason = grant.userId === userId ? 'revoked_by_user' : 'revoked_by_admin';
+      const result = await this.revoker.revokeGrant(em, grantId, reason, actor);
       return result ?? { id: grantId, status: 'revoked' as const, revokedAt: new Date(), revokedTokens: 0 };
     });
   }

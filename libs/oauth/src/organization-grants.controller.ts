@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { CurrentPrincipal, GrantRevocationResult, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
+import { GrantRevocationResult, OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { ListOrganizationGrantsQueryDto, OrganizationGrantPageDto, RevokedGrantDto } from './dto/organization-grant.dto';
 import { OAuthGrantsService } from './oauth-grants.service';
 
@@ -31,12 +31,7 @@ export class OrganizationGrantsController {
   @ApiOperation({ summary: "Disconnect a client: ends the grant, its refresh tokens and its access tokens at once; idempotent (admin session only)" })
   @ApiOkResponse({ type: RevokedGrantDto })
   @ApiErrors(401, 403, 404)
-  revoke(
-    @Param('orgId') orgId: string,
-    @Param('grantId') grantId: string,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
-  ): Promise<GrantRevocationResult> {
-    return this.grants.revokeInOrganization(orgId, grantId, { userId: principal.userId, mayManageAll: true }, origin);
+  revoke(@Param('orgId') orgId: string, @Param('grantId') grantId: string, @RequestActor() actor: AuditActor): Promise<GrantRevocationResult> {
+    return this.grants.revokeInOrganization(orgId, grantId, { mayManageAll: true }, actor);
   }
 }

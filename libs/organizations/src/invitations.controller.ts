@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { AcceptedInvitationDto, AcceptInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
 import { InvitationsService } from './invitations.service';
 
@@ -31,10 +31,9 @@ export class InvitationsController {
   withdraw(
     @Param('orgId') orgId: string,
     @Param('invitationId') invitationId: string,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<InvitationDto> {
-    return this.invitations.withdraw(orgId, invitationId, actorOf(principal), origin);
+    return this.invitations.withdraw(orgId, invitationId, actor);
   }
 }
 
@@ -56,9 +55,8 @@ export class InvitationAcceptanceController {
   @ApiErrors(400, 401, 403, 404, 409)
   accept(
     @Body() body: AcceptInvitationDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<AcceptedInvitationDto> {
-    return this.invitations.accept(body.token, principal.userId, origin);
+    return this.invitations.accept(body, actor);
   }
 }

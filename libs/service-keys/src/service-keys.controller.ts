@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
-import { ApiErrors, DEFAULT_OVERLAP_SECONDS, RotateDto } from '@app/common';
-import { CurrentPrincipal, OrganizationRoute, RestAuth, RestPrincipal } from '@app/credentials';
+import type { AuditActor } from '@app/audit';
+import { ApiErrors, RotateDto } from '@app/common';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { CreateServiceKeyDto } from './dto/create-service-key.dto';
 import { DeriveProjectTokenDto } from './dto/derive-project-token.dto';
 import {
@@ -39,10 +39,9 @@ export class ServiceKeysController {
   create(
     @Param('orgId') orgId: string,
     @Body() body: CreateServiceKeyDto,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<CreatedServiceKeyDto> {
-    return this.serviceKeys.create(orgId, body, { principal, origin });
+    return this.serviceKeys.create(orgId, body, actor);
   }
 
   @Get()
@@ -72,10 +71,9 @@ export class ServiceKeysController {
   revoke(
     @Param('orgId') orgId: string,
     @Param('keyId') keyId: string,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<RevokedServiceKeyDto> {
-    return this.serviceKeys.revoke(orgId, keyId, { principal, origin });
+    return this.serviceKeys.revoke(orgId, keyId, actor);
   }
 
   @Post(':keyId/tokens')
@@ -87,10 +85,9 @@ export class ServiceKeysController {
     @Param('orgId') orgId: string,
     @Param('keyId') keyId: string,
     @Body() body: DeriveProjectTokenDto,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ) {
-    return this.serviceKeys.deriveToken(orgId, keyId, body.projectId, { principal, origin });
+    return this.serviceKeys.deriveToken(orgId, keyId, body, actor);
   }
 
   @Get(':keyId/tokens')
@@ -112,10 +109,9 @@ export class ServiceKeysController {
     @Param('orgId') orgId: string,
     @Param('keyId') keyId: string,
     @Param('tokenId') tokenId: string,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ) {
-    return this.serviceKeys.revokeToken(orgId, keyId, tokenId, { principal, origin });
+    return this.serviceKeys.revokeToken(orgId, keyId, tokenId, actor);
   }
 
   @Post(':keyId/tokens/:tokenId/rotate')
@@ -132,10 +128,8 @@ export class ServiceKeysController {
     @Param('keyId') keyId: string,
     @Param('tokenId') tokenId: string,
     @Body() body: RotateDto,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<RotatedProjectTokenDto> {
-    const overlap = body?.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
-    return this.serviceKeys.rotateToken(orgId, keyId, tokenId, overlap, { principal, origin });
+    return this.serviceKeys.rotateToken(orgId, keyId, tokenId, body ?? {}, actor);
   }
 }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
-import { isUuid } from '@app/common';
+import { AuditActor, AuditService } from '@app/audit';
+import { DEFAULT_OVERLAP_SECONDS, isUuid } from '@app/common';
 import {
-  actorOf,
   AGENT_PERMISSION_NAMES,
   AgentPermission,
   AgentToken,
@@ -12,7 +11,6 @@ import {
   derivedTokenConflict,
   generateToken,
   hashToken,
-  RestPrincipal,
   ServiceKey,
   ServiceKeysRepository,
   TOKEN_PREFIXES,
@@ -37,12 +35,6 @@ import {
   ServiceKeyRevokedError,
 } from './service-keys.errors';
 
-/** Who asks, for the audit trail. */
-export interface Acting {
-  principal: RestPrincipal;
-  origin: RequestOrigin;
-}
-
 /**
  * Service keys of an organisation and the project tokens derived from them (seed, Rules 6–7).
  * Every query is scoped by the route's organisation, so another organisation's key is "not found".
@@ -61,10 +53,9 @@ export class ServiceKeysService {
   async create(
     organizationId: string,
     input: { name: string; permissions?: AgentPermission[] },
-    acting: Acting,
+    actor: AuditActor,
   ): Promise<CreatedServiceKeyDto> {
     const permissions = normalisePermissions(input.permissions ?? AGENT_PERMISSION_NAMES);
-    const actor = actorOf(acting.principal);
     return this.dataSource.transaction(async (em) => {
       const key = await this.keys.create(em, { organizationId, name: input.name, permissions, createdBy: actor.actorId });
       await this.audit.record(em, {
@@ -74,7 +65,6 @@ export class ServiceKeysService {
         targetType: 'service_key',
         targetId: key.id,
         metadata: { name: key.name, permissions },
-        origin: acting.origin,
       });
       return { id: key.id, name: key.name, permissions, status: 'active', createdAt: key.createdAt };
     });
@@ -100,7 +90,7 @@ export class ServiceKeysService {
    * Revokes the key and, in the same transaction and with one UPDATE, every token derived from
    * it. Idempotent: a second call changes nothing and answers the first call's `revokedAt`.
    */
-  async revoke(organizationId: string, keyId: string, acting: Acting): Promise<RevokedServiceKeyDto> {
+  async revoke(organizationId: string, keyId: string, actor: AuditActor): Promise<RevokedServiceKeyDto> {
     if (!isUuid(keyId)) throw new ServiceKeyNotFoundError();
     return this.dataSource.transaction(async (em) => {
       const revoked = await this.revoker.revokeServiceKey(em, organizationId, keyId);
@@ -111,12 +101,11 @@ export class ServiceKeysService {
       const { revokedAt, revokedTokens: count } = revoked;
       await this.audit.record(em, {
         organizationId,
-        ...actorOf(acting.principal),
+        ...actor,
         action: 'service_key.revoked',
         targetType: 'service_key',
         targetId: keyId,
         metadata: { revokedTokens: count },
-        origin: acting.origin,
       });
       return { id: keyId, status: 'revoked', revokedAt, revokedTokens: count };
     });
@@ -127,7 +116,8 @@ export class ServiceKeysService {
    * either waits for this token (and revokes it too) or makes this call fail with 409. One active
    * token per (key, project) is the database's unique partial index, not a read-then-write.
    */
-  async deriveToken(organizationId: string, keyId: string, projectId: string, acting: Acting): Promise<DerivedProjectTokenDto> {
+  async deriveToken(organizationId: string, keyId: string, input: { projectId: string }, actor: AuditActor): Promise<DerivedProjectTokenDto> {
+    const { projectId } = input;
     if (!isUuid(keyId)) throw new ServiceKeyNotFoundError();
     if (!isUuid(projectId)) throw new ProjectNotFoundError();
     const token = generateToken(TOKEN_PREFIXES.agentAccess);
@@ -149,13 +139,12 @@ export class ServiceKeysService {
         await this.audit.record(em, {
           organizationId,
           projectId,
-          ...actorOf(acting.principal),
+          ...actor,
           action: 'project_token.derived',
           targetType: 'agent_token',
           targetId: row.id,
           metadata: { serviceKeyId: keyId, permissions },
-          origin: acting.origin,
-        });
+          });
         return { id: row.id, token, projectId, serviceKeyId: keyId, permissions, createdAt: row.createdAt };
       });
     } catch (error) {
@@ -178,9 +167,10 @@ export class ServiceKeysService {
     organizationId: string,
     keyId: string,
     tokenId: string,
-    overlapSeconds: number,
-    acting: Acting,
+    input: { overlapSeconds?: number },
+    actor: AuditActor,
   ): Promise<RotatedProjectTokenDto> {
+    const overlapSeconds = input.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
     if (!isUuid(keyId) || !isUuid(tokenId)) throw new ProjectTokenNotFoundError();
     const token = generateToken(TOKEN_PREFIXES.agentAccess);
     try {
@@ -207,13 +197,12 @@ export class ServiceKeysService {
         await this.audit.record(em, {
           organizationId,
           projectId: old.projectId,
-          ...actorOf(acting.principal),
+          ...actor,
           action: 'project_token.rotated',
           targetType: 'agent_token',
           targetId: row.id,
           metadata: { serviceKeyId: keyId, replacesTokenId: tokenId, rotatingOutUntil: old.expiresAt, overlapSeconds },
-          origin: acting.origin,
-        });
+          });
         return {
           id: row.id,
           token,
@@ -234,7 +223,7 @@ export class ServiceKeysService {
   }
 
   /** Revokes one derived token. Idempotent: a second call answers the first call's `revokedAt`. */
-  async revokeToken(organizationId: string, keyId: string, tokenId: string, acting: Acting): Promise<RevokedProjectTokenDto> {
+  async revokeToken(organizationId: string, keyId: string, tokenId: string, actor: AuditActor): Promise<RevokedProjectTokenDto> {
     if (!isUuid(keyId) || !isUuid(tokenId)) throw new ProjectTokenNotFoundError();
     return this.dataSource.transaction(async (em) => {
       const revoked = await this.revoker.revokeProjectToken(em, organizationId, keyId, tokenId);
@@ -246,12 +235,11 @@ export class ServiceKeysService {
       await this.audit.record(em, {
         organizationId,
         projectId: revoked.projectId,
-        ...actorOf(acting.principal),
+        ...actor,
         action: 'project_token.revoked',
         targetType: 'agent_token',
         targetId: tokenId,
         metadata: { serviceKeyId: keyId },
-        origin: acting.origin,
       });
       return { id: tokenId, status: 'revoked', revokedAt: revoked.revokedAt };
     });

@@ -83,7 +83,7 @@ export class ApiKeysPageController {
         errors,
       }));
     }
-    const created = await this.keys.create(orgId, form.value, ctx.principal.userId, ctx.origin);
+    const created = await this.keys.create(orgId, form.value, ctx.actor);
     const listing = TRY_PATHS.find(([permission]) => created.permissions.includes(permission));
     const url = listing ? `${this.config.baseUrl}/api/organizations/${orgId}/${listing[1]}` : `${this.config.baseUrl}/api/permissions`;
     sendPage(res, 200, createdApiKeyPage(ctx, created, `curl -H "Authorization: Bearer ${created.key}" ${url}`));
@@ -100,7 +100,7 @@ export class ApiKeysPageController {
   @Post(':keyId/revoke')
   @PageAuth()
   async revoke(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('keyId') keyId: string, @Res() res: Response): Promise<void> {
-    await this.keys.revoke(orgId, keyId, ctx.principal.userId, ctx.origin);
+    await this.keys.revoke(orgId, keyId, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(orgId, 'api-keys')}?done=revoked`);
   }
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Post, Query, Res, UseFilters, UseGuards } from '
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DomainError } from '@app/common';
-import { actorOf, OrganizationRoute, PageAuth } from '@app/credentials';
+import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { canonicalHost, ClientPolicyService, MAX_ALLOWED_HOSTS, UpdateClientPolicyDto } from '@app/oauth';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
@@ -60,7 +60,7 @@ export class ClientPolicyPageController {
         const refused = await this.policies.refusedBy(orgId, read.value);
         if (refused.grants > 0) return sendPage(res, 200, confirmPolicyPage(ctx, form, refused));
       }
-      const saved = await this.policies.update(orgId, read.value, actorOf(ctx.principal), ctx.origin);
+      const saved = await this.policies.update(orgId, read.value, ctx.actor);
       sendRedirect(res, 303, `${sectionPath(orgId, 'clients')}/policy?done=${saved.revokedGrants > 0 ? 'ended' : 'saved'}`);
     } catch (error) {
       if (error instanceof DomainError && error.code === 'invalid_client_policy') return this.refuse(ctx, res, { ...form, errors: { allowedHosts: error.message } });

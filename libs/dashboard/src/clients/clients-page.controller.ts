@@ -67,7 +67,7 @@ export class ClientsPageController {
   @PageAuth({ minRole: 'member' })
   async disconnect(@Dashboard() ctx: DashboardContext, @Param('grantId') grantId: string, @Res() res: Response): Promise<void> {
     const org = currentOrganization(ctx);
-    await this.grants.revokeInOrganization(org.id, grantId, { userId: ctx.user.id, mayManageAll: roleSatisfies(org.role, 'admin') }, ctx.origin);
+    await this.grants.revokeInOrganization(org.id, grantId, { mayManageAll: roleSatisfies(org.role, 'admin') }, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(org.id, 'clients')}?done=disconnected`);
   }
 }
