@@ -67,6 +67,7 @@ describeBrowser('the API keys section in a real browser (Debian Chromium)', () =
       // Going back does not show the secret again: the page that showed it answered a POST and was
       // never stored (no-store), so Chromium has nothing to show without posting again.
       await expect(page.goBack()).rejects.toThrow('net::ERR_CACHE_MISS');
+      await page.waitForURL(/^chrome-error:/);
       await page.goto(`${t.baseUrl}/orgs/${org.organization.id}/api-keys`);
 
       await page.getByRole('link', { name: 'Revoke Release script' }).click();
