@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@app/audit';
-import { ApiErrors, PageQueryDto, RotateDto } from '@app/common';
+import { ApiErrors, KeysetPageQueryDto, RotateDto } from '@app/common';
 import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
@@ -33,7 +33,7 @@ export class ApiKeysController {
   @ApiOperation({ summary: "The organisation's API keys, newest first, without secrets; keyset pages (admin session only)" })
   @ApiOkResponse({ type: ApiKeyListDto })
   @ApiErrors(400, 401, 403, 404)
-  list(@Param('orgId') orgId: string, @Query() query: PageQueryDto): Promise<ApiKeyListDto> {
+  list(@Param('orgId') orgId: string, @Query() query: KeysetPageQueryDto): Promise<ApiKeyListDto> {
     return this.keys.list(orgId, query);
   }
 

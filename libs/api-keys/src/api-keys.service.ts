@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
-import { decodeKeysetCursor, DEFAULT_OVERLAP_SECONDS, isUuid, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
+import { decodeKeysetCursor, encodeKeysetCursor, DEFAULT_OVERLAP_SECONDS, isUuid, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import {
   API_KEY_PERMISSION_NAMES,
   ApiKey,
@@ -71,7 +71,7 @@ export class ApiKeysService {
   async list(organizationId: string, options: { limit?: number; cursor?: string } = {}): Promise<ApiKeyListDto> {
     const limit = options.limit ?? PAGE_SIZE_DEFAULT;
     const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
-    const page = keysetPage(await this.keys.page(organizationId, limit + 1, after), limit, (row) => row.position);
+    const page = keysetPage(await this.keys.page(organizationId, limit + 1, after), limit, (last) => encodeKeysetCursor(last.position));
     const now = Date.now();
     return { items: page.items.map((row) => toDto(row, now)), nextCursor: page.nextCursor };
   }

@@ -25,8 +25,9 @@ describe('keyset pages', () => {
 
   it('cuts limit + 1 rows into a page and the cursor of its last row, only when there is more', () => {
     const rows = [1, 2, 3].map((n) => ({ n, position: { us: String(n), id: position.id } }));
-    expect(keysetPage(rows, 2, (r) => r.position)).toEqual({ items: rows.slice(0, 2), nextCursor: encodeKeysetCursor(rows[1]!.position) });
-    expect(keysetPage(rows.slice(0, 2), 2, (r) => r.position)).toEqual({ items: rows.slice(0, 2), nextCursor: null });
-    expect(keysetPage([], 2, (r: (typeof rows)[number]) => r.position)).toEqual({ items: [], nextCursor: null });
+    const cursorOf = (r: (typeof rows)[number]) => encodeKeysetCursor(r.position);
+    expect(keysetPage(rows, 2, cursorOf)).toEqual({ items: rows.slice(0, 2), nextCursor: encodeKeysetCursor(rows[1]!.position) });
+    expect(keysetPage(rows.slice(0, 2), 2, cursorOf)).toEqual({ items: rows.slice(0, 2), nextCursor: null });
+    expect(keysetPage([], 2, cursorOf)).toEqual({ items: [], nextCursor: null });
   });
 });

@@ -4,11 +4,22 @@ import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validato
 import { DomainError } from './domain-error';
 import { isUuid } from './uuid';
 
+/**
+ * One page of a keyset-paginated list. The query asks for `limit + 1` rows: the extra row only
+ * says that more follow, and the next page starts after the position of this page's last row
+ * (`cursorOf`, an opaque cursor the list decodes again).
+ */
+export function keysetPage<R>(rows: readonly R[], limit: number, cursorOf: (last: R) => string): { items: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { items: page, nextCursor: rows.length > limit && last ? cursorOf(last) : null };
+}
+
 export const PAGE_SIZE_DEFAULT = 50;
 export const PAGE_SIZE_MAX = 100;
 
 /** `limit` and `cursor` of a keyset-paginated list (newest first). */
-export class PageQueryDto {
+export class KeysetPageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: 'Items per page.' })
   @IsOptional()
   @Type(() => Number)
@@ -45,16 +56,6 @@ export function decodeKeysetCursor(text: string): KeysetPosition {
   const [us, id, extra] = Buffer.from(text, 'base64url').toString('utf8').split('.');
   if (extra !== undefined || !us || !/^\d{1,19}$/.test(us) || !isUuid(id)) throw invalid;
   return { us, id };
-}
-
-/**
- * One page from `limit + 1` rows read after the cursor: the first `limit` of them, and the cursor
- * of the last one when there was more.
- */
-export function keysetPage<T>(rows: T[], limit: number, positionOf: (row: T) => KeysetPosition): { items: T[]; nextCursor: string | null } {
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? encodeKeysetCursor(positionOf(last)) : null };
 }
 
 /**

@@ -7,10 +7,13 @@ import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
 import { ClientPolicyPageController } from './clients/client-policy-page.controller';
 import { ClientsPageController } from './clients/clients-page.controller';
 import { OrganizationsModule } from '@app/organizations';
+import { ServiceKeysModule } from '@app/service-keys';
 import { AssetsController } from './assets.controller';
 import { DashboardContextGuard } from './dashboard-context';
 import { HomeController } from './home.controller';
 import { ProjectsPageController } from './projects/projects-page.controller';
+import { ProjectTokensPageController } from './service-keys/project-tokens-page.controller';
+import { ServiceKeysPageController } from './service-keys/service-keys-page.controller';
 
 /**
  * The dashboard: server-rendered pages for everything a person does in an organisation. Its
@@ -18,8 +21,17 @@ import { ProjectsPageController } from './projects/projects-page.controller';
  * itself, never the tables).
  */
 @Module({
-  imports: [AuthModule, OrganizationsModule, ApiKeysModule, OAuthModule, TenancyModule],
-  controllers: [AssetsController, HomeController, ProjectsPageController, ApiKeysPageController, ClientsPageController, ClientPolicyPageController],
+  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule],
+  controllers: [
+    AssetsController,
+    HomeController,
+    ProjectsPageController,
+    ServiceKeysPageController,
+    ProjectTokensPageController,
+    ApiKeysPageController,
+    ClientsPageController,
+    ClientPolicyPageController,
+  ],
   providers: [DashboardContextGuard],
 })
 export class DashboardModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AuditActor } from '@app/audit';
-import { decodeKeysetCursor, DomainError, keysetPage, NotFoundError, PAGE_SIZE_DEFAULT } from '@app/common';
+import { decodeKeysetCursor, encodeKeysetCursor, DomainError, keysetPage, NotFoundError, PAGE_SIZE_DEFAULT } from '@app/common';
 import {
   AgentPermission,
   AgentTokensRepository,
@@ -104,7 +104,7 @@ export class OAuthGrantsService {
     const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
     if (options.userId !== undefined && !isUuid(options.userId)) return { items: [], nextCursor: null };
     const rows = await this.grants.pageLiveForOrganization(organizationId, { userId: options.userId, limit: limit + 1, after });
-    const page = keysetPage(rows, limit, (row) => row.position);
+    const page = keysetPage(rows, limit, (last) => encodeKeysetCursor(last.position));
     return { items: await this.describe(page.items), nextCursor: page.nextCursor };
   }
 

@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@app/audit';
 import { ApiErrors, RotateDto } from '@app/common';
 import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { CreateServiceKeyDto } from './dto/create-service-key.dto';
 import { DeriveProjectTokenDto } from './dto/derive-project-token.dto';
+import { PageQueryDto } from './dto/page-query.dto';
 import {
   CreatedServiceKeyDto,
   DerivedProjectTokenDto,
@@ -46,11 +47,11 @@ export class ServiceKeysController {
 
   @Get()
   @RestAuth(READ)
-  @ApiOperation({ summary: 'List service keys with their derived tokens’ metadata' })
+  @ApiOperation({ summary: 'List service keys with their derived tokens’ metadata, newest first, keyset-paginated' })
   @ApiOkResponse({ type: ServiceKeyListDto })
-  @ApiErrors(401, 403, 404)
-  async list(@Param('orgId') orgId: string): Promise<ServiceKeyListDto> {
-    return { items: await this.serviceKeys.list(orgId) };
+  @ApiErrors(400, 401, 403, 404)
+  list(@Param('orgId') orgId: string, @Query() query: PageQueryDto): Promise<ServiceKeyListDto> {
+    return this.serviceKeys.list(orgId, query);
   }
 
   @Get(':keyId')
@@ -92,11 +93,11 @@ export class ServiceKeysController {
 
   @Get(':keyId/tokens')
   @RestAuth(READ)
-  @ApiOperation({ summary: 'Derived tokens of a key (metadata only)' })
+  @ApiOperation({ summary: 'Derived tokens of a key (metadata only), oldest first, keyset-paginated' })
   @ApiOkResponse({ type: ProjectTokenListDto })
-  @ApiErrors(401, 403, 404)
-  async listTokens(@Param('orgId') orgId: string, @Param('keyId') keyId: string): Promise<ProjectTokenListDto> {
-    return { items: await this.serviceKeys.listTokens(orgId, keyId) };
+  @ApiErrors(400, 401, 403, 404)
+  listTokens(@Param('orgId') orgId: string, @Param('keyId') keyId: string, @Query() query: PageQueryDto): Promise<ProjectTokenListDto> {
+    return this.serviceKeys.listTokens(orgId, keyId, query);
   }
 
   @Post(':keyId/tokens/:tokenId/revoke')

@@ -5,7 +5,6 @@ import { DEFAULT_OVERLAP_SECONDS, isUuid } from '@app/common';
 import {
   AGENT_PERMISSION_NAMES,
   AgentPermission,
-  AgentToken,
   AgentTokensRepository,
   CredentialRevoker,
   derivedTokenConflict,
@@ -16,15 +15,21 @@ import {
   TOKEN_PREFIXES,
 } from '@app/credentials';
 import { ProjectDirectory } from '@app/tenancy';
+import { SERVICE_KEYS_PAGE_DEFAULT } from './dto/page-query.dto';
 import {
   CreatedServiceKeyDto,
   DerivedProjectTokenDto,
-  ProjectTokenDto,
+  ProjectTokenListDto,
   RevokedProjectTokenDto,
   RotatedProjectTokenDto,
   RevokedServiceKeyDto,
+  ServiceKeyCreatorDto,
   ServiceKeyDto,
+  ServiceKeyListDto,
 } from './dto/service-key.dto';
+import { decodeCursor, pageOf } from './page-cursor';
+import { ServiceKeyCreators } from './service-key-creators';
+import { keyView, normalisePermissions, tokenView } from './service-key.views';
 import {
   ProjectNotFoundError,
   ProjectTokenExistsError,
@@ -34,6 +39,12 @@ import {
   ServiceKeyNotFoundError,
   ServiceKeyRevokedError,
 } from './service-keys.errors';
+
+/** A page of a list: `limit` items (default 50) after `cursor` (the previous page's `nextCursor`). */
+export interface PageOptions {
+  limit?: number;
+  cursor?: string;
+}
 
 /**
  * Service keys of an organisation and the project tokens derived from them (seed, Rules 6–7).
@@ -48,6 +59,7 @@ export class ServiceKeysService {
     private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,
     private readonly projects: ProjectDirectory,
+    private readonly creators: ServiceKeyCreators,
   ) {}
 
   async create(
@@ -70,20 +82,32 @@ export class ServiceKeysService {
     });
   }
 
-  async list(organizationId: string): Promise<ServiceKeyDto[]> {
-    const keys = await this.keys.listForOrganization(organizationId);
-    const tokens = await this.tokens.listForServiceKeys(this.dataSource.manager, keys.map((k) => k.id));
-    return keys.map((key) => keyView(key, tokens.filter((t) => t.serviceKeyId === key.id)));
+  /** A page of the organisation's keys, newest first, each with its derived tokens' metadata. */
+  async list(organizationId: string, options: PageOptions = {}): Promise<ServiceKeyListDto> {
+    const limit = options.limit ?? SERVICE_KEYS_PAGE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const page = pageOf(await this.keys.pageForOrganization(organizationId, limit + 1, after), limit);
+    const tokens = await this.tokens.listForServiceKeys(this.dataSource.manager, page.items.map((k) => k.id));
+    const creators = await this.creators.of(organizationId, page.items);
+    return {
+      items: page.items.map((key) => keyView(key, tokens.filter((t) => t.serviceKeyId === key.id), creatorOf(creators, key))),
+      nextCursor: page.nextCursor,
+    };
   }
 
   async get(organizationId: string, keyId: string): Promise<ServiceKeyDto> {
     const key = await this.findKey(this.dataSource.manager, organizationId, keyId);
-    return keyView(key, await this.tokens.listForServiceKeys(this.dataSource.manager, [key.id]));
+    const creators = await this.creators.of(organizationId, [key]);
+    return keyView(key, await this.tokens.listForServiceKeys(this.dataSource.manager, [key.id]), creatorOf(creators, key));
   }
 
-  async listTokens(organizationId: string, keyId: string): Promise<ProjectTokenDto[]> {
+  /** A page of the key's derived tokens (metadata only), oldest first, revoked ones included. */
+  async listTokens(organizationId: string, keyId: string, options: PageOptions = {}): Promise<ProjectTokenListDto> {
     const key = await this.findKey(this.dataSource.manager, organizationId, keyId);
-    return (await this.tokens.listForServiceKeys(this.dataSource.manager, [key.id])).map(tokenView);
+    const limit = options.limit ?? SERVICE_KEYS_PAGE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const page = pageOf(await this.tokens.pageForServiceKey(this.dataSource.manager, key.id, limit + 1, after), limit);
+    return { items: page.items.map(tokenView), nextCursor: page.nextCursor };
   }
 
   /**
@@ -253,36 +277,6 @@ export class ServiceKeysService {
   }
 }
 
-/** The catalogue's order, without duplicates. */
-function normalisePermissions(permissions: readonly AgentPermission[]): AgentPermission[] {
-  return AGENT_PERMISSION_NAMES.filter((p) => permissions.includes(p));
-}
-
-/** A derived token's `expires_at` is set only by a rotation: it is rotating out until then, revoked after. */
-function tokenView(token: AgentToken): ProjectTokenDto {
-  const ended = token.expiresAt !== null && token.expiresAt.getTime() <= Date.now();
-  const revokedAt = token.revokedAt ?? (ended ? token.expiresAt : null);
-  return {
-    id: token.id,
-    serviceKeyId: token.serviceKeyId!,
-    projectId: token.projectId,
-    permissions: token.permissions,
-    status: revokedAt ? 'revoked' : token.expiresAt ? 'rotating_out' : 'active',
-    createdAt: token.createdAt,
-    rotatingOutUntil: revokedAt ? null : token.expiresAt,
-    revokedAt,
-    lastUsedAt: token.lastUsedAt,
-  };
-}
-
-function keyView(key: ServiceKey, tokens: AgentToken[]): ServiceKeyDto {
-  return {
-    id: key.id,
-    name: key.name,
-    permissions: key.permissions,
-    status: key.revokedAt ? 'revoked' : 'active',
-    createdAt: key.createdAt,
-    revokedAt: key.revokedAt,
-    tokens: tokens.map(tokenView),
-  };
+function creatorOf(creators: Map<string, ServiceKeyCreatorDto>, key: ServiceKey) {
+  return (key.createdBy && creators.get(key.createdBy)) || null;
 }

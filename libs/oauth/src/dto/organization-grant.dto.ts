@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
-import { PageQueryDto } from '@app/common';
+import { KeysetPageQueryDto } from '@app/common';
 import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/credentials';
 
-export class ListOrganizationGrantsQueryDto extends PageQueryDto {
+export class ListOrganizationGrantsQueryDto extends KeysetPageQueryDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'Only the clients this person connected.' })
   @IsOptional()
   @IsUUID('all', { message: 'userId must be a user id (UUID)' })
