@@ -11,6 +11,7 @@ export * from './dto/invitation.dto';
 export * from './dto/change-member-role.dto';
 export * from './dto/create-organization.dto';
 export * from './dto/create-project.dto';
+export * from './dto/list-projects.dto';
 export * from './dto/member.dto';
 export * from './dto/organization.dto';
 export * from './dto/project.dto';
