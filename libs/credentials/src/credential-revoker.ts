@@ -9,6 +9,7 @@ import { ServiceKeysRepository } from './store/service-keys.repository';
 
 export type GrantRevocationReason =
   | 'revoked_by_user'
+  | 'revoked_by_admin'
   | 'revoked_by_client'
   | 'authorization_code_replay'
   | 'refresh_token_reuse'

@@ -1,5 +1,11 @@
 import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
+import { OAuthModule } from '@app/oauth';
+import { TenancyModule } from '@app/tenancy';
+import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
+import { ClientPolicyPageController } from './clients/client-policy-page.controller';
+import { ClientsPageController } from './clients/clients-page.controller';
 import { OrganizationsModule } from '@app/organizations';
 import { ServiceKeysModule } from '@app/service-keys';
 import { AssetsController } from './assets.controller';
@@ -15,8 +21,17 @@ import { ServiceKeysPageController } from './service-keys/service-keys-page.cont
  * itself, never the tables).
  */
 @Module({
-  imports: [AuthModule, OrganizationsModule, ServiceKeysModule],
-  controllers: [AssetsController, HomeController, ProjectsPageController, ServiceKeysPageController, ProjectTokensPageController],
+  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule],
+  controllers: [
+    AssetsController,
+    HomeController,
+    ProjectsPageController,
+    ServiceKeysPageController,
+    ProjectTokensPageController,
+    ApiKeysPageController,
+    ClientsPageController,
+    ClientPolicyPageController,
+  ],
   providers: [DashboardContextGuard],
 })
 export class DashboardModule {}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { KEYSET_SQL, KeysetPosition } from '@app/common';
 import { queryAffected, queryReturning } from '@app/database';
 import { ApiKey } from '../entities/api-key.entity';
 import type { ApiKeyPermission } from '../permissions';
@@ -60,8 +61,16 @@ export class ApiKeysRepository {
     return repository.findOneByOrFail({ id });
   }
 
-  listForOrganization(organizationId: string): Promise<ApiKey[]> {
-    return this.dataSource.getRepository(ApiKey).find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  /** Up to `limit` keys of the organisation, newest first, after a keyset position; each with its exact position. */
+  async page(organizationId: string, limit: number, after?: KeysetPosition): Promise<(ApiKey & { position: KeysetPosition })[]> {
+    const query = this.dataSource
+      .getRepository(ApiKey)
+      .createQueryBuilder('k')
+      .addSelect(KEYSET_SQL.createdUs('k'), 'k_created_us')
+      .where('k.organizationId = :organizationId', { organizationId });
+    if (after) query.andWhere(KEYSET_SQL.after('k', ':afterUs', ':afterId'), { afterUs: after.us, afterId: after.id });
+    const { entities, raw } = await query.orderBy('k.createdAt', 'DESC').addOrderBy('k.id', 'DESC').limit(limit).getRawAndEntities<{ k_created_us: string }>();
+    return entities.map((key, i) => Object.assign(key, { position: { us: raw[i]!.k_created_us, id: key.id } }));
   }
 
   find(em: EntityManager, organizationId: string, id: string): Promise<ApiKey | null> {
