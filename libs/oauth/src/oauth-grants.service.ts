@@ -54,6 +54,11 @@ export class OAuthGrantsService {
       }));
   }
 
+  /** The names AI clients registered with, by client id (for lists and the audit log). */
+  clientNamesOf(clientIds: readonly string[]): Promise<Map<string, string>> {
+    return this.clients.namesOf([...clientIds]);
+  }
+
   /** The person revokes one of their own grants; another person's grant is "not found". Idempotent. */
   async revokeForUser(userId: string, grantId: string, origin: RequestOrigin): Promise<GrantRevocationResult> {
     if (!isUuid(grantId)) throw new NotFoundError('Grant');

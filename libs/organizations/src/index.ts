@@ -14,3 +14,4 @@ export * from './dto/create-project.dto';
 export * from './dto/member.dto';
 export * from './dto/organization.dto';
 export * from './dto/project.dto';
+export * from './dto/list-page-query.dto';

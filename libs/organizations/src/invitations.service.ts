@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
+import { decodeKeysetCursor, keysetPage } from '@app/common';
 import { AppConfig } from '@app/config';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
-import { InvalidInvitationError, InvitationDirectory, InvitationRecord, MembershipRole, OrganizationDirectory } from '@app/tenancy';
-import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto } from './dto/invitation.dto';
+import { InvalidInvitationError, InvitationDirectory, InvitationRecord, InvitationStatus, MembershipRole, OrganizationDirectory } from '@app/tenancy';
+import { PEOPLE_PAGE_DEFAULT } from './dto/list-page-query.dto';
+import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
 import { AlreadyMemberError, InvitationNotFoundError } from './organizations.errors';
 import type { Actor } from './projects.service';
 
@@ -54,8 +56,13 @@ export class InvitationsService {
     });
   }
 
-  async list(organizationId: string): Promise<InvitationDto[]> {
-    return (await this.invitations.list(organizationId)).map(toDto);
+  /** A page of the invitations, newest first, optionally of one status (keyset: `nextCursor`). */
+  async page(organizationId: string, options: { limit?: number; cursor?: string; status?: InvitationStatus } = {}): Promise<InvitationListDto> {
+    const limit = options.limit ?? PEOPLE_PAGE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
+    const rows = await this.invitations.page(organizationId, limit + 1, { after, status: options.status });
+    const page = keysetPage(rows, limit, (i) => i.position);
+    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 
   async withdraw(organizationId: string, invitationId: string, actor: Actor, origin?: RequestOrigin): Promise<InvitationDto> {
