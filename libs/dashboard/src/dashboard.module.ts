@@ -5,6 +5,7 @@ import { AssetsController } from './assets.controller';
 import { DashboardContextGuard } from './dashboard-context';
 import { HomeController } from './home.controller';
 import { ProjectsPageController } from './projects/projects-page.controller';
+import { MembersPageController } from './members/members-page.controller';
 
 /**
  * The dashboard: server-rendered pages for everything a person does in an organisation. Its
@@ -13,7 +14,12 @@ import { ProjectsPageController } from './projects/projects-page.controller';
  */
 @Module({
   imports: [AuthModule, OrganizationsModule],
-  controllers: [AssetsController, HomeController, ProjectsPageController],
+  controllers: [
+    AssetsController,
+    HomeController,
+    ProjectsPageController,
+    MembersPageController,
+  ],
   providers: [DashboardContextGuard],
 })
 export class DashboardModule {}

@@ -15,3 +15,4 @@ export * from './dto/member.dto';
 export * from './dto/organization.dto';
 export * from './dto/project.dto';
 export * from './dto/list-page-query.dto';
+export * from './dto/hand-over-query.dto';
