@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '@app/common';
-import { isUuid } from '@app/database';
+import { decodeKeysetCursor, encodeKeysetCursor } from '@app/common';
 import { AuditEventFilters, AuditEventsRepository, PositionedAuditEvent } from './audit-events.repository';
 import type { AuditEventDto, AuditEventPageDto } from './dto/list-audit-events.dto';
 
@@ -49,13 +48,10 @@ function toDto(event: PositionedAuditEvent): AuditEventDto {
 }
 
 function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(`${cursor.us}.${cursor.id}`).toString('base64url');
+  return encodeKeysetCursor({ position: cursor.us, id: cursor.id });
 }
 
 function decodeCursor(text: string): Cursor {
-  const invalid = new DomainError('invalid_cursor', 'cursor is not a cursor this list returned', 'invalid_input');
-  if (!/^[A-Za-z0-9_-]+$/.test(text)) throw invalid;
-  const [us, id, extra] = Buffer.from(text, 'base64url').toString('utf8').split('.');
-  if (extra !== undefined || !us || !/^\d{1,19}$/.test(us) || !isUuid(id)) throw invalid;
-  return { us, id };
+  const { position, id } = decodeKeysetCursor(text);
+  return { us: position, id };
 }

@@ -167,7 +167,7 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
     }
     return event.action;
   })();
-  if (!event.projectId) return words;
+  if (!event.projectId || event.targetType === 'project') return words;
   const project = names.projects.get(event.projectId);
   return `${words}, in project ${project ? quoted(project) : 'since deleted'}`;
 }
@@ -184,7 +184,7 @@ const GRANT_REASONS: Record<string, string> = {
 /** A user agent, shortened to browser and system ("Chrome 131 on Linux"), or its first word ("curl/8.5.0"). */
 export function shortUserAgent(ua: string | null): string {
   if (!ua) return '';
-  const browser =
+  const browser = (
     [
       [/Edg\/(\d+)/, 'Edge'],
       [/OPR\/(\d+)/, 'Opera'],
