@@ -24,11 +24,14 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   const found: AxeViolation[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    const injected = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== 'undefined');
+    const injected = await page.evaluate(() => typeof (globalThis as unknown as { axe?: unknown }).axe !== 'undefined');
     if (!injected) await page.evaluate(AXE_SOURCE);
     const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(ctx: Document, opts: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
-      const result = await axe.run(document, { resultTypes: ['violations'] });
+      const scope = globalThis as unknown as {
+        document: unknown;
+        axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> };
+      };
+      const result = await scope.axe.run(scope.document, { resultTypes: ['violations'] });
       return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
     });
     for (const v of violations) {

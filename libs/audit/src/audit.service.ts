@@ -53,6 +53,21 @@ export interface RequestOrigin {
   userAgent?: string | null;
 }
 
+/**
+ * Who did something, for the audit trail: the one actor type every service takes (`actorType`
+ * `user`, `api_key`, `agent_token`, `oauth_client`, `cli`, `system`, `anonymous`; `actorId` the
+ * user's, key's, token's or client's id) and where the request came from. A request's actor is
+ * built once by `actorOf` / `@RequestActor()` of `credentials`.
+ */
+export interface AuditActor {
+  actorType: string;
+  actorId: string | null;
+  origin?: RequestOrigin;
+}
+
+/** Changes nobody asked for directly (the default of a cascade). */
+export const SYSTEM_ACTOR: AuditActor = { actorType: 'system', actorId: null };
+
 export interface AuditEventInput {
   organizationId: string | null;
   projectId?: string | null;

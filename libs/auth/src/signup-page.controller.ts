@@ -8,11 +8,10 @@ import { AppConfig } from '@app/config';
 import { hashToken, isWellFormedToken, Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
 import { InvalidInvitationError, InvitationDirectory } from '@app/tenancy';
 import { FormCsrf, PageErrorFilter, sendPage, sendRedirect } from '@app/web';
-import { AccountsService } from './accounts.service';
 import { EmailTakenError, TooManySignupsError } from './auth.errors';
-import { AuthRateLimitService } from './auth-rate-limit.service';
 import { AuthService } from './auth.service';
 import { SignupDto } from './dto/signup.dto';
+import { SignupService } from './signup.service';
 import { invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState, welcomePage } from './views/signup.view';
 
 const FIELD_NAMES: SignupField[] = ['email', 'name', 'password', 'organizationName'];
@@ -33,10 +32,9 @@ export class SignupPageController {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly accounts: AccountsService,
+    private readonly signups: SignupService,
     private readonly auth: AuthService,
     private readonly sessions: SessionTokenService,
-    private readonly limits: AuthRateLimitService,
     private readonly invitations: InvitationDirectory,
   ) {
     this.csrf = new FormCsrf(config, { cookie: SIGNUP_CSRF_COOKIE, path: '/signup' });
@@ -86,9 +84,7 @@ export class SignupPageController {
     }
     if (Object.keys(state.errors).length) return sendPage(res, 400, signupPage(state));
     try {
-      await this.limits.countSignup(origin.ip ?? null);
-      const account = await this.accounts.createAccount(dto, 'signup', origin);
-      const session = await this.sessions.issue(account.user.id);
+      const { session } = await this.signups.signUp(dto, origin);
       setSessionCookie(res, session.accessToken, this.config);
       this.csrf.clear(res);
       sendRedirect(res, 303, safeNextPath(next, this.config.baseUrl, WELCOME_PATH));

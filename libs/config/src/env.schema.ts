@@ -162,6 +162,12 @@ export class EnvironmentVariables {
   @Transform(toInt)
   @IsInt()
   @Min(1)
+  @Max(100000)
+  REVOCATION_MAX_FAILURES_PER_CLIENT_AND_IP = 30;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   @Max(86400)
   TOKEN_FAILURE_WINDOW_SECONDS = 300;
 

@@ -1,7 +1,9 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Request } from 'express';
+import { AuditActor, requestOrigin } from '@app/audit';
 import type { MembershipRole } from '@app/tenancy';
 import type { ApiKeyPermission } from './permissions';
-import type { Principal } from './principal';
+import { actorOf, Principal } from './principal';
 
 export const ACCESS_METADATA = 'agent-gateway:access';
 export const ORGANIZATION_ROUTE_METADATA = 'agent-gateway:organization-param';
@@ -60,4 +62,13 @@ export const OrganizationRoute = (param: string) => SetMetadata(ORGANIZATION_ROU
 /** The authenticated principal the guard attached to the request. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal | undefined => {
   return ctx.switchToHttp().getRequest().principal;
+});
+
+/**
+ * The request's audit actor: its principal (`actorOf`) and origin (`requestOrigin`), what every
+ * service that records a change takes last.
+ */
+export const RequestActor = createParamDecorator((_: unknown, ctx: ExecutionContext): AuditActor => {
+  const req = ctx.switchToHttp().getRequest<Request & { principal: Principal }>();
+  return actorOf(req.principal, requestOrigin(req));
 });

@@ -1,18 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService, SYSTEM_ACTOR } from '@app/audit';
 import { AgentTokensRepository } from './store/agent-tokens.repository';
 import { ApiKeysRepository } from './store/api-keys.repository';
 import { OAuthGrantsRepository, RevokedGrant } from './store/oauth-grants.repository';
 import { RefreshTokensRepository } from './store/refresh-tokens.repository';
 import { ServiceKeysRepository } from './store/service-keys.repository';
-
-/** Who made the change, for the audit events of the grants it ends. */
-export interface RevocationContext {
-  actorType: string;
-  actorId?: string | null;
-  origin?: RequestOrigin;
-}
 
 export type GrantRevocationReason =
   | 'revoked_by_user'
@@ -22,11 +15,6 @@ export type GrantRevocationReason =
   | 'member_removed'
   | 'project_deleted'
   | 'client_refused';
-
-/** Who ended a grant and why, for the audit trail. */
-export interface GrantRevocationContext extends RevocationContext {
-  reason: GrantRevocationReason;
-}
 
 export interface GrantRevocationResult {
   id: string;
@@ -63,8 +51,6 @@ export interface MemberRemovalPreview {
   derivedTokens: number;
 }
 
-const SYSTEM: RevocationContext = { actorType: 'system', actorId: null };
-
 /**
  * Every revocation of a credential and what it takes with it, in one place:
  * - a grant → its refresh tokens and access tokens (and a `grant.revoked` audit event);
@@ -88,17 +74,17 @@ export class CredentialRevoker {
     private readonly audit: AuditService,
   ) {}
 
-  /** Ends one grant. Null when it was already revoked (or does not exist). */
-  async revokeGrant(em: EntityManager, grantId: string, context: GrantRevocationContext): Promise<GrantRevocationResult | null> {
+  /** Ends one grant, for the reason given. Null when it was already revoked (or does not exist). */
+  async revokeGrant(em: EntityManager, grantId: string, reason: GrantRevocationReason, actor: AuditActor): Promise<GrantRevocationResult | null> {
     const [grant] = await this.grants.revokeOne(em, grantId);
-    return grant ? this.endGrant(em, grant, context) : null;
+    return grant ? this.endGrant(em, grant, reason, actor) : null;
   }
 
   /** A member was removed from an organisation: their agent tokens and grants in it stop working. */
-  async revokeMemberAccess(em: EntityManager, organizationId: string, userId: string, context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
+  async revokeMemberAccess(em: EntityManager, organizationId: string, userId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<RevokedAccess> {
     const revokedTokens = await this.agentTokens.revokeForMember(em, organizationId, userId);
     const grants = await this.grants.revokeForMember(em, organizationId, userId);
-    for (const grant of grants) await this.endGrant(em, grant, { ...context, reason: 'member_removed' });
+    for (const grant of grants) await this.endGrant(em, grant, 'member_removed', actor);
     return { revokedTokens, revokedGrants: grants.length };
   }
 
@@ -113,19 +99,17 @@ export class CredentialRevoker {
     organizationId: string,
     userId: string,
     options: { handOverTo: string | null; reason: 'member_removed' | 'member_demoted' },
-    context: RevocationContext = SYSTEM,
+    actor: AuditActor = SYSTEM_ACTOR,
   ): Promise<OffboardingReport> {
     const keys = await this.apiKeys.endOrHandOverCreatedBy(em, organizationId, userId, options.handOverTo);
     for (const key of keys) {
       await this.audit.record(em, {
         organizationId,
-        actorType: context.actorType,
-        actorId: context.actorId ?? null,
+        ...actor,
         action: options.handOverTo ? 'api_key.handed_over' : 'api_key.revoked',
         targetType: 'api_key',
         targetId: key.id,
         metadata: { name: key.name, reason: options.reason, createdBy: userId, ...(options.handOverTo ? { handedOverTo: options.handOverTo } : {}) },
-        origin: context.origin,
       });
     }
     const serviceKeys = (await this.serviceKeys.liveCreatedBy(em, organizationId, userId)).map((k) => ({ id: k.id, name: k.name }));
@@ -151,19 +135,19 @@ export class CredentialRevoker {
   }
 
   /** A project was deleted: every agent token bound to it and every grant on it stop working. */
-  async revokeProjectAccess(em: EntityManager, projectId: string, context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
+  async revokeProjectAccess(em: EntityManager, projectId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<RevokedAccess> {
     const revokedTokens = await this.agentTokens.revokeForProject(em, projectId);
     const grants = await this.grants.revokeForProject(em, projectId);
-    for (const grant of grants) await this.endGrant(em, grant, { ...context, reason: 'project_deleted' });
+    for (const grant of grants) await this.endGrant(em, grant, 'project_deleted', actor);
     return { revokedTokens, revokedGrants: grants.length };
   }
 
   /** An organisation stopped admitting these clients: their grants in it (with their tokens) end. */
-  async revokeClientAccess(em: EntityManager, organizationId: string, clientIds: string[], context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
+  async revokeClientAccess(em: EntityManager, organizationId: string, clientIds: string[], actor: AuditActor = SYSTEM_ACTOR): Promise<RevokedAccess> {
     if (clientIds.length === 0) return { revokedTokens: 0, revokedGrants: 0 };
     const grants = await this.grants.revokeForOrganizationClients(em, organizationId, clientIds);
     let revokedTokens = 0;
-    for (const grant of grants) revokedTokens += (await this.endGrant(em, grant, { ...context, reason: 'client_refused' })).revokedTokens;
+    for (const grant of grants) revokedTokens += (await this.endGrant(em, grant, 'client_refused', actor)).revokedTokens;
     return { revokedTokens, revokedGrants: grants.length };
   }
 
@@ -191,19 +175,17 @@ export class CredentialRevoker {
     return revoked;
   }
 
-  private async endGrant(em: EntityManager, grant: RevokedGrant, context: GrantRevocationContext): Promise<GrantRevocationResult> {
+  private async endGrant(em: EntityManager, grant: RevokedGrant, reason: GrantRevocationReason, actor: AuditActor): Promise<GrantRevocationResult> {
     await this.refreshTokens.revokeForGrant(em, grant.id);
     const revokedTokens = await this.agentTokens.revokeForGrant(em, grant.id);
     await this.audit.record(em, {
       organizationId: grant.organizationId,
       projectId: grant.projectId,
-      actorType: context.actorType,
-      actorId: context.actorId ?? null,
+      ...actor,
       action: 'grant.revoked',
       targetType: 'oauth_grant',
       targetId: grant.id,
-      metadata: { reason: context.reason, clientId: grant.clientId, userId: grant.userId, revokedAccessTokens: revokedTokens },
-      origin: context.origin,
+      metadata: { reason, clientId: grant.clientId, userId: grant.userId, revokedAccessTokens: revokedTokens },
     });
     return { id: grant.id, status: 'revoked', revokedAt: grant.revokedAt, revokedTokens };
   }

@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CanActivate, createParamDecorator, ExecutionContext, ForbiddenException, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { RequestOrigin } from '@app/audit';
+import { AuditActor, requestOrigin } from '@app/audit';
 import { AuthService } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { SessionPrincipal } from '@app/credentials';
+import { actorOf, SessionPrincipal } from '@app/credentials';
 import { MembershipRole } from '@app/tenancy';
 import { postedFromElsewhere } from '@app/web';
 
@@ -18,7 +18,8 @@ export interface DashboardContext {
   organization?: { id: string; name: string; role: MembershipRole };
   /** The hidden field every form of the page carries. */
   csrf: string;
-  origin: RequestOrigin;
+  /** The person and the request's origin, what every service that records a change takes last. */
+  actor: AuditActor;
 }
 
 type DashboardRequest = Request & { principal?: SessionPrincipal; dashboard?: DashboardContext };
@@ -58,14 +59,13 @@ export class DashboardContextGuard implements CanActivate {
     const me = await this.auth.me(principal.userId);
     const organizations = me.memberships.map((m) => ({ ...m.organization, role: m.role }));
     const orgId = req.params?.orgId;
-    const userAgent = req.headers['user-agent'];
     req.dashboard = {
       principal,
       user: { id: me.user.id, name: me.user.name, email: me.user.email },
       organizations,
       organization: typeof orgId === 'string' ? organizations.find((o) => o.id === orgId) : undefined,
       csrf,
-      origin: { ip: req.ip ?? null, userAgent: typeof userAgent === 'string' ? userAgent : null },
+      actor: actorOf(principal, requestOrigin(req)),
     };
     return true;
   }

@@ -47,10 +47,9 @@ export class CodeExchangeService {
         const known = await this.codes.find(em, hashToken(code));
         if (known && known.clientId !== client.clientId) return fail('invalid_grant', 'The authorization code was issued to another client');
         if (known?.used) {
-          await this.revoker.revokeGrant(em, known.grantId, {
+          await this.revoker.revokeGrant(em, known.grantId, 'authorization_code_replay', {
             actorType: 'oauth_client',
             actorId: client.clientId,
-            reason: 'authorization_code_replay',
             origin,
           });
           return fail('invalid_grant', 'The authorization code was already used; every token issued from it has been revoked');

@@ -129,9 +129,10 @@ export class OAuthClientsService {
    * Authenticates the client of a token or revocation request: a public client names itself
    * with `client_id`; a confidential one proves its secret with `client_secret_basic` or
    * `client_secret_post` (both accepted for any confidential client). Using two methods at once
-   * is refused (RFC 6749 §2.3).
+   * is refused (RFC 6749 §2.3). `requesterIp` counts a metadata-document fetch against that
+   * address's limit, as at authorize.
    */
-  async authenticate(presented: PresentedClientCredentials): Promise<RegisteredClient> {
+  async authenticate(presented: PresentedClientCredentials, requesterIp: string | null): Promise<RegisteredClient> {
     let clientId = presented.clientId;
     let secret = presented.clientSecret;
     const usedBasic = presented.authorizationHeader !== undefined && /^Basic\b/i.test(presented.authorizationHeader);
@@ -151,7 +152,7 @@ export class OAuthClientsService {
     if (this.documents.isMetadataDocumentClientId(clientId)) {
       if (secret !== undefined) throw invalidClient('Client authentication failed: a metadata-document client is public and has no secret', usedBasic);
       try {
-        return await this.documentClient(clientId, null);
+        return await this.documentClient(clientId, requesterIp);
       } catch (error) {
         if (error instanceof ClientMetadataRateLimitError) {
           throw new OAuthError('temporarily_unavailable', error.message, { retryAfterSeconds: error.retryAfterSeconds });

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { NotFoundError } from '@app/common';
-import { AgentPermission, CredentialRevoker, GrantRevocationResult, OAuthGrantsRepository } from '@app/credentials';
+import { AgentPermission, CredentialRevoker, GrantRevocationResult, OAuthGrantsRepository, userOf } from '@app/credentials';
 import { isUuid } from '@app/database';
 import { ProjectDirectory } from '@app/tenancy';
 import { OAuthClientsRepository } from './store/oauth-clients.repository';
@@ -59,14 +59,15 @@ export class OAuthGrantsService {
     return this.clients.namesOf([...clientIds]);
   }
 
-  /** The person revokes one of their own grants; another person's grant is "not found". Idempotent. */
-  async revokeForUser(userId: string, grantId: string, origin: RequestOrigin): Promise<GrantRevocationResult> {
-    if (!isUuid(grantId)) throw new NotFoundError('Grant');
+  /** The person acting revokes one of their own grants; another person's grant is "not found". Idempotent. */
+  async revokeForUser(grantId: string, actor: AuditActor): Promise<GrantRevocationResult> {
+    const userId = userOf(actor);
+    if (!userId || !isUuid(grantId)) throw new NotFoundError('Grant');
     return this.dataSource.transaction(async (em) => {
       const owned = await this.grants.findOwned(em, userId, grantId);
       if (!owned) throw new NotFoundError('Grant');
       if (owned.revokedAt) return { id: grantId, status: 'revoked' as const, revokedAt: owned.revokedAt, revokedTokens: 0 };
-      const result = await this.revoker.revokeGrant(em, grantId, { actorType: 'user', actorId: userId, reason: 'revoked_by_user', origin });
+      const result = await this.revoker.revokeGrant(em, grantId, 'revoked_by_user', actor);
       return result ?? { id: grantId, status: 'revoked' as const, revokedAt: new Date(), revokedTokens: 0 };
     });
   }

@@ -51,7 +51,8 @@ export class OAuthController {
     @AuditOrigin() origin: RequestOrigin,
     @Res() res: Response,
   ): Promise<void> {
-    await this.revocations.revoke(body ?? {}, authorization, origin);
+    const form = body ?? {};
+    await this.tokenLimits.aroundRevocation(tokenRequester(form, authorization, origin.ip ?? null), () => this.revocations.revoke(form, authorization, origin));
     res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').end();
   }
 }

@@ -63,17 +63,16 @@ export class RefreshRotationService {
         const state = await this.refreshTokens.rotationState(em, token.id, grace);
         if (!state || state.revoked) return fail('invalid_grant', 'The refresh token has been revoked');
         if (!state.inGrace) {
-          await this.revoker.revokeGrant(em, grant.id, { actorType: 'oauth_client', actorId: client.clientId, reason: 'refresh_token_reuse', origin });
+          const actor = { actorType: 'oauth_client', actorId: client.clientId, origin };
+          await this.revoker.revokeGrant(em, grant.id, 'refresh_token_reuse', actor);
           await this.audit.record(em, {
             organizationId: grant.organizationId,
             projectId: grant.projectId,
-            actorType: 'oauth_client',
-            actorId: client.clientId,
+            ...actor,
             action: 'refresh_token.reuse_detected',
             targetType: 'oauth_grant',
             targetId: grant.id,
             metadata: { refreshTokenId: token.id, clientId: client.clientId, userId: grant.userId, graceSeconds: grace },
-            origin,
           });
           return fail('invalid_grant', 'The refresh token was already used; the grant has been revoked');
         }

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { AcceptedInvitationDto, AcceptInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
 import { ListInvitationsQueryDto } from './dto/list-page-query.dto';
 import { InvitationsService } from './invitations.service';
@@ -32,10 +32,9 @@ export class InvitationsController {
   withdraw(
     @Param('orgId') orgId: string,
     @Param('invitationId') invitationId: string,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<InvitationDto> {
-    return this.invitations.withdraw(orgId, invitationId, actorOf(principal), origin);
+    return this.invitations.withdraw(orgId, invitationId, actor);
   }
 }
 
@@ -57,9 +56,8 @@ export class InvitationAcceptanceController {
   @ApiErrors(400, 401, 403, 404, 409)
   accept(
     @Body() body: AcceptInvitationDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<AcceptedInvitationDto> {
-    return this.invitations.accept(body.token, principal.userId, origin);
+    return this.invitations.accept(body, actor);
   }
 }

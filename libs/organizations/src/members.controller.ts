@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, Header, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, PasswordResetService, RestAuth, SessionPrincipal } from '@app/credentials';
+import { OrganizationRoute, PasswordResetService, RequestActor, RestAuth } from '@app/credentials';
 import { CreatedInvitationDto, ResetLinkDto } from './dto/invitation.dto';
 import { InviteMemberDto } from './dto/invite-member.dto';
 import { InvitationsService } from './invitations.service';
@@ -44,10 +44,9 @@ export class MembersController {
   invite(
     @Param('orgId') orgId: string,
     @Body() body: InviteMemberDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<CreatedInvitationDto> {
-    return this.invitations.invite(orgId, body.email, body.role, actorOf(principal), origin);
+    return this.invitations.invite(orgId, body, actor);
   }
 
   @Post(':userId/reset-link')
@@ -62,11 +61,10 @@ export class MembersController {
   async resetLink(
     @Param('orgId') orgId: string,
     @Param('userId') userId: string,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<ResetLinkDto> {
     await this.members.get(orgId, userId);
-    return this.resets.issue(userId, { ...actorOf(principal), organizationId: orgId }, origin);
+    return this.resets.issue(orgId, userId, actor);
   }
 
   @Patch(':userId')
@@ -82,10 +80,9 @@ export class MembersController {
     @Param('userId') userId: string,
     @Body() body: ChangeMemberRoleDto,
     @Query() query: HandOverQueryDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<ChangedMemberDto> {
-    return this.members.changeRole(orgId, userId, body.role, actorOf(principal), origin, { handOver: query.handOver === 'true' });
+    return this.members.changeRole(orgId, userId, { role: body.role, handOver: query.handOver === 'true' }, actor);
   }
 
   @Delete(':userId')
@@ -100,9 +97,8 @@ export class MembersController {
     @Param('orgId') orgId: string,
     @Param('userId') userId: string,
     @Query() query: HandOverQueryDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<RemovedMemberDto> {
-    return this.members.remove(orgId, userId, actorOf(principal), origin, { handOver: query.handOver === 'true' });
+    return this.members.remove(orgId, userId, { handOver: query.handOver === 'true' }, actor);
   }
 }

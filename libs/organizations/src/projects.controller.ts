@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, RestPrincipal } from '@app/credentials';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { DeletedProjectDto, ProjectDto, ProjectListDto } from './dto/project.dto';
 import { ProjectsService } from './projects.service';
@@ -31,10 +31,9 @@ export class ProjectsController {
   create(
     @Param('orgId') orgId: string,
     @Body() body: CreateProjectDto,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<ProjectDto> {
-    return this.projects.create(orgId, body.name, actorOf(principal), origin);
+    return this.projects.create(orgId, body, actor);
   }
 
   @Get(':projectId')
@@ -56,9 +55,8 @@ export class ProjectsController {
   delete(
     @Param('orgId') orgId: string,
     @Param('projectId') projectId: string,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<DeletedProjectDto> {
-    return this.projects.delete(orgId, projectId, actorOf(principal), origin);
+    return this.projects.delete(orgId, projectId, actor);
   }
 }

@@ -1,15 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService } from '@app/audit';
 import { CredentialRevoker } from '@app/credentials';
 import { ProjectDirectory, ProjectRecord } from '@app/tenancy';
 import type { DeletedProjectDto, ProjectDto } from './dto/project.dto';
 import { ProjectNotFoundError } from './organizations.errors';
-
-export interface Actor {
-  actorType: string;
-  actorId: string | null;
-}
 
 /** An organisation's projects. Deleted projects (soft-deleted) are invisible everywhere. */
 @Injectable()
@@ -31,9 +26,9 @@ export class ProjectsService {
     return toDto(project);
   }
 
-  async create(organizationId: string, name: string, actor: Actor, origin?: RequestOrigin): Promise<ProjectDto> {
+  async create(organizationId: string, input: { name: string }, actor: AuditActor): Promise<ProjectDto> {
     return this.dataSource.transaction(async (em) => {
-      const project = await this.projects.create(organizationId, name, em);
+      const project = await this.projects.create(organizationId, input.name, em);
       await this.audit.record(em, {
         organizationId,
         projectId: project.id,
@@ -42,7 +37,6 @@ export class ProjectsService {
         targetType: 'project',
         targetId: project.id,
         metadata: { name: project.name },
-        origin,
       });
       return toDto(project);
     });
@@ -52,11 +46,11 @@ export class ProjectsService {
    * Soft-deletes the project and, in the same transaction, revokes every agent token bound to
    * it, so the next MCP request with one of them is refused. A deleted project is "not found".
    */
-  async delete(organizationId: string, projectId: string, actor: Actor, origin?: RequestOrigin): Promise<DeletedProjectDto> {
+  async delete(organizationId: string, projectId: string, actor: AuditActor): Promise<DeletedProjectDto> {
     return this.dataSource.transaction(async (em) => {
       const deleted = await this.projects.softDelete(organizationId, projectId, em);
       if (!deleted) throw new ProjectNotFoundError();
-      const { revokedTokens } = await this.revocation.revokeProjectAccess(em, projectId, { ...actor, origin });
+      const { revokedTokens } = await this.revocation.revokeProjectAccess(em, projectId, actor);
       await this.audit.record(em, {
         organizationId,
         projectId,
@@ -65,7 +59,6 @@ export class ProjectsService {
         targetType: 'project',
         targetId: projectId,
         metadata: { name: deleted.name, revokedTokens },
-        origin,
       });
       return { id: deleted.id, deletedAt: deleted.deletedAt.toISOString(), revokedTokens };
     });

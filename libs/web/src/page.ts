@@ -66,6 +66,8 @@ button.danger.primary{background:var(--danger);color:var(--accent-fg)}
 .secret{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .secret input{flex:1 1 20rem;font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 .secret button{flex:none}
+textarea[readonly]{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem}
+.actions button[data-copy]{flex:none}
 pre{background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:.75rem;overflow-x:auto;font-size:.85rem}
 textarea,select{width:100%;font:inherit;padding:.6rem .75rem;border:1px solid var(--line);border-radius:8px;background:var(--card);color:var(--fg)}
 input[type=number],input[type=date],input[type=datetime-local]{font:inherit;padding:.6rem .75rem;border:1px solid var(--line);border-radius:8px;background:var(--card);color:var(--fg)}

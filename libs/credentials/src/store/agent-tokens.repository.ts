@@ -70,6 +70,18 @@ export class AgentTokensRepository {
     });
   }
 
+  /** A page of the tokens derived from one key, oldest first, after the token `afterId` when given (keyset over `(created_at, id)`). */
+  pageForServiceKey(em: EntityManager, serviceKeyId: string, limit: number, afterId?: string): Promise<AgentToken[]> {
+    const query = em.getRepository(AgentToken).createQueryBuilder('t').where('t.service_key_id = :serviceKeyId', { serviceKeyId });
+    if (afterId) {
+      query.andWhere(
+        '(t.created_at, t.id) > (SELECT a.created_at, a.id FROM agent_tokens a WHERE a.id = :afterId AND a.service_key_id = :serviceKeyId)',
+        { afterId },
+      );
+    }
+    return query.orderBy('t.createdAt', 'ASC').addOrderBy('t.id', 'ASC').limit(limit).getMany();
+  }
+
   findDerived(em: EntityManager, organizationId: string, serviceKeyId: string, tokenId: string): Promise<AgentToken | null> {
     return em.getRepository(AgentToken).findOne({ where: { id: tokenId, serviceKeyId, organizationId } });
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { actorOf, OrganizationRoute, PageAuth, PasswordResetService } from '@app/credentials';
+import { OrganizationRoute, PageAuth, PasswordResetService } from '@app/credentials';
 import { ChangeMemberRoleDto, HandOverQueryDto, InvitationsService, InviteMemberDto, LastAdminError, MembersService } from '@app/organizations';
 import { sendPage, sendRedirect } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
@@ -62,14 +62,14 @@ export class MembersPageController {
       if (invite.errors.role) invite.errors.role = 'Choose Admin or Member';
       return sendPage(res, 400, membersPage(ctx, await this.view(ctx, undefined, { invite })));
     }
-    const created = await this.invitations.invite(orgId, form.value.email, form.value.role, actorOf(ctx.principal), ctx.origin);
+    const created = await this.invitations.invite(orgId, { email: form.value.email, role: form.value.role }, ctx.actor);
     sendPage(res, 200, invitationCreatedPage(ctx, created));
   }
 
   @Post('invitations/:invitationId/withdraw')
   @PageAuth()
   async withdraw(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('invitationId') invitationId: string, @Res() res: Response): Promise<void> {
-    await this.invitations.withdraw(orgId, invitationId, actorOf(ctx.principal), ctx.origin);
+    await this.invitations.withdraw(orgId, invitationId, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(orgId, 'members')}?done=withdrawn`);
   }
 
@@ -88,7 +88,7 @@ export class MembersPageController {
       return sendPage(res, 400, membersPage(ctx, await this.view(ctx, undefined, { roleError: { userId, message: 'Choose Admin or Member' } })));
     }
     try {
-      await this.members.changeRole(orgId, userId, form.value.role, actorOf(ctx.principal), ctx.origin);
+      await this.members.changeRole(orgId, userId, { role: form.value.role }, ctx.actor);
     } catch (error) {
       if (!(error instanceof LastAdminError)) throw error;
       const alert = `${member.name} is the only admin of ${currentOrganization(ctx).name}, which must keep one: make another member an admin first.`;
@@ -103,7 +103,7 @@ export class MembersPageController {
   @PageAuth()
   async resetLink(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('userId') userId: string, @Res() res: Response): Promise<void> {
     const member = await this.members.get(orgId, userId);
-    const issued = await this.resets.issue(userId, { ...actorOf(ctx.principal), organizationId: orgId }, ctx.origin);
+    const issued = await this.resets.issue(orgId, userId, ctx.actor);
     sendPage(res, 200, resetLinkPage(ctx, member, issued));
   }
 
@@ -126,7 +126,7 @@ export class MembersPageController {
     const form = await readForm(HandOverQueryDto, body, { handOver: 'Take over their API keys' }, ['handOver']);
     if (!form.valid) return sendPage(res, 400, removeMemberPage(ctx, { ...preview, alert: 'Take over their API keys: tick the box or leave it empty.' }));
     try {
-      await this.members.remove(orgId, userId, actorOf(ctx.principal), ctx.origin, { handOver: form.value.handOver === 'true' });
+      await this.members.remove(orgId, userId, { handOver: form.value.handOver === 'true' }, ctx.actor);
     } catch (error) {
       if (!(error instanceof LastAdminError)) throw error;
       const alert = `${preview.member.name} is the only admin of ${currentOrganization(ctx).name}, which must keep one: make another member an admin first.`;

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { actorOf, OrganizationRoute, PageAuth } from '@app/credentials';
+import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { CreateProjectDto, ProjectsService } from '@app/organizations';
 import { roleSatisfies } from '@app/tenancy';
 import { sendPage, sendRedirect } from '@app/web';
@@ -39,7 +39,7 @@ export class ProjectsPageController {
       const name = typeof body?.name === 'string' ? body.name : '';
       return sendPage(res, 400, projectsPage(ctx, { projects, canManage: true, form: { name, error: form.errors.name } }));
     }
-    await this.projects.create(orgId, form.value.name, actorOf(ctx.principal), ctx.origin);
+    await this.projects.create(orgId, form.value, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(orgId, 'projects')}?done=created`);
   }
 }

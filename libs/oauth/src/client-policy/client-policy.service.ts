@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService } from '@app/audit';
 import { DomainError } from '@app/common';
 import { CredentialRevoker, OAuthGrantsRepository } from '@app/credentials';
 import type { ClientPolicyDto, UpdateClientPolicyDto, UpdatedClientPolicyDto } from './client-policy.dto';
@@ -30,14 +30,13 @@ export class ClientPolicyService {
   async update(
     organizationId: string,
     body: UpdateClientPolicyDto,
-    actor: { actorType: string; actorId: string },
-    origin?: RequestOrigin,
+    actor: AuditActor,
   ): Promise<UpdatedClientPolicyDto> {
     const policy = normalise(body);
     return this.dataSource.transaction(async (em) => {
       const updatedAt = await this.policies.save(em, organizationId, policy);
       const refused = (await this.grants.liveClientIds(em, organizationId)).filter((clientId) => !admitsClient(policy, clientId));
-      const { revokedGrants } = await this.revoker.revokeClientAccess(em, organizationId, refused, { ...actor, origin });
+      const { revokedGrants } = await this.revoker.revokeClientAccess(em, organizationId, refused, actor);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -45,7 +44,6 @@ export class ClientPolicyService {
         targetType: 'organization',
         targetId: organizationId,
         metadata: { ...policy, revokedGrants },
-        origin,
       });
       return { organizationId, ...policy, updatedAt, revokedGrants };
     });
