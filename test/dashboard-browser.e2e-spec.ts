@@ -32,7 +32,7 @@ describeBrowser('the dashboard in a real browser (Debian Chromium)', () => {
       await page.getByLabel('Project name').fill('Website relaunch');
       await page.getByRole('button', { name: 'Create project' }).click();
       await page.getByRole('status').filter({ hasText: 'Project created.' }).waitFor();
-      await page.getByRole('cell', { name: 'Website relaunch' }).waitFor();
+      await page.getByRole('cell', { name: 'Website relaunch', exact: true }).waitFor();
       expect(await seriousAxeViolations(page)).toEqual([]);
       await page.getByLabel('Project name').fill('');
       await page.getByRole('button', { name: 'Create project' }).click();

@@ -101,6 +101,12 @@ const ROWS: Row[] = [
     expected: '200 200 404 200 403 404 403 401 401 401',
   },
   {
+    route: 'PATCH /api/organizations/:orgId/projects/:projectId',
+    permission: 'projects:write',
+    call: async (t, team) => ({ method: 'patch', path: `${org(team)}/projects/${(await createProject(t.dataSource, team.organization.id)).id}`, body: { name: 'Renamed' } }),
+    expected: '200 403 404 200 403 404 403 401 401 401',
+  },
+  {
     route: 'DELETE /api/organizations/:orgId/projects/:projectId',
     permission: 'projects:write',
     call: async (t, team) => ({ method: 'delete', path: `${org(team)}/projects/${(await createProject(t.dataSource, team.organization.id)).id}` }),

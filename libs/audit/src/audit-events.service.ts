@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { decodeKeysetCursor, encodeKeysetCursor } from '@app/common';
+import { DomainError, keysetPage } from '@app/common';
+import { isUuid } from '@app/database';
 import { AuditEventFilters, AuditEventsRepository, PositionedAuditEvent } from './audit-events.repository';
 import type { AuditEventDto, AuditEventPageDto } from './dto/list-audit-events.dto';
 
@@ -21,12 +22,8 @@ export class AuditEventsService {
     const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
     const { projectId, credential, action } = options;
     const rows = await this.events.page(organizationId, limit + 1, cursor, { projectId, credential, action });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(toDto),
-      nextCursor: rows.length > limit && last ? encodeCursor({ us: last.createdUs, id: last.id }) : null,
-    };
+    const page = keysetPage(rows, limit, (last) => encodeCursor({ us: last.createdUs, id: last.id }));
+    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 }
 
@@ -48,10 +45,13 @@ function toDto(event: PositionedAuditEvent): AuditEventDto {
 }
 
 function encodeCursor(cursor: Cursor): string {
-  return encodeKeysetCursor({ position: cursor.us, id: cursor.id });
+  return Buffer.from(`${cursor.us}.${cursor.id}`).toString('base64url');
 }
 
 function decodeCursor(text: string): Cursor {
-  const { position, id } = decodeKeysetCursor(text);
-  return { us: position, id };
+  const invalid = new DomainError('invalid_cursor', 'cursor is not a cursor this list returned', 'invalid_input');
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) throw invalid;
+  const [us, id, extra] = Buffer.from(text, 'base64url').toString('utf8').split('.');
+  if (extra !== undefined || !us || !/^\d{1,19}$/.test(us) || !isUuid(id)) throw invalid;
+  return { us, id };
 }

@@ -22,6 +22,7 @@ export const AUDIT_ACTIONS = [
   'member.role_changed',
   'member.removed',
   'project.created',
+  'project.renamed',
   'project.deleted',
   'organization.created',
   'invitation.created',

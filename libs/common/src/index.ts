@@ -6,4 +6,4 @@ export * from './text-safety';
 export * from './http-status';
 export * from './rotate.dto';
 export * from './uuid';
-export * from './keyset-cursor';
+export * from './keyset-page';

@@ -30,6 +30,14 @@ export interface RevokedAccess {
   revokedGrants: number;
 }
 
+/** The credentials that act on one project. */
+export interface ProjectAccess {
+  /** Live project tokens derived from service keys (active, or rotating out). */
+  derivedTokens: number;
+  /** Live OAuth grants with tokens: AI clients connected to the project. */
+  connectedClients: number;
+}
+
 /** What a person leaving (or losing the admin role) held, and what became of their `rk_` keys. */
 export interface OffboardingReport {
   /** The `rk_` keys they created: revoked, or handed over to the acting admin. */
@@ -140,6 +148,17 @@ export class CredentialRevoker {
     const grants = await this.grants.revokeForProject(em, projectId);
     for (const grant of grants) await this.endGrant(em, grant, 'project_deleted', actor);
     return { revokedTokens, revokedGrants: grants.length };
+  }
+
+  /**
+   * What deleting the project would end now (`revokeProjectAccess`), as a person is told before
+   * confirming: its live derived project tokens and its connected clients (live grants).
+   */
+  async projectAccess(projectId: string): Promise<ProjectAccess> {
+    return {
+      derivedTokens: await this.agentTokens.countLiveDerivedForProject(projectId),
+      connectedClients: await this.grants.countConnectedToProject(projectId),
+    };
   }
 
   /** An organisation stopped admitting these clients: their grants in it (with their tokens) end. */

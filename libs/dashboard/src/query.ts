@@ -1,4 +1,9 @@
-import { InvalidCursorError } from '@app/common';
+import { DomainError } from '@app/common';
+
+/** The refusal of a page link whose cursor no list gave out (400, as the REST lists answer it). */
+export function isInvalidCursor(error: unknown): boolean {
+  return error instanceof DomainError && error.code === 'invalid_cursor';
+}
 
 /**
  * A page's `cursor` query parameter: undefined on the first page, the text otherwise. Sent
@@ -6,6 +11,6 @@ import { InvalidCursorError } from '@app/common';
  */
 export function queryCursor(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw new InvalidCursorError();
+  if (typeof value !== 'string' || value === '') throw new DomainError('invalid_cursor', 'This page link is not one the list gave out', 'invalid_input');
   return value;
 }

@@ -11,6 +11,7 @@ import { CodeExchangeService } from './code-exchange.service';
 import { ConsentDecisionService } from './consent-decision.service';
 import { ConsentViewService } from './consent-view.service';
 import { OAuthCleanupService } from './oauth-cleanup.service';
+import { ClientRegistrationService } from './client-registration.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
@@ -30,6 +31,7 @@ import { TokenRevocationService } from './token-revocation.service';
   imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule],
   controllers: [OAuthController, AuthorizeController, AgentGrantsController, ClientPolicyController],
   providers: [
+    ClientRegistrationService,
     OAuthClientsService,
     AuthorizeRequestValidator,
     ConsentViewService,

@@ -4,7 +4,7 @@ import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
 import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { AcceptedInvitationDto, AcceptInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
-import { ListInvitationsQueryDto } from './dto/list-page-query.dto';
+import { ListInvitationsQueryDto } from './dto/list-invitations-query.dto';
 import { InvitationsService } from './invitations.service';
 
 /** An organisation's invitations, for its admins (made by `POST …/members`). */

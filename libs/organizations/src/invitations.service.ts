@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
-import { decodeKeysetCursor, keysetPage } from '@app/common';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AppConfig } from '@app/config';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES, userOf } from '@app/credentials';
 import { InvalidInvitationError, InvitationDirectory, InvitationRecord, InvitationStatus, MembershipRole, OrganizationDirectory } from '@app/tenancy';
-import { PEOPLE_PAGE_DEFAULT } from './dto/list-page-query.dto';
 import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
 import { AlreadyMemberError, InvitationNotFoundError } from './organizations.errors';
 
@@ -57,10 +56,10 @@ export class InvitationsService {
 
   /** A page of the invitations, newest first, optionally of one status (keyset: `nextCursor`). */
   async page(organizationId: string, options: { limit?: number; cursor?: string; status?: InvitationStatus } = {}): Promise<InvitationListDto> {
-    const limit = options.limit ?? PEOPLE_PAGE_DEFAULT;
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
     const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
     const rows = await this.invitations.page(organizationId, limit + 1, { after, status: options.status });
-    const page = keysetPage(rows, limit, (i) => i.position);
+    const page = keysetPage(rows, limit, (i) => encodeKeysetCursor(i.position));
     return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 

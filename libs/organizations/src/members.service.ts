@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
-import { decodeKeysetCursor, keysetPage } from '@app/common';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { CredentialRevoker, MemberRemovalPreview, OffboardingReport, userOf } from '@app/credentials';
 import { MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import { PEOPLE_PAGE_DEFAULT } from './dto/list-page-query.dto';
 import type { MemberDto, MemberListDto, OffboardingDto, RemovedMemberDto } from './dto/member.dto';
 import { HandOverToSelfError, LastAdminError, MemberNotFoundError } from './organizations.errors';
 
@@ -31,9 +30,9 @@ export class MembersService {
 
   /** A page of the members, in the order they joined, then by user id (keyset: `nextCursor`). */
   async page(organizationId: string, options: { limit?: number; cursor?: string } = {}): Promise<MemberListDto> {
-    const limit = options.limit ?? PEOPLE_PAGE_DEFAULT;
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
     const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
-    const page = keysetPage(await this.memberships.page(organizationId, limit + 1, after), limit, (m) => m.position);
+    const page = keysetPage(await this.memberships.page(organizationId, limit + 1, after), limit, (m) => encodeKeysetCursor(m.position));
     return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 

@@ -1,4 +1,4 @@
-import { DomainError, isUuid } from '@app/common';
+import { DomainError, isUuid, keysetPage } from '@app/common';
 
 /**
  * The cursors of the service-key and derived-token lists: opaque, base64url of the last item's
@@ -19,7 +19,5 @@ export function decodeCursor(text: string): string {
 
 /** One page of `rows` fetched with `limit + 1`: the items and the cursor of the next page, if any. */
 export function pageOf<T extends { id: string }>(rows: T[], limit: number): { items: T[]; nextCursor: string | null } {
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+  return keysetPage(rows, limit, (last) => encodeCursor(last.id));
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { DomainError, KeysetPosition } from '@app/common';
+import { DomainError, KEYSET_SQL, KeysetPosition } from '@app/common';
 import { isUuid } from '@app/database';
 import { normalizeEmail } from './email';
 import { Invitation } from './entities/invitation.entity';
@@ -63,29 +63,23 @@ export class InvitationDirectory {
   }
 
   /**
-   * A page of the organisation's invitations, newest first (to the millisecond, then by id),
-   * after a position, optionally only those with one status; each with its position.
+   * A page of the organisation's invitations, newest first (`created_at`, then id), after a
+   * position, optionally only those with one status; each with its position.
    */
   async page(
     organizationId: string,
     limit: number,
     options: { after?: KeysetPosition; status?: InvitationStatus } = {},
   ): Promise<(InvitationRecord & { position: KeysetPosition })[]> {
-    const created = "date_trunc('milliseconds', i.created_at)";
     const query = this.repo()
       .createQueryBuilder('i')
-      .addSelect(`(extract(epoch FROM ${created}) * 1000)::bigint::text`, 'position')
+      .addSelect(KEYSET_SQL.createdUs('i'), 'us')
       .where('i.organization_id = :organizationId', { organizationId });
-    if (options.after) {
-      query.andWhere(`(${created}, i.id) < (timestamptz 'epoch' + :ms::bigint * interval '1 millisecond', :id::uuid)`, {
-        ms: options.after.position,
-        id: options.after.id,
-      });
-    }
+    if (options.after) query.andWhere(KEYSET_SQL.after('i', ':us', ':id'), { us: options.after.us, id: options.after.id });
     if (options.status) query.andWhere(STATUS_CONDITION[options.status]);
-    const { entities, raw } = await query.orderBy(created, 'DESC').addOrderBy('i.id', 'DESC').limit(limit).getRawAndEntities();
-    const positions = (raw as { position: string }[]).map((r) => r.position);
-    return entities.map((entity, n) => ({ ...toRecord(entity), position: { position: positions[n]!, id: entity.id } }));
+    const { entities, raw } = await query.orderBy('i.created_at', 'DESC').addOrderBy('i.id', 'DESC').limit(limit).getRawAndEntities();
+    const positions = (raw as { us: string }[]).map((r) => r.us);
+    return entities.map((entity, n) => ({ ...toRecord(entity), position: { us: positions[n]!, id: entity.id } }));
   }
 
   /** The still-open invitation behind a link's digest (what the sign-up page shows), or null. */

@@ -195,6 +195,16 @@ export class AgentTokensRepository {
     return rows.filter((r) => !r.expiresAt || r.expiresAt.getTime() > now).map((r) => ({ id: r.id, serviceKeyId: r.serviceKeyId!, projectId: r.projectId }));
   }
 
+  /** How many project tokens derived from service keys are live on the project (active or still rotating out). */
+  countLiveDerivedForProject(projectId: string): Promise<number> {
+    return this.dataSource
+      .getRepository(AgentToken)
+      .createQueryBuilder('t')
+      .where("t.projectId = :projectId AND t.source = 'service_key' AND t.revokedAt IS NULL", { projectId })
+      .andWhere('(t.expiresAt IS NULL OR t.expiresAt > now())')
+      .getCount();
+  }
+
   revokeForProject(em: EntityManager, projectId: string): Promise<number> {
     return this.revokeWhere(em, 'project_id = $1', [projectId]);
   }

@@ -123,6 +123,16 @@ export class OAuthGrantsRepository {
     return this.revokeWhere(em, 'project_id = $1', [projectId]);
   }
 
+  /** How many clients are connected to the project: its live grants that produced tokens (as the connected-clients lists count them). */
+  countConnectedToProject(projectId: string): Promise<number> {
+    return this.dataSource
+      .getRepository(OAuthGrant)
+      .createQueryBuilder('g')
+      .where('g.projectId = :projectId AND g.revokedAt IS NULL', { projectId })
+      .andWhere('EXISTS (SELECT 1 FROM agent_tokens t WHERE t.grant_id = g.id)')
+      .getCount();
+  }
+
   /** The clients that hold live grants in an organisation. */
   async liveClientIds(em: EntityManager, organizationId: string): Promise<string[]> {
     const rows = await em

@@ -2,13 +2,13 @@ import { Controller, Get, Query, Res, UseFilters, UseGuards } from '@nestjs/comm
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuditEventsService, ListAuditEventsQueryDto } from '@app/audit';
-import { InvalidCursorError } from '@app/common';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { MembersService } from '@app/organizations';
 import { sendPage } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
 import { DashboardPageFilter } from '../dashboard-page.filter';
 import { readForm } from '../form';
+import { isInvalidCursor } from '../query';
 import { AuditNamesReader } from './audit-names';
 import { isActionChoice } from './audit-words';
 import { auditPage, AuditView } from './audit.view';
@@ -61,7 +61,7 @@ export class AuditPageController {
       const names = await this.names.namesFor(orgId, page.items, members);
       sendPage(res, 200, auditPage(ctx, { ...view, events: page.items, names, nextCursor: page.nextCursor }));
     } catch (error) {
-      if (!(error instanceof InvalidCursorError)) throw error;
+      if (!isInvalidCursor(error)) throw error;
       sendPage(res, 400, auditPage(ctx, { ...view, alert: stale }));
     }
   }

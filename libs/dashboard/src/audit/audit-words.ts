@@ -9,6 +9,7 @@ type KnownAction = (typeof AUDIT_ACTIONS)[number];
  */
 export const ACTION_LABELS: Record<KnownAction, string> = {
   'project.created': 'Project created',
+  'project.renamed': 'Project renamed',
   'project.deleted': 'Project deleted',
   'service_key.created': 'Service key created',
   'service_key.revoked': 'Service key revoked',
@@ -108,6 +109,8 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
     switch (event.action as KnownAction) {
       case 'project.created':
         return `Created project ${quoted(str(m.name))}`;
+      case 'project.renamed':
+        return `Renamed project ${quoted(str(m.previousName))} to ${quoted(str(m.name))}`;
       case 'project.deleted':
         return `Deleted project ${quoted(str(m.name))}${count(m.revokedTokens, 'token')}`;
       case 'service_key.created':

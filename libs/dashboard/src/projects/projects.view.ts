@@ -1,20 +1,25 @@
 import type { ProjectDto } from '@app/organizations';
-import { html, HtmlPage } from '@app/web';
+import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
+import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
-import { csrfField, dashboardPage } from '../views/layout';
+import { csrfField, dashboardPage, pager, sectionPath } from '../views/layout';
 
 export interface ProjectsView {
   projects: ProjectDto[];
+  nextCursor: string | null;
+  onFirstPage: boolean;
   canManage: boolean;
   /** The create form's value and error after a refused post. */
   form?: { name: string; error?: string };
   notice?: string;
 }
 
-/** Projects: the list, and for admins the "Project name" form (the first thing a new organisation sees). */
+/** Projects: the list (a page at a time), and for admins rename and delete per project and the "Project name" form (the first thing a new organisation sees). */
 export function projectsPage(ctx: DashboardContext, view: ProjectsView): HtmlPage {
   const orgId = ctx.organization!.id;
-  const empty = view.projects.length === 0;
+  const base = sectionPath(orgId, 'projects');
+  const none = view.projects.length === 0;
+  const empty = none && view.onFirstPage;
   return dashboardPage(ctx, {
     title: 'Projects',
     section: 'projects',
@@ -26,25 +31,39 @@ ${empty
         ? 'Every AI client and every token acts on exactly one project: create the first one to connect anything.'
         : 'An administrator of this organisation creates them; ask one.'
     }</p></div>`
-  : html`<div class="table-wrap"><table>
+  : none
+    ? html`<p>No more projects. <a href="${base}">Back to the first page</a>.</p>`
+    : html`<div class="table-wrap"><table>
 <caption class="visually-hidden">Projects of ${ctx.organization!.name}</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Created</th></tr></thead>
-<tbody>${view.projects.map((p) => html`<tr><td>${p.name}</td><td><time datetime="${p.createdAt}">${p.createdAt.slice(0, 10)}</time></td></tr>`)}</tbody>
+<thead><tr><th scope="col">Name</th><th scope="col">Created</th>${view.canManage ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+<tbody>${view.projects.map(
+        (p) => html`<tr><td>${p.name}</td><td><time datetime="${p.createdAt}">${p.createdAt.slice(0, 10)}</time></td>${
+          view.canManage
+            ? html`<td class="inline"><a href="${base}/${p.id}/rename" aria-label="Rename ${p.name}">Rename</a> <a href="${base}/${p.id}/delete" aria-label="Delete ${p.name}">Delete</a></td>`
+            : ''
+        }</tr>`,
+      )}</tbody>
 </table></div>`}
-${view.canManage ? createForm(ctx, orgId, view.form, empty) : ''}`,
+${pager(base, view.nextCursor, view.onFirstPage)}
+${view.canManage ? createForm(ctx, base, view.form, empty) : ''}`,
   });
 }
 
-function createForm(ctx: DashboardContext, orgId: string, form: ProjectsView['form'], first: boolean) {
-  const error = form?.error;
+function createForm(ctx: DashboardContext, action: string, form: ProjectsView['form'], first: boolean) {
   return html`<section class="card" aria-labelledby="new-project">
 <h2 id="new-project">${first ? 'Create your first project' : 'New project'}</h2>
-<form method="post" action="/orgs/${orgId}/projects" novalidate>
+<form method="post" action="${action}" novalidate>
 ${csrfField(ctx)}
-<label for="project-name">Project name</label>
-${error ? html`<p class="field-error" id="project-name-error">${error}</p>` : ''}
-<input type="text" id="project-name" name="name" maxlength="200" required value="${form?.name ?? ''}"${error ? html` aria-invalid="true" aria-describedby="project-name-error"` : ''}>
+${projectNameField(form)}
 <div class="actions"><button type="submit" class="primary">Create project</button></div>
 </form>
 </section>`;
+}
+
+/** The "Project name" field, with its error after a refused post. */
+export function projectNameField(form: { name: string; error?: string } | undefined): SafeHtml {
+  const error = form?.error;
+  return html`<label for="project-name">Project name</label>
+${error ? html`<p class="field-error" id="project-name-error">${error}</p>` : ''}
+<input type="text" id="project-name" name="name" maxlength="${PROJECT_NAME_MAX_LENGTH}" required value="${form?.name ?? ''}"${error ? html` aria-invalid="true" aria-describedby="project-name-error"` : ''}>`;
 }

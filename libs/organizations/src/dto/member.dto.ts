@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { DerivedTokenRefDto } from '@app/credentials';
 import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
 export class MemberDto {
@@ -67,16 +68,7 @@ export class HeldServiceKeyDto {
   revoke: ActionLinkDto;
 }
 
-export class HeldDerivedTokenDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ format: 'uuid' })
-  serviceKeyId: string;
-
-  @ApiProperty({ format: 'uuid' })
-  projectId: string;
-
+export class HeldDerivedTokenDto extends DerivedTokenRefDto {
   @ApiProperty({ type: ActionLinkDto })
   rotate: ActionLinkDto;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission, DerivedTokenRefDto } from '@app/credentials';
 
 const permissions = { enum: AGENT_PERMISSION_NAMES, isArray: true } as const;
 const status = { enum: ['active', 'revoked'] } as const;
@@ -26,16 +26,7 @@ export class CreatedServiceKeyDto {
 }
 
 /** A derived token's metadata: never its secret. */
-export class ProjectTokenDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ format: 'uuid' })
-  serviceKeyId: string;
-
-  @ApiProperty({ format: 'uuid' })
-  projectId: string;
-
+export class ProjectTokenDto extends DerivedTokenRefDto {
   @ApiProperty(permissions)
   permissions: AgentPermission[];
 

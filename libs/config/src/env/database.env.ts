@@ -1,0 +1,24 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { EnvBase, toInt, toStr } from './env-transforms';
+
+/** Where the data lives: a PostgreSQL URL, or the embedded database's folder. */
+export function DatabaseVariables<B extends EnvBase>(Base: B) {
+  class DatabaseVariables extends Base {
+    @Transform(toStr)
+    @IsOptional()
+    @IsString()
+    DATABASE_URL?: string;
+
+    @Transform(toStr)
+    @IsString()
+    DATA_DIR = './data';
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(64)
+    DATABASE_POOL_SIZE = 10;
+  }
+  return DatabaseVariables;
+}
