@@ -9,8 +9,11 @@ import { ClientsPageController } from './clients/clients-page.controller';
 import { OrganizationsModule } from '@app/organizations';
 import { ServiceKeysModule } from '@app/service-keys';
 import { AssetsController } from './assets.controller';
+import { AuditNamesReader } from './audit/audit-names';
+import { AuditPageController } from './audit/audit-page.controller';
 import { DashboardContextGuard } from './dashboard-context';
 import { HomeController } from './home.controller';
+import { MembersPageController } from './members/members-page.controller';
 import { ProjectsPageController } from './projects/projects-page.controller';
 import { ProjectTokensPageController } from './service-keys/project-tokens-page.controller';
 import { ServiceKeysPageController } from './service-keys/service-keys-page.controller';
@@ -31,7 +34,9 @@ import { ServiceKeysPageController } from './service-keys/service-keys-page.cont
     ApiKeysPageController,
     ClientsPageController,
     ClientPolicyPageController,
+    MembersPageController,
+    AuditPageController,
   ],
-  providers: [DashboardContextGuard],
+  providers: [DashboardContextGuard, AuditNamesReader],
 })
 export class DashboardModule {}

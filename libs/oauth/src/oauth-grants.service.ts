@@ -116,6 +116,11 @@ export class OAuthGrantsService {
     return { ...view, liveAccessTokens: await this.tokens.countLiveForGrant(grant.id) };
   }
 
+  /** The names AI clients registered with, by client id (for lists and the audit log). */
+  clientNamesOf(clientIds: readonly string[]): Promise<Map<string, string>> {
+    return this.clients.namesOf([...clientIds]);
+  }
+
   /** The person acting revokes one of their own grants; another person's grant is "not found". Idempotent. */
   async revokeForUser(grantId: string, actor: AuditActor): Promise<GrantRevocationResult> {
     const userId = userOf(actor);

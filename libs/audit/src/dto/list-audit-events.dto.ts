@@ -32,7 +32,10 @@ export class ListAuditEventsQueryDto {
   @MaxLength(2048)
   credential?: string;
 
-  @ApiPropertyOptional({ example: 'capability.delete_task', description: 'Only the events of this action.' })
+  @ApiPropertyOptional({
+    example: 'capability.delete_task',
+    description: 'Only the events of this action; a family ending in `.*` (`capability.*`: every change an agent made, `member.*`) matches each action that starts with it.',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)

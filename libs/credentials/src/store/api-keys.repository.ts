@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { KEYSET_SQL, KeysetPosition } from '@app/common';
-import { queryAffected, queryReturning } from '@app/database';
+import { isUuid, queryAffected, queryReturning } from '@app/database';
 import { ApiKey } from '../entities/api-key.entity';
 import type { ApiKeyPermission } from '../permissions';
 
@@ -42,6 +42,23 @@ export class ApiKeysRepository {
         : `UPDATE api_keys SET revoked_at = now() WHERE organization_id = $1 AND created_by = $2 AND revoked_at IS NULL RETURNING id, name`,
       handOverTo ? [organizationId, userId, handOverTo] : [organizationId, userId],
     );
+  }
+
+  /** The live keys a person created in an organisation (what `endOrHandOverCreatedBy` would change). */
+  liveCreatedBy(em: EntityManager, organizationId: string, userId: string): Promise<{ id: string; name: string }[]> {
+    return em.getRepository(ApiKey).find({
+      select: { id: true, name: true },
+      where: { organizationId, createdBy: userId, revokedAt: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  /** The names of an organisation's keys (revoked ones too), by id. */
+  async namesOf(organizationId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids)].filter(isUuid);
+    if (!wanted.length) return new Map();
+    const rows = await this.dataSource.getRepository(ApiKey).find({ select: { id: true, name: true }, where: { organizationId, id: In(wanted) } });
+    return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   async create(

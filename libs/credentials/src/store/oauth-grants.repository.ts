@@ -148,6 +148,11 @@ export class OAuthGrantsRepository {
     return this.revokeWhere(em, 'user_id = $1 AND organization_id = $2', [userId, organizationId]);
   }
 
+  /** How many live grants a person holds in an organisation (what `revokeForMember` would end). */
+  countLiveForMember(em: EntityManager, organizationId: string, userId: string): Promise<number> {
+    return em.getRepository(OAuthGrant).countBy({ organizationId, userId, revokedAt: IsNull() });
+  }
+
   revokeForProject(em: EntityManager, projectId: string): Promise<RevokedGrant[]> {
     return this.revokeWhere(em, 'project_id = $1', [projectId]);
   }
