@@ -3,6 +3,7 @@ import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, postButton, sectionPath } from '../views/layout';
+import { when } from '../views/when';
 
 export const ROLE_LABELS: Record<MembershipRole, string> = { admin: 'Admin', member: 'Member' };
 
@@ -121,7 +122,7 @@ ${invitations.length === 0
 <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited</th><th scope="col">Link works until</th><th scope="col">Actions</th></tr></thead>
 <tbody>${invitations.map(
       (i) => html`<tr><td>${i.email}</td><td>${ROLE_LABELS[i.role]}</td><td><time datetime="${i.createdAt}">${i.createdAt.slice(0, 10)}</time></td>
-<td><time datetime="${i.expiresAt}">${i.expiresAt.slice(0, 16).replace('T', ' ')} UTC</time></td>
+<td>${when(i.expiresAt)}</td>
 <td>${postButton(ctx, `${base}/invitations/${i.id}/withdraw`, 'Withdraw', { name: `the invitation of ${i.email}` })}</td></tr>`,
     )}</tbody>
 </table></div>`}

@@ -2,7 +2,8 @@ import type { ServiceKeyDto } from '@app/service-keys';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, sectionPath } from '../views/layout';
-import { creatorName, liveTokens, when } from './service-keys.format';
+import { when } from '../views/when';
+import { creatorName, liveTokens } from './service-keys.format';
 
 export interface ServiceKeysView {
   keys: ServiceKeyDto[];
