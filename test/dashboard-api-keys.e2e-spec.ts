@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createApiKey } from './factories/machine';
-import { dashboardOrganization } from './helpers/dashboard';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { dashboardApp, DashboardOrganization, dashboardOrganization } from './helpers/dashboard';
+import { TestApp } from './helpers/test-app';
 
 /** The secret in the read-only field of the page that created it. */
 function secretOf(html: string): string {
@@ -12,13 +12,11 @@ function secretOf(html: string): string {
 
 describe('the dashboard: API keys', () => {
   let t: TestApp;
-  let org: Awaited<ReturnType<typeof dashboardOrganization>>;
-  let other: Awaited<ReturnType<typeof dashboardOrganization>>;
+  let org: DashboardOrganization;
+  let other: DashboardOrganization;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
-    other = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    ({ t, org, other } = await dashboardApp());
   });
   afterAll(() => t.close());
 

@@ -1,31 +1,31 @@
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createProject } from './factories';
 import { tokenRequest } from './factories/oauth';
 import { invalidTokenChallenge } from './fixtures/mcp-401';
 import { CallbackServer } from './helpers/callback-server';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { seriousAxeViolations, signInBrowser } from './helpers/dashboard-browser';
 import { dashboardOrganization } from './helpers/dashboard';
 import { TestOAuthProvider } from './helpers/oauth-provider';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { TestApp } from './helpers/test-app';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
 describeBrowser('connected clients in a real browser (Debian Chromium)', () => {
   let t: TestApp;
   let callback: CallbackServer;
-  let browser: { context: BrowserContext; close(): Promise<void> };
+  let browser: Chromium;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    ({ t, browser, close } = await browserApp());
     callback = await CallbackServer.start();
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
     await callback?.close();
-    await t?.close();
+    await close?.();
   });
 
   async function axeClean(page: Page): Promise<void> {

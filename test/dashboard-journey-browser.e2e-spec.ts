@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { BrowserContext } from 'playwright-core';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { seriousAxeViolations } from './helpers/dashboard-browser';
 import { connectClient } from './helpers/mcp';
 import { callTool } from './helpers/mcp-raw';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { TestApp } from './helpers/test-app';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
@@ -16,16 +16,13 @@ const describeBrowser = chromiumAvailable() ? describe : describe.skip;
  */
 describeBrowser('a new administrator’s first visit, in a real browser (Debian Chromium)', () => {
   let t: TestApp;
-  let browser: { context: BrowserContext; close(): Promise<void> };
+  let browser: Chromium;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    browser = await launchChromium();
+    ({ t, browser, close } = await browserApp());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => close?.());
 
   it('goes from sign-up to a working agent token and back to a refused one', async () => {
     await browser.context.clearCookies();

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { BrowserContext, Page } from 'playwright-core';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import type { Page } from 'playwright-core';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable, launchChromium } from './helpers/chromium';
 import { seriousAxeViolations, signInBrowser } from './helpers/dashboard-browser';
 import { dashboardOrganization } from './helpers/dashboard';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { TestApp } from './helpers/test-app';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
@@ -15,18 +16,17 @@ async function whatColumn(page: Page): Promise<string[]> {
 
 describeBrowser('Members and the audit log in a real browser (Debian Chromium)', () => {
   let t: TestApp;
-  let admin: { context: BrowserContext; close(): Promise<void> };
-  let invitee: { context: BrowserContext; close(): Promise<void> };
+  let admin: Chromium;
+  let invitee: Chromium;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    admin = await launchChromium();
+    ({ t, browser: admin, close } = await browserApp());
     invitee = await launchChromium();
   });
   afterAll(async () => {
     await invitee?.close();
-    await admin?.close();
-    await t?.close();
+    await close?.();
   });
 
   it('invites a person who signs up through the link, changes their role, issues a reset link, removes them; the log shows it all', async () => {

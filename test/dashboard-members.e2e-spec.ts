@@ -4,8 +4,8 @@ import { addMember, createProject, createUser } from './factories';
 import { createSessionUser } from './factories/machine';
 import { connectClient } from './factories/oauth';
 import { sessionFor } from './factories/rest';
-import { DashboardClient, dashboardOrganization } from './helpers/dashboard';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { dashboardApp, DashboardClient, DashboardOrganization, dashboardOrganization } from './helpers/dashboard';
+import { TestApp } from './helpers/test-app';
 
 /** The value of the read-only field a secret is shown in. */
 function secretValue(page: string, id: string): string {
@@ -16,13 +16,11 @@ function secretValue(page: string, id: string): string {
 
 describe('the dashboard: Members', () => {
   let t: TestApp;
-  let org: Awaited<ReturnType<typeof dashboardOrganization>>;
-  let other: Awaited<ReturnType<typeof dashboardOrganization>>;
+  let org: DashboardOrganization;
+  let other: DashboardOrganization;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
-    other = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    ({ t, org, other } = await dashboardApp());
   });
   afterAll(() => t.close());
 

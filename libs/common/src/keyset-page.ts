@@ -18,22 +18,31 @@ export function keysetPage<R>(rows: readonly R[], limit: number, cursorOf: (last
 export const PAGE_SIZE_DEFAULT = 50;
 export const PAGE_SIZE_MAX = 100;
 
-/** `limit` and `cursor` of a keyset-paginated list (newest first). */
-export class KeysetPageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: 'Items per page.' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(PAGE_SIZE_MAX)
-  limit?: number;
+/**
+ * `limit` and `cursor` of a keyset-paginated list (newest first); `noun` names the items in the
+ * documentation of `limit` ("Projects per page."). A list's query DTO extends the class this returns.
+ */
+export function KeysetPageQuery(noun = 'Items') {
+  class PageQueryDto {
+    @ApiPropertyOptional({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: `${noun} per page.` })
+    @IsOptional()
+    @Type(() => Number)
+    @IsInt()
+    @Min(1)
+    @Max(PAGE_SIZE_MAX)
+    limit?: number;
 
-  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page (opaque).' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
+    @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page (opaque).' })
+    @IsOptional()
+    @IsString()
+    @MaxLength(200)
+    cursor?: string;
+  }
+  return PageQueryDto;
 }
+
+/** `limit` and `cursor` of a keyset-paginated list of items (newest first). */
+export class KeysetPageQueryDto extends KeysetPageQuery() {}
 
 /**
  * A position in a newest-first list: the last item's creation time in whole microseconds since

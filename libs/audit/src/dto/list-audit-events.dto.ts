@@ -1,22 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { KeysetPageQuery } from '@app/common';
 
-export class ListAuditEventsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50, description: 'Events per page.' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page (opaque).' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-
+export class ListAuditEventsQueryDto extends KeysetPageQuery('Events') {
   @ApiPropertyOptional({ format: 'uuid', description: 'Only the events of this project.' })
   @IsOptional()
   @IsUUID('all')

@@ -4,6 +4,7 @@ import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, secretField, sectionPath, snippetField } from '../views/layout';
 import { when } from '../views/when';
+import { ACTIONS_HEADER, dataTable, emptyState } from '../views/table';
 
 export interface ApiKeyRow extends ApiKeyDto {
   /** The creator's name, when they still have an account. */
@@ -52,12 +53,12 @@ export function apiKeysPage(ctx: DashboardContext, view: ApiKeysListView): HtmlP
 <p class="muted">An API key (<code>rk_…</code>) lets a script or a server call this organisation's REST API with the permissions you choose. It never opens <code>/api/mcp</code>: AI clients connect through consent, machines with service keys.</p>
 <p><a href="${base}/new">New API key</a></p>
 ${empty
-  ? html`<div class="empty"><p><strong>No API keys yet.</strong> Create one for each script or system that calls the REST API, with only the permissions it needs; its secret is shown once, when you create it.</p></div>`
-  : html`<div class="table-wrap"><table>
-<caption class="visually-hidden">API keys of ${ctx.organization!.name}, newest first</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Permissions</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${view.keys.map((k) => keyRow(base, k))}</tbody>
-</table></div>`}
+  ? emptyState('No API keys yet.', 'Create one for each script or system that calls the REST API, with only the permissions it needs; its secret is shown once, when you create it.')
+  : dataTable(
+      `API keys of ${ctx.organization!.name}, newest first`,
+      ['Name', 'Permissions', 'Status', 'Created', 'Expires', 'Last used', ACTIONS_HEADER],
+      view.keys.map((k) => keyRow(base, k)),
+    )}
 ${pager(base, view.nextCursor, view.onFirstPage)}`,
   });
 }

@@ -3,6 +3,7 @@ import type { MemberDto } from '@app/organizations';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { dashboardPage, pager, sectionPath } from '../views/layout';
+import { dataTable, emptyState } from '../views/table';
 import { ACTION_GROUPS, actionWords, actorWords, AuditNames, shortUserAgent } from './audit-words';
 
 export interface AuditFilters {
@@ -76,13 +77,13 @@ function eventsTable(ctx: DashboardContext, events: AuditEventDto[], names: Audi
       : filtered
         ? html`No events match these filters. <a href="${base}">Clear the filters</a> to see every event.`
         : 'Nothing has happened in this organisation yet. What people, keys and AI clients do here (projects created, keys issued, clients connected, members invited) appears in this log.';
-    return html`<div class="empty"><p><strong>No events.</strong> ${text}</p></div>`;
+    return emptyState('No events.', text);
   }
-  return html`<div class="table-wrap"><table>
-<caption class="visually-hidden">Audit events of ${ctx.organization!.name}, newest first</caption>
-<thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">From where</th></tr></thead>
-<tbody>${events.map((e) => eventRow(e, names))}</tbody>
-</table></div>`;
+  return dataTable(
+    `Audit events of ${ctx.organization!.name}, newest first`,
+    ['When', 'Who', 'What', 'From where'],
+    events.map((e) => eventRow(e, names)),
+  );
 }
 
 function eventRow(event: AuditEventDto, names: AuditNames): SafeHtml {

@@ -3,6 +3,7 @@ import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, sectionPath } from '../views/layout';
 import { when } from '../views/when';
+import { ACTIONS_HEADER, dataTable } from '../views/table';
 
 export interface ClientsListView {
   grants: OrganizationGrantView[];
@@ -33,13 +34,11 @@ ${view.admin && view.policy ? policySummary(orgId, view.policy) : ''}
 ${empty
   ? html`<div class="empty"><p><strong>${view.admin ? 'No AI client is connected to this organisation yet.' : 'You have not connected an AI client to this organisation yet.'}</strong>
 To connect one, add the MCP server <code>${view.mcpUrl}</code> to the client: it sends you here to sign in, pick a project and choose what it may do.</p></div>`
-  : html`<div class="table-wrap"><table>
-<caption class="visually-hidden">Connected clients of ${ctx.organization!.name}, newest first</caption>
-<thead><tr><th scope="col">Client</th><th scope="col">Project</th><th scope="col">Permissions</th>${
-      view.admin ? html`<th scope="col">Consented by</th>` : ''
-    }<th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${view.grants.map((g) => grantRow(base, g, view.admin))}</tbody>
-</table></div>`}
+  : dataTable(
+      `Connected clients of ${ctx.organization!.name}, newest first`,
+      ['Client', 'Project', 'Permissions', view.admin && 'Consented by', 'Connected', 'Last used', ACTIONS_HEADER],
+      view.grants.map((g) => grantRow(base, g, view.admin)),
+    )}
 ${pager(base, view.nextCursor, view.onFirstPage)}`,
   });
 }

@@ -3,6 +3,7 @@ import type { MemberRemovalPreview } from '@app/credentials';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, secretField, sectionPath } from '../views/layout';
+import { when } from '../views/when';
 import { ROLE_LABELS } from './members.view';
 
 /** The answer to "Invite": the link, shown only in this response. */
@@ -14,7 +15,7 @@ export function invitationCreatedPage(ctx: DashboardContext, invitation: { email
     body: html`<div class="card">
 <h1>Invitation created</h1>
 <p>Pass this link on to <strong>${invitation.email}</strong>. Whoever opens it joins ${org.name} as ${ROLE_LABELS[invitation.role].toLowerCase()}, signing up or signing in;
-it works once, until <time datetime="${invitation.expiresAt}">${when(invitation.expiresAt)}</time>.</p>
+it works once, until ${when(invitation.expiresAt)}.</p>
 ${secretField('invitation-link', 'Invitation link', invitation.link, 'Shown only now: copy it before you leave this page. You can withdraw the invitation under Pending invitations.')}
 <p><a href="${sectionPath(org.id, 'members')}">Back to members</a></p>
 </div>`,
@@ -28,7 +29,7 @@ export function resetLinkPage(ctx: DashboardContext, member: MemberDto, issued: 
     section: 'members',
     body: html`<div class="card">
 <h1>Password-reset link for ${member.name}</h1>
-<p>Pass this link to ${member.name} (${member.email}). It works once, until <time datetime="${issued.expiresAt}">${when(issued.expiresAt)}</time>;
+<p>Pass this link to ${member.name} (${member.email}). It works once, until ${when(issued.expiresAt)};
 using it sets a new password and signs them out everywhere.</p>
 ${secretField('reset-link', 'Password-reset link', issued.link, 'Shown only now: copy it before you leave this page.')}
 <p><a href="${sectionPath(ctx.organization!.id, 'members')}">Back to members</a></p>
@@ -113,8 +114,4 @@ function names(items: { name: string }[]): SafeHtml | string {
   if (items.length === 0) return '';
   const shown = items.slice(0, 5);
   return html` (${shown.map((k, i) => html`${i ? ', ' : ''}“${k.name}”`)}${items.length > shown.length ? html` and ${items.length - shown.length} more` : ''})`;
-}
-
-function when(iso: string): string {
-  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }

@@ -87,12 +87,8 @@ export class MembersPageController {
     if (!form.valid) {
       return sendPage(res, 400, membersPage(ctx, await this.view(ctx, undefined, { roleError: { userId, message: 'Choose Admin or Member' } })));
     }
-    try {
-      await this.members.changeRole(orgId, userId, { role: form.value.role }, ctx.actor);
-    } catch (error) {
-      if (!(error instanceof LastAdminError)) throw error;
-      const alert = `${member.name} is the only admin of ${currentOrganization(ctx).name}, which must keep one: make another member an admin first.`;
-      return sendPage(res, 409, membersPage(ctx, await this.view(ctx, undefined, { alert })));
+    if (!(await keepsAnAdmin(() => this.members.changeRole(orgId, userId, { role: form.value.role }, ctx.actor)))) {
+      return sendPage(res, 409, membersPage(ctx, await this.view(ctx, undefined, { alert: lastAdminAlert(ctx, member.name) })));
     }
     // A person who made themselves a member can no longer open this page.
     if (userId === ctx.user.id && form.value.role !== 'admin') return sendRedirect(res, 303, sectionPath(orgId, 'projects'));
@@ -125,12 +121,8 @@ export class MembersPageController {
     const preview = await this.members.removalPreview(orgId, userId);
     const form = await readForm(HandOverQueryDto, body, { handOver: 'Take over their API keys' }, ['handOver']);
     if (!form.valid) return sendPage(res, 400, removeMemberPage(ctx, { ...preview, alert: 'Take over their API keys: tick the box or leave it empty.' }));
-    try {
-      await this.members.remove(orgId, userId, { handOver: form.value.handOver === 'true' }, ctx.actor);
-    } catch (error) {
-      if (!(error instanceof LastAdminError)) throw error;
-      const alert = `${preview.member.name} is the only admin of ${currentOrganization(ctx).name}, which must keep one: make another member an admin first.`;
-      return sendPage(res, 409, removeMemberPage(ctx, { ...preview, lastAdmin: true, alert }));
+    if (!(await keepsAnAdmin(() => this.members.remove(orgId, userId, { handOver: form.value.handOver === 'true' }, ctx.actor)))) {
+      return sendPage(res, 409, removeMemberPage(ctx, { ...preview, lastAdmin: true, alert: lastAdminAlert(ctx, preview.member.name) }));
     }
     if (userId === ctx.user.id) return sendRedirect(res, 303, '/');
     sendRedirect(res, 303, `${sectionPath(orgId, 'members')}?done=removed`);
@@ -155,4 +147,19 @@ export class MembersPageController {
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
+}
+
+/** Makes a change that must leave the organisation an admin: false, and nothing changed, when it would leave none. */
+async function keepsAnAdmin(change: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await change();
+    return true;
+  } catch (error) {
+    if (error instanceof LastAdminError) return false;
+    throw error;
+  }
+}
+
+function lastAdminAlert(ctx: DashboardContext, name: string): string {
+  return `${name} is the only admin of ${currentOrganization(ctx).name}, which must keep one: make another member an admin first.`;
 }

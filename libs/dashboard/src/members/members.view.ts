@@ -3,6 +3,8 @@ import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, postButton, sectionPath } from '../views/layout';
+import { when } from '../views/when';
+import { dataTable, emptyState } from '../views/table';
 
 export const ROLE_LABELS: Record<MembershipRole, string> = { admin: 'Admin', member: 'Member' };
 
@@ -38,11 +40,11 @@ export function membersPage(ctx: DashboardContext, view: MembersView): HtmlPage 
     body: html`<h1>Members</h1>
 ${view.alert ? html`<div class="error" role="alert">${view.alert}</div>` : ''}
 <p class="hint" id="role-hint">Making an admin a member revokes the API keys they created; the service keys they created keep working.</p>
-<div class="table-wrap"><table>
-<caption class="visually-hidden">Members of ${org.name}</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Joined</th><th scope="col">Actions</th></tr></thead>
-<tbody>${view.members.map((m) => memberRow(ctx, base, m, view.roleError?.userId === m.userId ? view.roleError.message : undefined))}</tbody>
-</table></div>
+${dataTable(
+  `Members of ${org.name}`,
+  ['Name', 'Email', 'Role', 'Joined', 'Actions'],
+  view.members.map((m) => memberRow(ctx, base, m, view.roleError?.userId === m.userId ? view.roleError.message : undefined)),
+)}
 ${pager(base, view.nextCursor, view.onFirstPage)}
 ${inviteForm(ctx, base, view.invite)}
 ${invitationsSection(ctx, view.invitations, view.invitationsNextCursor, true, 2)}`,
@@ -109,22 +111,23 @@ function invitationsSection(ctx: DashboardContext, invitations: InvitationDto[],
   return html`<section aria-labelledby="pending-heading">
 ${heading}
 ${invitations.length === 0
-  ? html`<div class="empty"><p><strong>No pending invitations.</strong> ${
+  ? emptyState(
+      'No pending invitations.',
       !onFirstPage
         ? 'There are no more.'
         : level === 2
           ? 'Invite a person with the form above: their link is shown once, and the invitation waits here until it is used.'
-          : html`Invite a person on the <a href="${base}">Members</a> page.`
-    }</p></div>`
-  : html`<div class="table-wrap"><table>
-<caption class="visually-hidden">Pending invitations</caption>
-<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited</th><th scope="col">Link works until</th><th scope="col">Actions</th></tr></thead>
-<tbody>${invitations.map(
-      (i) => html`<tr><td>${i.email}</td><td>${ROLE_LABELS[i.role]}</td><td><time datetime="${i.createdAt}">${i.createdAt.slice(0, 10)}</time></td>
-<td><time datetime="${i.expiresAt}">${i.expiresAt.slice(0, 16).replace('T', ' ')} UTC</time></td>
+          : html`Invite a person on the <a href="${base}">Members</a> page.`,
+    )
+  : dataTable(
+      'Pending invitations',
+      ['Email', 'Role', 'Invited', 'Link works until', 'Actions'],
+      invitations.map(
+        (i) => html`<tr><td>${i.email}</td><td>${ROLE_LABELS[i.role]}</td><td><time datetime="${i.createdAt}">${i.createdAt.slice(0, 10)}</time></td>
+<td>${when(i.expiresAt)}</td>
 <td>${postButton(ctx, `${base}/invitations/${i.id}/withdraw`, 'Withdraw', { name: `the invitation of ${i.email}` })}</td></tr>`,
-    )}</tbody>
-</table></div>`}
+      ),
+    )}
 ${pager(`${base}/invitations`, nextCursor, onFirstPage)}
 </section>`;
 }
