@@ -1,28 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { BrowserContext } from 'playwright-core';
 import { CallbackServer } from './helpers/callback-server';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { seriousAxeViolations } from './helpers/dashboard-browser';
 import { TestOAuthProvider } from './helpers/oauth-provider';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { TestApp } from './helpers/test-app';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
 describeBrowser('a new person connects an AI client: sign-up from its sign-in, the project named on the consent screen (Debian Chromium)', () => {
   let t: TestApp;
   let callback: CallbackServer;
-  let browser: { context: BrowserContext; close(): Promise<void> };
+  let browser: Chromium;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    ({ t, browser, close } = await browserApp());
     callback = await CallbackServer.start();
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
     await callback?.close();
-    await t?.close();
+    await close?.();
   });
 
   it("authorize URL → sign in → Create one → sign-up → consent → Project name → Approve → the SDK client's token calls a tool", async () => {

@@ -1,23 +1,20 @@
-import type { BrowserContext } from 'playwright-core';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { seriousAxeViolations, signInBrowser } from './helpers/dashboard-browser';
 import { dashboardOrganization } from './helpers/dashboard';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { TestApp } from './helpers/test-app';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
 describeBrowser('the dashboard in a real browser (Debian Chromium)', () => {
   let t: TestApp;
-  let browser: { context: BrowserContext; close(): Promise<void> };
+  let browser: Chromium;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    browser = await launchChromium();
+    ({ t, browser, close } = await browserApp());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => close?.());
 
   it('opens the Projects page, creates the first project from the empty state, with no serious accessibility violation', async () => {
     const org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { createProject } from './factories';
 import { authorizeCode, registerClient, TestBrowser, tokenRequest } from './factories/oauth';
-import { dashboardOrganization } from './helpers/dashboard';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { dashboardApp, DashboardOrganization, dashboardOrganization } from './helpers/dashboard';
+import { TestApp } from './helpers/test-app';
 
 /** A tools/list at /api/mcp with the token: 200 while it works, 401 once refused. */
 async function mcpStatus(baseUrl: string, token: string): Promise<number> {
@@ -17,13 +17,11 @@ async function mcpStatus(baseUrl: string, token: string): Promise<number> {
 
 describe('the dashboard: Projects (list, create, rename, delete)', () => {
   let t: TestApp;
-  let org: Awaited<ReturnType<typeof dashboardOrganization>>;
-  let other: Awaited<ReturnType<typeof dashboardOrganization>>;
+  let org: DashboardOrganization;
+  let other: DashboardOrganization;
 
   beforeAll(async () => {
-    t = await startTestApp({ REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000' });
-    org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
-    other = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    ({ t, org, other } = await dashboardApp({ REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000' }));
   });
   afterAll(() => t.close());
 

@@ -1,26 +1,23 @@
-import type { BrowserContext } from 'playwright-core';
 import { createProject } from './factories';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { dashboardOrganization } from './helpers/dashboard';
 import { seriousAxeViolations, signInBrowser } from './helpers/dashboard-browser';
 import { connectClient } from './helpers/mcp';
 import { callTool } from './helpers/mcp-raw';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { TestApp } from './helpers/test-app';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
 describeBrowser('the Service keys section in a real browser (Debian Chromium)', () => {
   let t: TestApp;
-  let browser: { context: BrowserContext; close(): Promise<void> };
+  let browser: Chromium;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    browser = await launchChromium();
+    ({ t, browser, close } = await browserApp());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => close?.());
 
   it('creates a key, derives a token, copies it, calls a tool with it, revokes the key and sees the token refused', async () => {
     const org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);

@@ -2,12 +2,12 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { createProject } from './factories';
-import { dashboardOrganization, DashboardClient } from './helpers/dashboard';
+import { dashboardApp, DashboardClient, DashboardOrganization, dashboardOrganization } from './helpers/dashboard';
 import { callTool } from './helpers/mcp-raw';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { TestApp } from './helpers/test-app';
 
 const run = promisify(execFile);
-type Org = Awaited<ReturnType<typeof dashboardOrganization>>;
+type Org = DashboardOrganization;
 type Res = request.Response;
 
 /** The text of a page's element as a browser shows it (the page escapes what it prints). */
@@ -40,9 +40,7 @@ describe('the dashboard: Service keys', () => {
   const answers: Res[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp();
-    org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
-    other = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    ({ t, org, other } = await dashboardApp());
   });
   afterAll(() => t.close());
 

@@ -1,26 +1,23 @@
 import request from 'supertest';
-import type { BrowserContext } from 'playwright-core';
 import { addMember, createOrganization, createProject, createUser } from './factories';
 import { sessionFor } from './factories/rest';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { DashboardClient } from './helpers/dashboard';
 import { seriousAxeViolations, signInBrowser } from './helpers/dashboard-browser';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { TestApp } from './helpers/test-app';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
 describeBrowser('the organisation switcher and "Sign out everywhere" in a real browser (Debian Chromium)', () => {
   let t: TestApp;
-  let browser: { context: BrowserContext; close(): Promise<void> };
+  let browser: Chromium;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    browser = await launchChromium();
+    ({ t, browser, close } = await browserApp());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => close?.());
 
   it('switches between the two organisations of a person, each with the sections of their role there', async () => {
     const person = await createUser(t.dataSource, { name: 'Two Hats' });

@@ -1,17 +1,15 @@
 import request from 'supertest';
 import { createProject } from './factories';
-import { dashboardOrganization, DashboardClient } from './helpers/dashboard';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { dashboardApp, DashboardClient, DashboardOrganization, dashboardOrganization } from './helpers/dashboard';
+import { TestApp } from './helpers/test-app';
 
 describe('the dashboard: entry, sessions, CSRF and organisation boundaries', () => {
   let t: TestApp;
-  let org: Awaited<ReturnType<typeof dashboardOrganization>>;
-  let other: Awaited<ReturnType<typeof dashboardOrganization>>;
+  let org: DashboardOrganization;
+  let other: DashboardOrganization;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
-    other = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    ({ t, org, other } = await dashboardApp());
   });
   afterAll(() => t.close());
 

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { BrowserContext } from 'playwright-core';
-import { CallbackServer } from './helpers/callback-server';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import type { CallbackServer } from './helpers/callback-server';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { TestOAuthProvider } from './helpers/oauth-provider';
-import { ConsentShown, consentInChromium, gatewayJson, SdkGateway, startSdkGateway } from './helpers/sdk-gateway';
+import { ConsentShown, consentInChromium, gatewayJson, SdkGateway, startCimdSetup } from './helpers/sdk-gateway';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
@@ -22,31 +21,14 @@ const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 describeBrowser('the MCP SDK v1 client, consent in Chromium', () => {
   let sdk: SdkGateway;
   let callback: CallbackServer;
-  let browser: { context: BrowserContext; close(): Promise<void> };
+  let browser: Chromium;
   let documentUrl: string;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    callback = await CallbackServer.start();
-    sdk = await startSdkGateway();
-    documentUrl = sdk.documents.json(
-      '/v1-client.json',
-      (url) => ({
-        client_id: url,
-        client_name: 'SDK v1 Metadata Client',
-        redirect_uris: [callback.redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
-        token_endpoint_auth_method: 'none',
-      }),
-      { 'cache-control': 'max-age=600' },
-    );
-    browser = await launchChromium();
+    ({ callback, sdk, clientId: documentUrl, browser, close } = await startCimdSetup('/v1-client.json', 'SDK v1 Metadata Client'));
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await sdk?.close();
-    await callback?.close();
-  });
+  afterAll(() => close?.());
 
   const json = (path: string, init?: { method?: string; token?: string; body?: unknown }) => gatewayJson(sdk.gateway.url, path, init);
 

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { BrowserContext } from 'playwright-core';
-import { CallbackServer } from './helpers/callback-server';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import type { CallbackServer } from './helpers/callback-server';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { TestOAuthProvider } from './helpers/oauth-provider';
-import { ConsentShown, consentInChromium, gatewayJson, SdkGateway, startSdkGateway } from './helpers/sdk-gateway';
+import { ConsentShown, consentInChromium, gatewayJson, SdkGateway, startCimdSetup } from './helpers/sdk-gateway';
 
 const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 
@@ -19,31 +18,14 @@ const describeBrowser = chromiumAvailable() ? describe : describe.skip;
 describeBrowser('the MCP SDK v2 client with clientMetadataUrl, consent in Chromium', () => {
   let sdk: SdkGateway;
   let callback: CallbackServer;
-  let browser: { context: BrowserContext; close(): Promise<void> };
+  let browser: Chromium;
   let clientId: string;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    callback = await CallbackServer.start();
-    sdk = await startSdkGateway();
-    clientId = sdk.documents.json(
-      '/mcp-client.json',
-      (url) => ({
-        client_id: url,
-        client_name: 'SDK Metadata Client',
-        redirect_uris: [callback.redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
-        token_endpoint_auth_method: 'none',
-      }),
-      { 'cache-control': 'max-age=600' },
-    );
-    browser = await launchChromium();
+    ({ callback, sdk, clientId, browser, close } = await startCimdSetup('/mcp-client.json', 'SDK Metadata Client'));
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await sdk?.close();
-    await callback?.close();
-  });
+  afterAll(() => close?.());
 
   const json = (path: string, init?: { method?: string; token?: string; body?: unknown }) => gatewayJson(sdk.gateway.url, path, init);
 

@@ -257,7 +257,7 @@ describe('organisations, projects and members (SPEC §6)', () => {
       const joined = (id: string) => (res.body.items as { userId: string; joinedAt: string }[]).find((i) => i.userId === id)!.joinedAt;
       const adminFirst =
         joined(team.admin.id) < joined(team.member.id) || (joined(team.admin.id) === joined(team.member.id) && team.admin.id < team.member.id);
-      expect(res.body).toEqual({ items: adminFirst ? [admin, member] : [member, admin] });
+      expect(res.body).toEqual({ items: adminFirst ? [admin, member] : [member, admin], nextCursor: null });
     });
 
     it('invites by email with a role: the same answer for a known and an unknown email, nobody added until the link is accepted', async () => {

@@ -211,6 +211,17 @@ const ROWS: Row[] = [
     expected: '200 404 404 403 403 403 403 401 401 401',
   },
   {
+    route: 'GET /api/organizations/:orgId/agent-grants',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/agent-grants` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    // The grant is the admin's in the team's organisation: only its admins may end it here.
+    route: 'POST /api/organizations/:orgId/agent-grants/:grantId/revoke',
+    call: async (t, team) => ({ method: 'post', path: `${org(team)}/agent-grants/${await freshGrant(t, team)}/revoke` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'POST /api/organizations/:orgId/agent-service-keys',
     permission: 'service_keys:write',
     call: async (_t, team) => ({ method: 'post', path: serviceKeys(team), body: { name: 'k' } }),

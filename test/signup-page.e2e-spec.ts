@@ -3,7 +3,8 @@ import request from 'supertest';
 import { SessionTokenService } from '@app/credentials';
 import { createUser } from './factories';
 import { PAGE_CSP } from './fixtures/html-pages';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 function csrfOf(html: string): string {
@@ -213,15 +214,12 @@ describe('the HTML sign-up page', () => {
 
 (chromiumAvailable() ? describe : describe.skip)('the HTML sign-up page in a real browser (Debian Chromium)', () => {
   let t: TestApp;
-  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let browser: Chromium;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    t = await startTestApp();
-    browser = await launchChromium();
+    ({ t, browser, close } = await browserApp());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => close?.());
 
   it('applies the shared stylesheet under the CSP, and a person signs up through the form', async () => {
     const page = await browser.context.newPage();

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createSessionUser } from '../factories/machine';
 import { createOrganization } from '../factories';
+import { startTestApp, TestApp } from './test-app';
 
 /** The CSRF token of a dashboard page (every form carries it). */
 export function csrfOf(html: string): string {
@@ -62,4 +63,22 @@ export async function dashboardOrganization(app: INestApplication, ds: DataSourc
     admin: { ...admin, page: new DashboardClient(baseUrl, admin.session) },
     member: { ...member, page: new DashboardClient(baseUrl, member.session) },
   };
+}
+
+export type DashboardOrganization = Awaited<ReturnType<typeof dashboardOrganization>>;
+
+/**
+ * The test app (`env` as for `startTestApp`) with two organisations: `org`, the one a spec works
+ * in, and `other`, whose ids `org`'s people must not reach. When setting up fails, the app is closed.
+ */
+export async function dashboardApp(env: Record<string, string> = {}): Promise<{ t: TestApp; org: DashboardOrganization; other: DashboardOrganization }> {
+  const t = await startTestApp(env);
+  try {
+    const org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    const other = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    return { t, org, other };
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
 }

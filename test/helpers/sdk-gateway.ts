@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import type { BrowserContext } from 'playwright-core';
-import type { CallbackServer } from './callback-server';
+import { CallbackServer } from './callback-server';
+import { Chromium, launchChromium } from './chromium';
 import { DocumentServer } from './document-server';
 import { GatewayProcess, startGatewayProcess } from './gateway-process';
 import { freePort } from './postgres-server';
@@ -63,6 +64,55 @@ export async function startSdkGateway(): Promise<SdkGateway> {
       rmSync(certDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What a Client ID Metadata Document spec runs against: the redirect catcher, the service with its
+ * https document server, a public client's document at `path` named `clientName` (its URL is
+ * `clientId`), and Chromium for the person's consent. `close` ends them all.
+ */
+export interface CimdSetup {
+  callback: CallbackServer;
+  sdk: SdkGateway;
+  clientId: string;
+  browser: Chromium;
+  close(): Promise<void>;
+}
+
+export async function startCimdSetup(path: string, clientName: string): Promise<CimdSetup> {
+  const callback = await CallbackServer.start();
+  let sdk: SdkGateway | undefined;
+  try {
+    sdk = await startSdkGateway();
+    const clientId = sdk.documents.json(
+      path,
+      (url) => ({
+        client_id: url,
+        client_name: clientName,
+        redirect_uris: [callback.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'none',
+      }),
+      { 'cache-control': 'max-age=600' },
+    );
+    const browser = await launchChromium();
+    const gateway = sdk;
+    return {
+      callback,
+      sdk,
+      clientId,
+      browser,
+      async close() {
+        await browser.close();
+        await gateway.close();
+        await callback.close();
+      },
+    };
+  } catch (error) {
+    await sdk?.close();
+    await callback.close();
+    throw error;
+  }
 }
 
 /** A JSON request to the service, with a bearer token if given. */

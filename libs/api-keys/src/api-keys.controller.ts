@@ -1,7 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@app/audit';
-import { ApiErrors, RotateDto } from '@app/common';
+import { ApiErrors, KeysetPageQueryDto, RotateDto } from '@app/common';
 import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
@@ -30,11 +30,11 @@ export class ApiKeysController {
 
   @Get()
   @RestAuth({ sessionOnly: true })
-  @ApiOperation({ summary: "The organisation's API keys, without secrets (admin session only)" })
+  @ApiOperation({ summary: "The organisation's API keys, newest first, without secrets; keyset pages (admin session only)" })
   @ApiOkResponse({ type: ApiKeyListDto })
-  @ApiErrors(401, 403, 404)
-  async list(@Param('orgId') orgId: string): Promise<ApiKeyListDto> {
-    return { items: await this.keys.list(orgId) };
+  @ApiErrors(400, 401, 403, 404)
+  list(@Param('orgId') orgId: string, @Query() query: KeysetPageQueryDto): Promise<ApiKeyListDto> {
+    return this.keys.list(orgId, query);
   }
 
   @Post(':keyId/revoke')

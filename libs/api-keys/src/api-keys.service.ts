@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
-import { DEFAULT_OVERLAP_SECONDS, isUuid } from '@app/common';
+import { decodeKeysetCursor, encodeKeysetCursor, DEFAULT_OVERLAP_SECONDS, isUuid, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import {
   API_KEY_PERMISSION_NAMES,
   ApiKey,
@@ -15,7 +15,7 @@ import {
   requireUser,
 } from '@app/credentials';
 import { ApiKeyNotFoundError, ApiKeyNotActiveError, ApiKeyRotatingError } from './api-keys.errors';
-import type { ApiKeyDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
+import type { ApiKeyDto, ApiKeyListDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
 
 /**
  * Scoped `rk_` keys of an organisation. The secret exists only in the creation response; the
@@ -67,10 +67,21 @@ export class ApiKeysService {
     });
   }
 
-  async list(organizationId: string): Promise<ApiKeyDto[]> {
-    const rows = await this.keys.listForOrganization(organizationId);
+  /** The organisation's keys, newest first, a page at a time (keyset: `nextCursor` continues). */
+  async list(organizationId: string, options: { limit?: number; cursor?: string } = {}): Promise<ApiKeyListDto> {
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
+    const page = keysetPage(await this.keys.page(organizationId, limit + 1, after), limit, (last) => encodeKeysetCursor(last.position));
     const now = Date.now();
-    return rows.map((row) => toDto(row, now));
+    return { items: page.items.map((row) => toDto(row, now)), nextCursor: page.nextCursor };
+  }
+
+  /** One key of the organisation (what revoking it would end); another organisation's is "not found". */
+  async get(organizationId: string, id: string): Promise<ApiKeyDto> {
+    if (!isUuid(id)) throw new ApiKeyNotFoundError();
+    const row = await this.keys.find(this.dataSource.manager, organizationId, id);
+    if (!row) throw new ApiKeyNotFoundError();
+    return toDto(row, Date.now());
   }
 
   /**

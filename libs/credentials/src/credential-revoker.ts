@@ -9,6 +9,7 @@ import { ServiceKeysRepository } from './store/service-keys.repository';
 
 export type GrantRevocationReason =
   | 'revoked_by_user'
+  | 'revoked_by_admin'
   | 'revoked_by_client'
   | 'authorization_code_replay'
   | 'refresh_token_reuse'
@@ -46,6 +47,17 @@ export interface OffboardingReport {
   serviceKeys: { id: string; name: string }[];
   /** Live project tokens derived from those service keys: kept working, to be rotated. */
   derivedTokens: { id: string; serviceKeyId: string; projectId: string }[];
+}
+
+/** What removing a person from an organisation would end and what it would leave (nothing changed yet). */
+export interface MemberRemovalPreview {
+  /** Their live OAuth grants in the organisation (connected AI clients), ended with their tokens. */
+  connectedClients: number;
+  /** The live `rk_` keys they created there: revoked, or handed over to the acting admin. */
+  apiKeys: { id: string; name: string }[];
+  /** Service keys they created, and the live tokens derived from them: kept working. */
+  serviceKeys: { id: string; name: string }[];
+  derivedTokens: number;
 }
 
 /**
@@ -115,6 +127,20 @@ export class CredentialRevoker {
       serviceKeys.map((k) => k.id),
     );
     return { apiKeys: { outcome: options.handOverTo ? 'handed_over' : 'revoked', keys }, serviceKeys, derivedTokens };
+  }
+
+  /** What `revokeMemberAccess` and `offboard` would do for this person now, read in `em`. */
+  async previewMemberRemoval(em: EntityManager, organizationId: string, userId: string): Promise<MemberRemovalPreview> {
+    const [connectedClients, apiKeys, serviceKeys] = await Promise.all([
+      this.grants.countLiveForMember(em, organizationId, userId),
+      this.apiKeys.liveCreatedBy(em, organizationId, userId),
+      this.serviceKeys.liveCreatedBy(em, organizationId, userId),
+    ]);
+    const derived = await this.agentTokens.liveDerivedFrom(
+      em,
+      serviceKeys.map((k) => k.id),
+    );
+    return { connectedClients, apiKeys, serviceKeys: serviceKeys.map((k) => ({ id: k.id, name: k.name })), derivedTokens: derived.length };
   }
 
   /** A project was deleted: every agent token bound to it and every grant on it stop working. */

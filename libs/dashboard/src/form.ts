@@ -48,8 +48,8 @@ function phrase(label: string, constraints: Record<string, string>, value: unkno
   if (empty && ('isNotEmpty' in constraints || 'isDefined' in constraints || 'isString' in constraints)) {
     return `Enter ${label.charAt(0).toLowerCase()}${label.slice(1)}`;
   }
+  if ('isString' in constraints || 'isArray' in constraints) return `${label} was sent more than once or in the wrong form`;
   const max = constraints.maxLength ? /(\d+)/.exec(constraints.maxLength)?.[1] : undefined;
   if (max) return `${label} must be at most ${max} characters`;
-  if ('isString' in constraints || 'isArray' in constraints) return `${label} was sent more than once or in the wrong form`;
   return `${label}: ${fallback ?? 'is not valid'}`;
 }

@@ -15,3 +15,5 @@ export * from './dto/list-projects.dto';
 export * from './dto/member.dto';
 export * from './dto/organization.dto';
 export * from './dto/project.dto';
+export * from './dto/list-invitations-query.dto';
+export * from './dto/hand-over-query.dto';

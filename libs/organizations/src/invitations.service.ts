@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AppConfig } from '@app/config';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES, userOf } from '@app/credentials';
-import { InvalidInvitationError, InvitationDirectory, InvitationRecord, MembershipRole, OrganizationDirectory } from '@app/tenancy';
-import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto } from './dto/invitation.dto';
+import { InvalidInvitationError, InvitationDirectory, InvitationRecord, InvitationStatus, MembershipRole, OrganizationDirectory } from '@app/tenancy';
+import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
 import { AlreadyMemberError, InvitationNotFoundError } from './organizations.errors';
 
 /** How long an invitation link works. */
@@ -53,8 +54,13 @@ export class InvitationsService {
     });
   }
 
-  async list(organizationId: string): Promise<InvitationDto[]> {
-    return (await this.invitations.list(organizationId)).map(toDto);
+  /** A page of the invitations, newest first, optionally of one status (keyset: `nextCursor`). */
+  async page(organizationId: string, options: { limit?: number; cursor?: string; status?: InvitationStatus } = {}): Promise<InvitationListDto> {
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
+    const rows = await this.invitations.page(organizationId, limit + 1, { after, status: options.status });
+    const page = keysetPage(rows, limit, (i) => encodeKeysetCursor(i.position));
+    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 
   async withdraw(organizationId: string, invitationId: string, actor: AuditActor): Promise<InvitationDto> {

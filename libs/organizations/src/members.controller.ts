@@ -8,6 +8,7 @@ import { InviteMemberDto } from './dto/invite-member.dto';
 import { InvitationsService } from './invitations.service';
 import { ChangeMemberRoleDto } from './dto/change-member-role.dto';
 import { HandOverQueryDto } from './dto/hand-over-query.dto';
+import { KeysetPageQueryDto } from '@app/common';
 import { ChangedMemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
 import { MembersService } from './members.service';
 
@@ -24,11 +25,11 @@ export class MembersController {
 
   @Get()
   @RestAuth({ permission: 'members:read' })
-  @ApiOperation({ summary: "The organisation's members (admin session, or rk_ with members:read)" })
+  @ApiOperation({ summary: "The organisation's members, in the order they joined, a page at a time (admin session, or rk_ with members:read)" })
   @ApiOkResponse({ type: MemberListDto })
-  @ApiErrors(401, 403, 404)
-  async list(@Param('orgId') orgId: string): Promise<MemberListDto> {
-    return { items: await this.members.list(orgId) };
+  @ApiErrors(400, 401, 403, 404)
+  list(@Param('orgId') orgId: string, @Query() query: KeysetPageQueryDto): Promise<MemberListDto> {
+    return this.members.page(orgId, query);
   }
 
   @Post()

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
-import { CredentialRevoker, OffboardingReport, userOf } from '@app/credentials';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
+import { CredentialRevoker, MemberRemovalPreview, OffboardingReport, userOf } from '@app/credentials';
 import { MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import type { MemberDto, OffboardingDto, RemovedMemberDto } from './dto/member.dto';
+import type { MemberDto, MemberListDto, OffboardingDto, RemovedMemberDto } from './dto/member.dto';
 import { HandOverToSelfError, LastAdminError, MemberNotFoundError } from './organizations.errors';
 
 /**
@@ -22,8 +23,27 @@ export class MembersService {
     private readonly memberships: MembershipDirectory,
   ) {}
 
+  /** Every member, in the order they joined (for choosing a person, e.g. the audit log's filter). */
   async list(organizationId: string): Promise<MemberDto[]> {
     return (await this.memberships.list(organizationId)).map(toDto);
+  }
+
+  /** A page of the members, in the order they joined, then by user id (keyset: `nextCursor`). */
+  async page(organizationId: string, options: { limit?: number; cursor?: string } = {}): Promise<MemberListDto> {
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
+    const page = keysetPage(await this.memberships.page(organizationId, limit + 1, after), limit, (m) => encodeKeysetCursor(m.position));
+    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
+  }
+
+  /**
+   * What removing the member would end and what it would leave, before anything changes (the
+   * confirmation a person sees first). 404 when the person is not a member.
+   */
+  async removalPreview(organizationId: string, userId: string): Promise<{ member: MemberDto; lastAdmin: boolean } & MemberRemovalPreview> {
+    const member = await this.get(organizationId, userId);
+    const lastAdmin = member.role === 'admin' && (await this.memberships.countAdmins(organizationId)) <= 1;
+    return { member, lastAdmin, ...(await this.revocation.previewMemberRemoval(this.dataSource.manager, organizationId, userId)) };
   }
 
   /** One member of the organisation (404 when the person is not one). */

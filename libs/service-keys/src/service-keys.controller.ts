@@ -1,11 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@app/audit';
-import { ApiErrors, RotateDto } from '@app/common';
+import { ApiErrors, KeysetPageQueryDto, RotateDto } from '@app/common';
 import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { CreateServiceKeyDto } from './dto/create-service-key.dto';
 import { DeriveProjectTokenDto } from './dto/derive-project-token.dto';
-import { PageQueryDto } from './dto/page-query.dto';
 import {
   CreatedServiceKeyDto,
   DerivedProjectTokenDto,
@@ -50,7 +49,7 @@ export class ServiceKeysController {
   @ApiOperation({ summary: 'List service keys with their derived tokens’ metadata, newest first, keyset-paginated' })
   @ApiOkResponse({ type: ServiceKeyListDto })
   @ApiErrors(400, 401, 403, 404)
-  list(@Param('orgId') orgId: string, @Query() query: PageQueryDto): Promise<ServiceKeyListDto> {
+  list(@Param('orgId') orgId: string, @Query() query: KeysetPageQueryDto): Promise<ServiceKeyListDto> {
     return this.serviceKeys.list(orgId, query);
   }
 
@@ -96,7 +95,7 @@ export class ServiceKeysController {
   @ApiOperation({ summary: 'Derived tokens of a key (metadata only), oldest first, keyset-paginated' })
   @ApiOkResponse({ type: ProjectTokenListDto })
   @ApiErrors(400, 401, 403, 404)
-  listTokens(@Param('orgId') orgId: string, @Param('keyId') keyId: string, @Query() query: PageQueryDto): Promise<ProjectTokenListDto> {
+  listTokens(@Param('orgId') orgId: string, @Param('keyId') keyId: string, @Query() query: KeysetPageQueryDto): Promise<ProjectTokenListDto> {
     return this.serviceKeys.listTokens(orgId, keyId, query);
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
-import { DEFAULT_OVERLAP_SECONDS, isUuid } from '@app/common';
+import { DEFAULT_OVERLAP_SECONDS, isUuid, PAGE_SIZE_DEFAULT } from '@app/common';
 import {
   AGENT_PERMISSION_NAMES,
   AgentPermission,
@@ -15,7 +15,6 @@ import {
   TOKEN_PREFIXES,
 } from '@app/credentials';
 import { ProjectDirectory } from '@app/tenancy';
-import { SERVICE_KEYS_PAGE_DEFAULT } from './dto/page-query.dto';
 import {
   CreatedServiceKeyDto,
   DerivedProjectTokenDto,
@@ -84,7 +83,7 @@ export class ServiceKeysService {
 
   /** A page of the organisation's keys, newest first, each with its derived tokens' metadata. */
   async list(organizationId: string, options: PageOptions = {}): Promise<ServiceKeyListDto> {
-    const limit = options.limit ?? SERVICE_KEYS_PAGE_DEFAULT;
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
     const page = pageOf(await this.keys.pageForOrganization(organizationId, limit + 1, after), limit);
     const tokens = await this.tokens.listForServiceKeys(this.dataSource.manager, page.items.map((k) => k.id));
@@ -104,7 +103,7 @@ export class ServiceKeysService {
   /** A page of the key's derived tokens (metadata only), oldest first, revoked ones included. */
   async listTokens(organizationId: string, keyId: string, options: PageOptions = {}): Promise<ProjectTokenListDto> {
     const key = await this.findKey(this.dataSource.manager, organizationId, keyId);
-    const limit = options.limit ?? SERVICE_KEYS_PAGE_DEFAULT;
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
     const page = pageOf(await this.tokens.pageForServiceKey(this.dataSource.manager, key.id, limit + 1, after), limit);
     return { items: page.items.map(tokenView), nextCursor: page.nextCursor };

@@ -74,6 +74,7 @@ input[type=number],input[type=date],input[type=datetime-local]{font:inherit;padd
 .pager{display:flex;gap:1rem;margin:.5rem 0 1rem}
 .empty{border:1px dashed var(--line);border-radius:12px;padding:1.25rem;margin:.5rem 0 1rem}
 .card+.card{margin-top:1rem}
+.card>:first-child{margin-top:0}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `.trim();
 

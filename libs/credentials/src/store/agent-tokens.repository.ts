@@ -175,6 +175,16 @@ export class AgentTokensRepository {
     return this.revokeWhere(em, 'service_key_id = $1 AND (expires_at IS NULL OR expires_at > now())', [serviceKeyId]);
   }
 
+  /** How many access tokens of the grant still work (what disconnecting its client ends). */
+  countLiveForGrant(grantId: string): Promise<number> {
+    return this.dataSource
+      .getRepository(AgentToken)
+      .createQueryBuilder('t')
+      .where('t.grantId = :grantId AND t.revokedAt IS NULL', { grantId })
+      .andWhere('(t.expiresAt IS NULL OR t.expiresAt > now())')
+      .getCount();
+  }
+
   revokeForGrant(em: EntityManager, grantId: string): Promise<number> {
     return this.revokeWhere(em, 'grant_id = $1', [grantId]);
   }

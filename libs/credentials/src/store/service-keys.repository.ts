@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
-import { queryReturning } from '@app/database';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { isUuid, queryReturning } from '@app/database';
 import { ServiceKey } from '../entities/service-key.entity';
 import type { AgentPermission } from '../permissions';
 
@@ -28,6 +28,14 @@ export class ServiceKeysRepository {
       );
     }
     return query.orderBy('k.createdAt', 'DESC').addOrderBy('k.id', 'DESC').limit(limit).getMany();
+  }
+
+  /** The names of an organisation's keys (revoked ones too), by id. */
+  async namesOf(organizationId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids)].filter(isUuid);
+    if (!wanted.length) return new Map();
+    const rows = await this.dataSource.getRepository(ServiceKey).find({ select: { id: true, name: true }, where: { organizationId, id: In(wanted) } });
+    return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   find(em: EntityManager, organizationId: string, id: string): Promise<ServiceKey | null> {

@@ -3,6 +3,7 @@ import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, sectionPath } from '../views/layout';
+import { dataTable, emptyState } from '../views/table';
 
 export interface ProjectsView {
   projects: ProjectDto[];
@@ -26,24 +27,25 @@ export function projectsPage(ctx: DashboardContext, view: ProjectsView): HtmlPag
     notice: view.notice,
     body: html`<h1>Projects</h1>
 ${empty
-  ? html`<div class="empty"><p><strong>No projects yet.</strong> ${
+  ? emptyState(
+      'No projects yet.',
       view.canManage
         ? 'Every AI client and every token acts on exactly one project: create the first one to connect anything.'
-        : 'An administrator of this organisation creates them; ask one.'
-    }</p></div>`
+        : 'An administrator of this organisation creates them; ask one.',
+    )
   : none
     ? html`<p>No more projects. <a href="${base}">Back to the first page</a>.</p>`
-    : html`<div class="table-wrap"><table>
-<caption class="visually-hidden">Projects of ${ctx.organization!.name}</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Created</th>${view.canManage ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
-<tbody>${view.projects.map(
+    : dataTable(
+        `Projects of ${ctx.organization!.name}`,
+        ['Name', 'Created', view.canManage && 'Actions'],
+        view.projects.map(
         (p) => html`<tr><td>${p.name}</td><td><time datetime="${p.createdAt}">${p.createdAt.slice(0, 10)}</time></td>${
           view.canManage
             ? html`<td class="inline"><a href="${base}/${p.id}/rename" aria-label="Rename ${p.name}">Rename</a> <a href="${base}/${p.id}/delete" aria-label="Delete ${p.name}">Delete</a></td>`
             : ''
         }</tr>`,
-      )}</tbody>
-</table></div>`}
+        ),
+      )}
 ${pager(base, view.nextCursor, view.onFirstPage)}
 ${view.canManage ? createForm(ctx, base, view.form, empty) : ''}`,
   });

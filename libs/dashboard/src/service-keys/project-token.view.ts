@@ -3,8 +3,9 @@ import type { ProjectTokenDto, ServiceKeyDto } from '@app/service-keys';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, sectionPath, secretField, snippetField } from '../views/layout';
+import { when } from '../views/when';
 import { connectSnippets } from './connect-snippets';
-import { tokenState, when } from './service-keys.format';
+import { tokenState } from './service-keys.format';
 
 function keyPathOf(ctx: DashboardContext, key: { id: string }): string {
   return `${sectionPath(ctx.organization!.id, 'service-keys')}/${key.id}`;

@@ -3,7 +3,8 @@ import type { ProjectTokenDto, ServiceKeyDto } from '@app/service-keys';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, sectionPath } from '../views/layout';
-import { creatorName, liveTokens, tokenState, when } from './service-keys.format';
+import { when } from '../views/when';
+import { creatorName, liveTokens, tokenState } from './service-keys.format';
 
 export interface ServiceKeyView {
   key: ServiceKeyDto;

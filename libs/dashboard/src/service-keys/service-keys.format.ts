@@ -1,12 +1,6 @@
 import type { ProjectTokenDto, ServiceKeyCreatorDto } from '@app/service-keys';
 import { html, SafeHtml } from '@app/web';
-
-/** A moment as people read it (UTC, to the minute), machine-readable in `datetime`; `none` when there is none. */
-export function when(date: Date | string | null | undefined, none = '—'): SafeHtml {
-  if (!date) return html`${none}`;
-  const iso = new Date(date).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
-}
+import { when } from '../views/when';
 
 export function creatorName(creator: ServiceKeyCreatorDto | null): SafeHtml {
   if (!creator) return html`<span class="muted">Unknown</span>`;

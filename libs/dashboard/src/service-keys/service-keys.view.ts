@@ -2,7 +2,9 @@ import type { ServiceKeyDto } from '@app/service-keys';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, sectionPath } from '../views/layout';
-import { creatorName, liveTokens, when } from './service-keys.format';
+import { when } from '../views/when';
+import { dataTable } from '../views/table';
+import { creatorName, liveTokens } from './service-keys.format';
 
 export interface ServiceKeysView {
   keys: ServiceKeyDto[];
@@ -33,11 +35,11 @@ ${empty
   ? html`<div class="empty"><p><strong>No service keys yet.</strong> ${WHAT_IT_IS}</p>
 <p>Create one for each machine below, then derive a token for each project it should reach.</p></div>`
   : html`<p class="muted">${WHAT_IT_IS}</p>
-<div class="table-wrap"><table>
-<caption class="visually-hidden">Service keys of ${ctx.organization!.name}</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Created by</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Derived tokens</th></tr></thead>
-<tbody>${view.keys.map((key) => keyRow(base, key))}</tbody>
-</table></div>
+${dataTable(
+  `Service keys of ${ctx.organization!.name}`,
+  ['Name', 'Created by', 'Created', 'Last used', 'Derived tokens'],
+  view.keys.map((key) => keyRow(base, key)),
+)}
 ${pager(base, view.nextCursor, view.onFirstPage, view.limit ? { limit: String(view.limit) } : {})}`}
 ${createForm(ctx, base, view.form)}`,
   });

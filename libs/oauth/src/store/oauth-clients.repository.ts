@@ -50,6 +50,16 @@ export class OAuthClientsRepository {
     return new Map(clients.map((c) => [c.clientId, c.clientName]));
   }
 
+  /** Client names and redirect URIs by id (for the organisation's connected-clients list). */
+  async summariesOf(clientIds: string[]): Promise<Map<string, { name: string; redirectUris: string[] }>> {
+    if (clientIds.length === 0) return new Map();
+    const clients = await this.dataSource.getRepository(OAuthClient).find({
+      select: { clientId: true, clientName: true, redirectUris: true },
+      where: { clientId: In([...new Set(clientIds)]) },
+    });
+    return new Map(clients.map((c) => [c.clientId, { name: c.clientName, redirectUris: c.redirectUris }]));
+  }
+
   async markAuthorized(em: EntityManager, clientId: string): Promise<void> {
     await em.getRepository(OAuthClient).update({ clientId }, { lastAuthorizedAt: () => 'now()' });
   }

@@ -20,8 +20,11 @@ export class MemberDto {
 }
 
 export class MemberListDto {
-  @ApiProperty({ type: [MemberDto] })
+  @ApiProperty({ type: [MemberDto], description: 'In the order they joined, then by user id.' })
   items: MemberDto[];
+
+  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page.' })
+  nextCursor: string | null;
 }
 
 export class ActionLinkDto {
