@@ -20,6 +20,8 @@ export class AppConfig {
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly databasePoolSize: number;
+  /** The embedded database's shared buffers in MB (PostgreSQL's `shared_buffers`). */
+  readonly embeddedSharedBuffersMb: number;
   readonly sessionSecret: string;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -86,6 +88,7 @@ export class AppConfig {
     this.databaseUrl = env.DATABASE_URL;
     this.dataDir = resolve(env.DATA_DIR);
     this.databasePoolSize = env.DATABASE_POOL_SIZE;
+    this.embeddedSharedBuffersMb = env.EMBEDDED_SHARED_BUFFERS_MB;
     this.sessionSecret = env.SESSION_SECRET ?? developmentSessionSecret(this.dataDir);
     this.accessTokenTtlSeconds = env.ACCESS_TOKEN_TTL_SECONDS;
     this.refreshTokenTtlSeconds = env.REFRESH_TOKEN_TTL_SECONDS;

@@ -10,3 +10,4 @@ export * from './periodic-cleanup';
 export * from './database-unavailable';
 export * from './gateway-data-source';
 export * from './embedded-backup';
+export * from './embedded-template';

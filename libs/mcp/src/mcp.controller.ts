@@ -5,13 +5,15 @@ import { AgentCapability, type AuthenticatedRequest, Public } from '@app/credent
 import { MCP_SERVER_ERROR } from './json-rpc';
 import { JsonRpcErrorFilter, McpRefusal } from './mcp-http.errors';
 import { McpRateLimiter } from './mcp-rate-limiter';
+import { McpTrace } from './mcp-tracing';
 import { McpService } from './mcp.service';
 
 /**
  * `/api/mcp`: Streamable HTTP, stateless. POST carries every JSON-RPC message and needs an
  * agent token; any other method is answered 405 with `Allow: POST` and needs no credential
  * (docs/mcp.md explains why). CORS preflights never reach here (Nest's CORS answers them).
- * Refusals are JSON-RPC error bodies written by `JsonRpcErrorFilter`.
+ * Refusals are JSON-RPC error bodies written by `JsonRpcErrorFilter`. Each message gets its
+ * trace span here (`mcp-tracing.ts`), request limits and refusals included.
  */
 @ApiExcludeController()
 @UseFilters(JsonRpcErrorFilter)
@@ -26,8 +28,15 @@ export class McpController {
   @AgentCapability()
   @HttpCode(200)
   async post(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
-    if (req.principal?.kind === 'agent') this.limits.check(req.principal, req.body);
-    await this.mcp.handle(req, res);
+    const trace = McpTrace.start(req, (name) => this.mcp.isTool(name));
+    try {
+      if (req.principal?.kind === 'agent') this.limits.check(req.principal, req.body);
+      await trace.run(() => this.mcp.handle(req, res));
+    } catch (error) {
+      trace.fail(error);
+      throw error;
+    }
+    trace.end(res.statusCode);
   }
 
   @All()

@@ -19,6 +19,13 @@ export function DatabaseVariables<B extends EnvBase>(Base: B) {
     @Min(1)
     @Max(64)
     DATABASE_POOL_SIZE = 10;
+
+    /** The embedded database's shared buffers: resident memory, and how much data stays cached. */
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(4096)
+    EMBEDDED_SHARED_BUFFERS_MB = 16;
   }
   return DatabaseVariables;
 }
