@@ -26,6 +26,7 @@ const ALLOWED_IMPORTS = {
   discovery: ['credentials', 'config', 'common'],
   health: ['credentials', 'database', 'config', 'common'],
   mcp: ['capabilities', 'credentials', 'observability', 'config', 'common'],
+  dashboard: ['organizations', 'service-keys', 'api-keys', 'oauth', 'auth', 'tenancy', 'credentials', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

@@ -13,13 +13,17 @@
  * (another build of the service, DIR/dist/apps/gateway/src/main.js, measured in the same rounds on
  * the same database: a before/after comparison that the machine's load cannot skew; with
  * --baseline-node-flags "FLAGS", Node options for the baseline alone).
+ *
+ * `--soak` runs the soak instead (scripts/bench/soak.js): mixed load for a duration, 5xx and RSS
+ * per minute.
  */
 const { spawn, execFileSync } = require('node:child_process');
-const { createHash, randomBytes } = require('node:crypto');
+const { randomBytes } = require('node:crypto');
 const { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { findPostgresBin, freePort, startPostgres, stopPostgres } = require('./lib/postgres');
+const { oauthRefreshTokens } = require('./bench/oauth-flow');
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);
@@ -59,7 +63,8 @@ function startProcess(command, argv, env) {
   children.push(child);
   // Read standard output as a log collector would (the service's request log goes there).
   child.stdout.resume();
-  child.stderr.on('data', (d) => process.stderr.write(`[${argv[0].split('/').pop()}] ${d}`));
+  const name = argv.find((a) => !a.startsWith('-')) ?? command;
+  child.stderr.on('data', (d) => process.stderr.write(`[${name.split('/').pop()}] ${d}`));
   return child;
 }
 function cleanup() {
@@ -494,59 +499,6 @@ async function main() {
   }
 }
 
-/**
- * `count` refresh tokens, each of its own grant, obtained the way an AI client does: register,
- * log in on the HTML page, approve the consent form, exchange the code (PKCE S256).
- */
-async function oauthRefreshTokens(base, seed, count) {
-  const cookies = new Map();
-  async function send(method, path, form) {
-    const headers = {};
-    if (cookies.size) headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    let body;
-    if (form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      const params = new URLSearchParams();
-      for (const [k, v] of Object.entries(form)) for (const item of [].concat(v)) params.append(k, item);
-      body = params.toString();
-    }
-    const res = await fetch(`${base}${path}`, { method, headers, body, redirect: 'manual' });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [pair] = cookie.split(';');
-      const eq = pair.indexOf('=');
-      cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
-    }
-    return res;
-  }
-  const hidden = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)[1].replace(/&amp;/g, '&');
-  const loginPage = await (await send('GET', '/login?next=%2F')).text();
-  const login = await send('POST', '/login', { email: seed.email, password: seed.password, next: '/', csrf_token: hidden(loginPage, 'csrf_token') });
-  if (login.status !== 303) throw new Error(`login page refused the bench user: ${login.status}`);
-  const redirectUri = 'http://127.0.0.1:9/callback';
-  const client = (await callJson(base, '/api/agent/oauth/register', { method: 'POST', body: { client_name: 'Bench client', redirect_uris: [redirectUri] } })).json;
-  const tokens = [];
-  for (let i = 0; i < count; i++) {
-    const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const query = new URLSearchParams({
-      response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: challenge,
-      code_challenge_method: 'S256', state: String(i), resource: `${base}/api/mcp`,
-    });
-    const consent = await (await send('GET', `/api/agent/oauth/authorize?${query}`)).text();
-    const approved = await send('POST', '/api/agent/oauth/authorize', {
-      request_id: hidden(consent, 'request_id'), csrf_token: hidden(consent, 'csrf_token'), project_id: seed.projectId,
-      permissions: ['project:read', 'tasks:read'], decision: 'approve',
-    });
-    const code = new URL(approved.headers.get('location')).searchParams.get('code');
-    const pair = await callJson(base, '/api/agent/oauth/token', {
-      method: 'POST',
-      form: { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: client.client_id, resource: `${base}/api/mcp` },
-    });
-    tokens.push(pair.json.refresh_token);
-  }
-  return { clientId: client.client_id, tokens };
-}
-
 /** Refresh-token rotation on the token endpoint: each connection rotates its own grant's chain. */
 async function refreshRotation({ base, seed, measure }) {
   const { clientId, tokens } = await oauthRefreshTokens(base, seed, CONNECTIONS);
@@ -733,8 +685,11 @@ function markdown(report) {
   return lines.join('\n');
 }
 
+module.exports = { callJson, cleanup, loadAverage, mcpRequest, seedGateway, startProcess, waitFor };
+
 if (require.main === module) {
-  main().catch((error) => {
+  const run = args.includes('--soak') ? () => require('./bench/soak').soak(args) : main;
+  run().catch((error) => {
     process.stderr.write(`${error.stack}\n`);
     cleanup();
     process.exit(1);

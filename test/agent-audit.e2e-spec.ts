@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createAgentToken } from './factories';
-import { signupOverHttp, SignedUp } from './factories/rest';
+import { adminRest, signupOverHttp, SignedUp } from './factories/rest';
 import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -29,20 +29,11 @@ describe('an audit of what agents changed', () => {
   });
   afterAll(() => t.close());
 
-  const org = () => `/api/organizations/${admin.organization.id}`;
-  const post = (path: string, body: object) =>
-    request(t.baseUrl).post(`${org()}${path}`).set('Authorization', `Bearer ${admin.accessToken}`).send(body);
-  const events = async (query: string): Promise<AuditEvent[]> =>
-    (await request(t.baseUrl).get(`${org()}/audit-events?${query}`).set('Authorization', `Bearer ${admin.accessToken}`).expect(200))
-      .body.items;
+  const { org, post, get, serviceKeyToken } = adminRest(() => t.baseUrl, () => admin);
+  const events = async (query: string): Promise<AuditEvent[]> => (await get(`/audit-events?${query}`).expect(200)).body.items;
 
   async function machine(name: string) {
-    const project = (await post('/projects', { name }).expect(201)).body as { id: string };
-    const key = (await post('/agent-service-keys', { name: `${name} key` }).expect(201)).body as { id: string };
-    const derived = (await post(`/agent-service-keys/${key.id}/tokens`, { projectId: project.id }).expect(201)).body as {
-      id: string;
-      token: string;
-    };
+    const { project, key, derived } = await serviceKeyToken(name, `${name} key`);
     const client = await connectClient(t.baseUrl, MODERN_VERSION, { Authorization: `Bearer ${derived.token}` });
     return { project, key, derived, client };
   }

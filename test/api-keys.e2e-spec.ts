@@ -53,6 +53,7 @@ describe('scoped API keys and the permission catalogues (SPEC §6)', () => {
           rotatingOutUntil: null,
         },
       ],
+      nextCursor: null,
     });
     expect(JSON.stringify(list.body)).not.toContain(res.body.key);
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { signupOverHttp, SignedUp } from './factories/rest';
-import { MODERN_VERSION } from './helpers/mcp';
+import { adminRest, signupOverHttp, SignedUp } from './factories/rest';
+import { listToolsRaw } from './helpers/mcp-raw';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const DAY = 24 * 60 * 60;
@@ -19,31 +19,11 @@ describe('credential rotation with overlap', () => {
   });
   afterAll(() => t.close());
 
-  const org = () => `/api/organizations/${admin.organization.id}`;
-  const post = (path: string, body?: object) => {
-    const req = request(t.baseUrl).post(`${org()}${path}`).set('Authorization', `Bearer ${admin.accessToken}`);
-    return body === undefined ? req : req.send(body);
-  };
-  const get = (path: string) => request(t.baseUrl).get(`${org()}${path}`).set('Authorization', `Bearer ${admin.accessToken}`);
+  const { org, post, get, serviceKeyToken } = adminRest(() => t.baseUrl, () => admin);
 
   /** The status a machine gets for `tools/list` with this secret: 200 while it works, 401 after. */
   async function mcpStatus(token: string): Promise<number> {
-    const res = await fetch(`${t.baseUrl}/api/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN_VERSION,
-        'mcp-method': 'tools/list',
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/list',
-        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } },
-      }),
-    });
+    const res = await listToolsRaw(t.baseUrl, token);
     await res.text();
     return res.status;
   }
@@ -53,15 +33,7 @@ describe('credential rotation with overlap', () => {
     return (await request(t.baseUrl).get(`${org()}/projects`).set('Authorization', `Bearer ${key}`)).status;
   }
 
-  async function keyWithToken() {
-    const project = (await post('/projects', { name: `P ${Date.now()}` }).expect(201)).body as { id: string };
-    const key = (await post('/agent-service-keys', { name: 'rotating machine' }).expect(201)).body as { id: string };
-    const derived = (await post(`/agent-service-keys/${key.id}/tokens`, { projectId: project.id }).expect(201)).body as {
-      id: string;
-      token: string;
-    };
-    return { project, key, derived };
-  }
+  const keyWithToken = () => serviceKeyToken(`P ${Date.now()}`, 'rotating machine');
 
   /** Polls every 50 ms until `check` answers 401; returns when that happened. */
   async function refusedAt(check: () => Promise<number>, deadline: number): Promise<number> {

@@ -183,7 +183,7 @@ describe('login-attempt limits (HTML sign-in page), shared with REST', () => {
       expect(await res.text()).toContain('Wrong email or password.');
     }
     await expectLockedPage(await browser.login(user.email, 'not my password'));
-    const right = await browser.login(user.email, user.password, '/signup/welcome');
+    const right = await browser.login(user.email, user.password, '/');
     const page = await expectLockedPage(right);
     expect(hiddenField(page, 'csrf_token')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(browser.cookies.has('ag_session')).toBe(false);

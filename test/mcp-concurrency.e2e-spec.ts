@@ -44,6 +44,7 @@ describe('MCP requests at once', () => {
       const { tenant, tool, id } = calls[n];
       expect(answer.status).toBe(200);
       expect(answer.body.id).toBe(id);
+      expect(answer.body.error).toBeUndefined();
       const content = answer.body.result!.structuredContent;
       if (tool === 'get_project') {
         expect(content).toMatchObject({ id: tenant.project.id, name: tenant.project.name });

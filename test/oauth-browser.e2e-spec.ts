@@ -1,8 +1,9 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startTestApp, TestApp } from './helpers/test-app';
+import type { Page } from 'playwright-core';
+import { TestApp } from './helpers/test-app';
 import { CallbackServer } from './helpers/callback-server';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { createProject } from './factories';
 import { authorizePath, createPersonWithProject, pkcePair, registerClient, tokenRequest } from './factories/oauth';
 
@@ -20,17 +21,16 @@ async function closeWhenLoaded(page: Page): Promise<void> {
 describeBrowser('consent in a real browser (Debian Chromium)', () => {
   let t: TestApp;
   let callback: CallbackServer;
-  let browser: { context: BrowserContext; close(): Promise<void> };
+  let browser: Chromium;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    t = await startTestApp({ REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000' });
+    ({ t, browser, close } = await browserApp({ REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000' }));
     callback = await CallbackServer.start();
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
     await callback?.close();
-    await t?.close();
+    await close?.();
   });
 
   async function start() {

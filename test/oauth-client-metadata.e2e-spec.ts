@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   authorizeCode,
   authorizePath,
@@ -153,5 +154,128 @@ describe('OAuth with a Client ID Metadata Document client', () => {
       error: 'invalid_client',
       error_description: 'Client authentication failed: The client metadata document at 127.0.0.1 answered HTTP 404 instead of 200',
     });
+  });
+});
+
+/**
+ * Document fetches are limited per requesting address at authorize, token and revoke alike (one
+ * shared counter per address, in the database), besides the per-host limit; a cached document
+ * is not fetched and does not count.
+ */
+describe('metadata-document fetches per requesting address', () => {
+  let t: TestApp;
+  let docs: DocumentServer;
+  beforeAll(async () => {
+    t = await startTestApp({
+      CLIENT_METADATA_ALLOW_LOOPBACK: 'true',
+      CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE: '2',
+      CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE: '1000',
+      TRUST_PROXY: 'true',
+    });
+    docs = await DocumentServer.start();
+  });
+  afterAll(async () => {
+    await docs.close();
+    await t.close();
+  });
+
+  let seq = 0;
+  const freshIp = () => `203.0.113.${++seq}`;
+  /** A new document (its own path, cacheable for an hour); answers its URL and path. */
+  const newDocument = () => {
+    const path = `/limited/client-${++seq}.json`;
+    const url = docs.json(path, (u) => ({ client_id: u, client_name: 'Limited Client', redirect_uris: [TEST_REDIRECT_URI] }), { 'cache-control': 'max-age=3600' });
+    return { url, path };
+  };
+  const authorizeFrom = (ip: string, clientId: string) =>
+    fetch(`${t.baseUrl}${authorizePath({ response_type: 'code', client_id: clientId, redirect_uri: TEST_REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' })}`, {
+      headers: { 'x-forwarded-for': ip },
+      redirect: 'manual',
+    });
+  const revokeFrom = async (ip: string, clientId: string) => {
+    const res = await fetch(`${t.baseUrl}/api/agent/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
+      body: new URLSearchParams({ token: 'dgr_unknown', client_id: clientId }).toString(),
+    });
+    return { status: res.status, headers: res.headers, body: res.status === 200 ? {} : ((await res.json()) as Record<string, unknown>) };
+  };
+  const refreshFrom = (ip: string, clientId: string) =>
+    tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: 'dgr_unknown', client_id: clientId }, { 'x-forwarded-for': ip });
+
+  function expectLimitedJson(res: { status: number; headers: Headers; body: Record<string, unknown> }) {
+    expect(res.status).toBe(429);
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: expect.stringMatching(/^Too many client metadata document fetches from this address or from this document's host; try again in \d+ s$/),
+    });
+  }
+
+  it('at authorize: past the limit the error page (429, Retry-After, no redirect) and no fetch; cached documents still served; another address is served', async () => {
+    const ip = freshIp();
+    const [a, b, c] = [newDocument(), newDocument(), newDocument()];
+    for (const doc of [a, b]) {
+      const res = await authorizeFrom(ip, doc.url);
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toMatch(/^\/login\?next=/);
+    }
+    const limited = await authorizeFrom(ip, c.url);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('location')).toBeNull();
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('content-type')).toContain('text/html');
+    const page = await limited.text();
+    expect(page).toContain('Application could not be verified yet');
+    expect(page).toMatch(/Too many client metadata document fetches from this address or from this document(&#39;|&#x27;|’|')s host; try again in \d+ s/);
+    expect(docs.hitsOf(c.path)).toBe(0);
+
+    // A cached document needs no fetch: served, and not counted.
+    expect((await authorizeFrom(ip, a.url)).status).toBe(302);
+    expect(docs.hitsOf(a.path)).toBe(1);
+    // Another address has its own budget.
+    expect((await authorizeFrom(freshIp(), c.url)).status).toBe(302);
+    expect(docs.hitsOf(c.path)).toBe(1);
+  });
+
+  it('at token: past the limit 429 temporarily_unavailable with Retry-After; a cached document is still resolved', async () => {
+    const ip = freshIp();
+    const [a, b, c] = [newDocument(), newDocument(), newDocument()];
+    for (const doc of [a, b]) {
+      const res = await refreshFrom(ip, doc.url);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('invalid_grant');
+    }
+    expectLimitedJson(await refreshFrom(ip, c.url));
+    expect(docs.hitsOf(c.path)).toBe(0);
+    const cached = await refreshFrom(ip, a.url);
+    expect(cached.status).toBe(400);
+    expect(cached.body.error).toBe('invalid_grant');
+    expect(docs.hitsOf(a.path)).toBe(1);
+  });
+
+  it('at revoke: past the limit 429 temporarily_unavailable with Retry-After; a cached document is still resolved', async () => {
+    const ip = freshIp();
+    const [a, b, c] = [newDocument(), newDocument(), newDocument()];
+    for (const doc of [a, b]) expect((await revokeFrom(ip, doc.url)).status).toBe(200);
+    expectLimitedJson(await revokeFrom(ip, c.url));
+    expect(docs.hitsOf(c.path)).toBe(0);
+    expect((await revokeFrom(ip, a.url)).status).toBe(200);
+    expect(docs.hitsOf(a.path)).toBe(1);
+  });
+
+  it('one budget per address across the endpoints, counted in the shared database counters', async () => {
+    const ip = freshIp();
+    const [a, b, c] = [newDocument(), newDocument(), newDocument()];
+    expect((await authorizeFrom(ip, a.url)).status).toBe(302);
+    expect((await refreshFrom(ip, b.url)).status).toBe(400);
+    expectLimitedJson(await revokeFrom(ip, c.url));
+    // The address is kept as a digest, never in clear.
+    const key = `cimd-fetch:ip:${createHash('sha256').update(ip).digest('hex').slice(0, 32)}`;
+    expect(await t.dataSource.query('SELECT hits FROM rate_limit_counters WHERE key = $1', [key])).toEqual([{ hits: 3 }]);
+    expect(await t.dataSource.query(`SELECT key FROM rate_limit_counters WHERE key LIKE 'cimd-fetch:%' AND strpos(key, $1) > 0`, [ip])).toEqual([]);
   });
 });

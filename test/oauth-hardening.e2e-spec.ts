@@ -275,13 +275,14 @@ describe('OAuth hardening', () => {
   });
 });
 
-describe('token endpoint limits', () => {
+describe('token and revocation endpoint limits', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({
       REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000',
       TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP: '3',
       TOKEN_MAX_AUTH_FAILURES_PER_CLIENT: '4',
+      REVOCATION_MAX_FAILURES_PER_CLIENT_AND_IP: '3',
       TRUST_PROXY: 'true',
     });
   });
@@ -361,5 +362,69 @@ describe('token endpoint limits', () => {
     const rows: { key: string; hits: number }[] = await t.dataSource.query(`SELECT key, hits FROM rate_limit_counters WHERE key LIKE 'oauth-token:%' AND key LIKE $1`, [`%:${ip}`]);
     expect(rows.map((r) => r.hits)).toEqual([1]);
     expect(rows[0].key).not.toContain(c.client.client_id);
+  });
+
+  async function expectRevocationLimited(res: Response, what: string) {
+    expect(res.status).toBe(429);
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(300);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.json()).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringMatching(new RegExp(`^Too many failed revocation requests ${what}; retry in \\d+ s$`)) });
+  }
+
+  it('revocation: tokens that are not the client’s count per (client_id, address); past the limit 429 with Retry-After, even for its own token; another address is served', async () => {
+    const c = await connectClient(t);
+    const ip = freshIp();
+    for (const token of ['dgr_guess', 'dga_guess', 'not-a-token']) {
+      expect((await revoke(t.baseUrl, { token, client_id: c.client.client_id }, from(ip))).status).toBe(200);
+    }
+    await expectRevocationLimited(await revoke(t.baseUrl, { token: c.refreshToken, client_id: c.client.client_id }, from(ip)), 'from this address for this client');
+    expect(await grantRevoked(t, c.client.client_id)).toEqual([false]);
+    // Not the token endpoint's counter: the limited address still refreshes.
+    const refreshed = await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: c.refreshToken, client_id: c.client.client_id }, from(ip));
+    expect(refreshed.status).toBe(200);
+    expect((await revoke(t.baseUrl, { token: refreshed.body.refresh_token as string, client_id: c.client.client_id }, from(freshIp()))).status).toBe(200);
+    expect(await grantRevoked(t, c.client.client_id)).toEqual([true]);
+  });
+
+  it('revocation: a request naming no client is counted per address', async () => {
+    const c = await connectClient(t);
+    const ip = freshIp();
+    for (let i = 0; i < 3; i++) expect((await revoke(t.baseUrl, { token: `dgr_guess${i}` }, from(ip))).status).toBe(200);
+    await expectRevocationLimited(await revoke(t.baseUrl, { token: c.refreshToken }, from(ip)), 'from this address for this client');
+    expect(await grantRevoked(t, c.client.client_id)).toEqual([false]);
+  });
+
+  it('revocation: requests for the client’s own tokens do not count, even repeated', async () => {
+    const c = await connectClient(t);
+    const ip = freshIp();
+    expect((await revoke(t.baseUrl, { token: c.accessToken, client_id: c.client.client_id }, from(ip))).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await revoke(t.baseUrl, { token: c.refreshToken, client_id: c.client.client_id }, from(ip))).status).toBe(200);
+    expect(await grantRevoked(t, c.client.client_id)).toEqual([true]);
+    const rows: { hits: number }[] = await t.dataSource.query(`SELECT hits FROM rate_limit_counters WHERE key LIKE 'oauth-revoke:client-ip:%' AND key LIKE $1`, [`%:${ip}`]);
+    expect(rows).toEqual([{ hits: 0 }]);
+  });
+
+  it('revocation: a confidential client’s failed authentication counts on the same per-client counter as at the token endpoint', async () => {
+    const c = await connectConfidential(t);
+    for (let i = 0; i < 2; i++) {
+      const res = await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: c.refreshToken, client_id: c.client.client_id, client_secret: `cs_wrong${i}` }, from(freshIp()));
+      expect(res.status).toBe(401);
+    }
+    for (let i = 0; i < 2; i++) {
+      const res = await revoke(t.baseUrl, { token: c.refreshToken, client_id: c.client.client_id, client_secret: `cs_wrong${i}` }, from(freshIp()));
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: string }).error).toBe('invalid_client');
+    }
+    await expectRevocationLimited(
+      await revoke(t.baseUrl, { token: c.refreshToken, client_id: c.client.client_id, client_secret: 'cs_wrong_again' }, from(freshIp())),
+      'to authenticate as this client',
+    );
+    expect(await grantRevoked(t, c.client.client_id)).toEqual([false]);
+    const ok = await revoke(t.baseUrl, { token: c.refreshToken, client_id: c.client.client_id, client_secret: c.client.client_secret! }, from(freshIp()));
+    expect(ok.status).toBe(200);
+    expect(await grantRevoked(t, c.client.client_id)).toEqual([true]);
   });
 });

@@ -1,91 +1,36 @@
-import {
-  auth,
-  Client,
-  extractWWWAuthenticateParams,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { auth, Client, extractWWWAuthenticateParams, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { hashToken } from '@app/credentials';
 import { invalidTokenChallenge } from './fixtures/mcp-401';
+import { TestOAuthProvider } from './helpers/oauth-provider';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { connectClient, createPersonWithProject, openConsent, redirectParams, TestBrowser, tokenRequest } from './factories/oauth';
 
 const REDIRECT_URI = 'http://127.0.0.1:33418/callback';
 
 /**
- * An `OAuthClientProvider` as an MCP host implements one, kept in memory. Its redirect step does
- * what the person does in the browser: sign in, pick the project, approve; it records the
- * authorization response the browser would deliver to the redirect URI.
+ * The redirect step done the way the person does it in the browser: sign in, pick the project,
+ * approve. It records the authorization response the browser would deliver to the redirect URI.
  */
-class ScriptedProvider implements OAuthClientProvider {
-  private client?: StoredOAuthClientInformation;
-  private stored?: StoredOAuthTokens;
-  private verifier = '';
-  private discovery?: OAuthDiscoveryState;
-  authorizationUrl?: URL;
-  callback?: URLSearchParams;
-
-  constructor(
-    private readonly browser: TestBrowser,
-    private readonly person: { email: string; password: string },
-    private readonly projectId: string,
-    private readonly permissions: string[],
-  ) {}
-
-  get redirectUrl() {
-    return REDIRECT_URI;
-  }
-  get clientMetadata() {
-    return { client_name: 'SDK e2e host', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' };
-  }
-  state() {
-    return 'sdk-state';
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.stored = tokens;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.authorizationUrl = url;
-    const path = `${url.pathname}${url.search}`;
-    const toLogin = await this.browser.get(path);
-    if (toLogin.status !== 302) throw new Error(`expected the login redirect, got ${toLogin.status}`);
-    const signedIn = await this.browser.login(this.person.email, this.person.password, path);
-    if (signedIn.headers.get('location') !== path) throw new Error('login did not lead back to authorize');
-    const consent = await openConsent(this.browser, path);
-    const decision = await this.browser.post('/api/agent/oauth/authorize', {
-      request_id: consent.requestId,
-      csrf_token: consent.csrfToken,
-      project_id: this.projectId,
-      permissions: this.permissions,
-      decision: 'approve',
-    });
-    this.callback = redirectParams(decision);
-  }
+function scriptedConsent(browser: TestBrowser, person: { email: string; password: string }, projectId: string, permissions: string[]) {
+  const step: { callback?: URLSearchParams; authorize(url: URL): Promise<void> } = {
+    async authorize(url: URL): Promise<void> {
+      const path = `${url.pathname}${url.search}`;
+      const toLogin = await browser.get(path);
+      if (toLogin.status !== 302) throw new Error(`expected the login redirect, got ${toLogin.status}`);
+      const signedIn = await browser.login(person.email, person.password, path);
+      if (signedIn.headers.get('location') !== path) throw new Error('login did not lead back to authorize');
+      const consent = await openConsent(browser, path);
+      const decision = await browser.post('/api/agent/oauth/authorize', {
+        request_id: consent.requestId,
+        csrf_token: consent.csrfToken,
+        project_id: projectId,
+        permissions,
+        decision: 'approve',
+      });
+      step.callback = redirectParams(decision);
+    },
+  };
+  return step;
 }
 
 describe('the official MCP client runs the whole OAuth flow (SDK auth() + OAuthClientProvider)', () => {
@@ -111,17 +56,18 @@ describe('the official MCP client runs the whole OAuth flow (SDK auth() + OAuthC
     expect(resourceMetadataUrl?.href).toBe(`${t.baseUrl}/.well-known/oauth-protected-resource/api/mcp`);
 
     // 2. Discovery, registration, and the person's login + consent in the redirect step.
-    const provider = new ScriptedProvider(new TestBrowser(t.baseUrl), person.user, person.project.id, ['project:read', 'tasks:read', 'tasks:write']);
+    const consent = scriptedConsent(new TestBrowser(t.baseUrl), person.user, person.project.id, ['project:read', 'tasks:read', 'tasks:write']);
+    const provider = new TestOAuthProvider({ redirectUri: REDIRECT_URI, clientName: 'SDK e2e host', state: 'sdk-state', authorize: (url) => consent.authorize(url) });
     expect(await auth(provider, { serverUrl, resourceMetadataUrl })).toBe('REDIRECT');
     const asked = provider.authorizationUrl!;
     expect(`${asked.origin}${asked.pathname}`).toBe(`${t.baseUrl}/api/agent/oauth/authorize`);
     expect(asked.searchParams.get('code_challenge_method')).toBe('S256');
     expect(asked.searchParams.get('resource')).toBe(`${t.baseUrl}/api/mcp`);
-    expect(provider.callback!.get('state')).toBe('sdk-state');
+    expect(consent.callback!.get('state')).toBe('sdk-state');
 
     // 3. The callback: the SDK checks iss and exchanges the code.
-    const code = provider.callback!.get('code')!;
-    expect(await auth(provider, { serverUrl, authorizationCode: code, iss: provider.callback!.get('iss')! })).toBe('AUTHORIZED');
+    const code = consent.callback!.get('code')!;
+    expect(await auth(provider, { serverUrl, authorizationCode: code, iss: consent.callback!.get('iss')! })).toBe('AUTHORIZED');
     const firstTokens = provider.tokens()!;
     expect(firstTokens.access_token).toMatch(/^dga_/);
     expect(firstTokens.refresh_token).toMatch(/^dgr_/);

@@ -57,7 +57,7 @@ describe('next after sign-in and sign-up stays on this service', () => {
     expect(res.headers.get('location')).toBe('/');
   });
 
-  it.each(OFF_SITE_NEXTS.map((n) => [JSON.stringify(n), n]))('sign-up with next=%s lands on the welcome page', async (_shown, next) => {
+  it.each(OFF_SITE_NEXTS.map((n) => [JSON.stringify(n), n]))('sign-up with next=%s lands on the dashboard, /', async (_shown, next) => {
     const browser = new TestBrowser(t.baseUrl);
     const page = await browser.get(`/signup?next=${encodeURIComponent(next)}`);
     const html = await page.text();
@@ -72,7 +72,7 @@ describe('next after sign-in and sign-up stays on this service', () => {
       organizationName: 'O',
     });
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/signup/welcome');
+    expect(res.headers.get('location')).toBe('/');
   });
 
   it('still follows a path on this service, with its query', async () => {

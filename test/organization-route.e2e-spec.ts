@@ -50,11 +50,11 @@ describe('routes under an organisation', () => {
     );
   });
 
-  it('names a declaration that is not a path parameter, or that sits on a route without @RestAuth', () => {
+  it('names a declaration that is not a path parameter, or that sits on a route without @RestAuth or @PageAuth', () => {
     expect(routeProblems('R', 'api/probe/:orgId', { type: 'rest' }, 'organizationId')).toEqual([
       "R declares @OrganizationRoute('organizationId'), which is not one of its path parameters",
     ]);
-    expect(routeProblems('R', 'api/probe/:orgId', { type: 'public' }, 'orgId')).toEqual(['R declares @OrganizationRoute but is not a @RestAuth route']);
+    expect(routeProblems('R', 'api/probe/:orgId', { type: 'public' }, 'orgId')).toEqual(['R declares @OrganizationRoute but is not a @RestAuth or @PageAuth route']);
     expect(routeProblems('R', 'api/projects/:projectId', { type: 'rest' }, undefined)).toEqual([]);
     expect(routeProblems('R', 'api/x/:organisation_id/y/:orgSlug', { type: 'rest' }, 'organisation_id')).toEqual([
       "R: the parameter :orgSlug looks like an organisation; declare @OrganizationRoute('orgSlug')",

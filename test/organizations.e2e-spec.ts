@@ -50,6 +50,85 @@ describe('organisations, projects and members (SPEC §6)', () => {
       await api().get('/api/organizations/00000000-0000-4000-8000-000000000000').auth(team.admin.jwt, { type: 'bearer' }).expect(404);
     });
 
+    it('renames a project (admin or rk_ with projects:write) → 200 with the new name, audited with the former name', async () => {
+      const team = await createTeam(t);
+      const project = await createProject(t.dataSource, team.organization.id, 'Old name');
+      const token = await createAgentToken(t.dataSource, project);
+      const path = `/api/organizations/${team.organization.id}/projects/${project.id}`;
+      const res = await api().patch(path).auth(team.admin.jwt, { type: 'bearer' }).set('User-Agent', 'tour/1.0').send({ name: '  New name ' }).expect(200);
+      expect(res.body).toEqual({ id: project.id, name: 'New name', organizationId: team.organization.id, createdAt: expect.stringMatching(ISO_RE) });
+      await api().get(path).auth(team.member.jwt, { type: 'bearer' }).expect(200, res.body);
+      expect(await t.app.get(AgentTokenService).resolve(token.token)).not.toBeNull();
+      const writer = await createApiKey(t.dataSource, team.organization.id, ['projects:write']);
+      await api().patch(path).auth(writer.key, { type: 'bearer' }).send({ name: 'Third name' }).expect(200);
+      // The same name again changes nothing and records nothing.
+      await api().patch(path).auth(team.admin.jwt, { type: 'bearer' }).send({ name: 'Third name' }).expect(200);
+      expect(await events(team.organization.id, 'project.renamed')).toEqual([
+        {
+          actor_type: 'user',
+          actor_id: team.admin.id,
+          action: 'project.renamed',
+          project_id: project.id,
+          target_type: 'project',
+          target_id: project.id,
+          metadata: { previousName: 'Old name', name: 'New name' },
+          ip: expect.any(String),
+          user_agent: 'tour/1.0',
+        },
+        expect.objectContaining({ actor_type: 'api_key', actor_id: writer.id, metadata: { previousName: 'New name', name: 'Third name' } }),
+      ]);
+    });
+
+    it("renames neither another organisation's project nor a deleted one (404), and refuses a bad name naming name (400)", async () => {
+      const team = await createTeam(t);
+      const foreign = await createProject(t.dataSource, team.other.id, 'Theirs');
+      const base = `/api/organizations/${team.organization.id}/projects`;
+      await api().patch(`${base}/${foreign.id}`).auth(team.admin.jwt, { type: 'bearer' }).send({ name: 'Mine now' }).expect(404);
+      await api().patch(`${base}/nope`).auth(team.admin.jwt, { type: 'bearer' }).send({ name: 'Mine now' }).expect(404);
+      const [row] = await t.dataSource.query('SELECT name FROM projects WHERE id = $1', [foreign.id]);
+      expect(row.name).toBe('Theirs');
+      const gone = await createProject(t.dataSource, team.organization.id);
+      await api().delete(`${base}/${gone.id}`).auth(team.admin.jwt, { type: 'bearer' }).expect(200);
+      await api().patch(`${base}/${gone.id}`).auth(team.admin.jwt, { type: 'bearer' }).send({ name: 'Back' }).expect(404);
+      const mine = await createProject(t.dataSource, team.organization.id);
+      for (const [body, message] of [
+        [{}, 'name should not be empty'],
+        [{ name: '  ' }, 'name should not be empty'],
+        [{ name: 'x'.repeat(201) }, 'name must be shorter than or equal to 200 characters'],
+      ] as const) {
+        const res = await api().patch(`${base}/${mine.id}`).auth(team.admin.jwt, { type: 'bearer' }).send(body).expect(400);
+        expect(res.body).toEqual({ statusCode: 400, message: expect.arrayContaining([message]), error: 'Bad Request' });
+      }
+    });
+
+    it('pages the list by keyset: limit, cursor, nextCursor; a forged cursor or a bad limit is 400', async () => {
+      const team = await createTeam(t);
+      const made = [];
+      for (let i = 0; i < 5; i++) made.push(await createProject(t.dataSource, team.organization.id, `P${i}`));
+      const path = `/api/organizations/${team.organization.id}/projects`;
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      const sizes: number[] = [];
+      do {
+        const res = await api().get(path).query({ limit: 2, ...(cursor ? { cursor } : {}) }).auth(team.member.jwt, { type: 'bearer' }).expect(200);
+        sizes.push(res.body.items.length);
+        seen.push(...res.body.items.map((p: { id: string }) => p.id));
+        cursor = res.body.nextCursor ?? undefined;
+        // A project created while paging lands at the end, never shifting the pages.
+        if (sizes.length === 1) made.push(await createProject(t.dataSource, team.organization.id, 'Late'));
+      } while (cursor);
+      expect(sizes).toEqual([2, 2, 2]);
+      const all = await api().get(path).auth(team.member.jwt, { type: 'bearer' }).expect(200);
+      expect(all.body.nextCursor).toBeNull();
+      expect(seen).toEqual(all.body.items.map((p: { id: string }) => p.id));
+      expect(new Set(seen)).toEqual(new Set(made.map((p) => p.id)));
+      for (const bad of ['garbage!', Buffer.from('123.not-a-uuid').toString('base64url')]) {
+        const res = await api().get(path).query({ cursor: bad }).auth(team.admin.jwt, { type: 'bearer' }).expect(400);
+        expect(res.body).toEqual({ statusCode: 400, message: 'cursor is not a cursor this list returned', error: 'Bad Request', code: 'invalid_cursor' });
+      }
+      for (const limit of ['0', '101', 'x']) await api().get(path).query({ limit }).auth(team.admin.jwt, { type: 'bearer' }).expect(400);
+    });
+
     it('answers 400 naming name', async () => {
       const team = await createTeam(t);
       for (const body of [{}, { name: '' }, { name: 'x'.repeat(201) }, { name: 'ok', extra: 1 }]) {
@@ -97,7 +176,7 @@ describe('organisations, projects and members (SPEC §6)', () => {
       const [event] = await events(team.organization.id, 'project.created');
       expect(event).toMatchObject({ actor_type: 'api_key', actor_id: writer.id });
       const list = await api().get(`/api/organizations/${team.organization.id}/projects`).auth(reader.key, { type: 'bearer' }).expect(200);
-      expect(list.body).toEqual({ items: [created.body] });
+      expect(list.body).toEqual({ items: [created.body], nextCursor: null });
       await api().get(`/api/organizations/${team.organization.id}/projects/${created.body.id}`).auth(reader.key, { type: 'bearer' }).expect(200, created.body);
     });
 
@@ -178,7 +257,7 @@ describe('organisations, projects and members (SPEC §6)', () => {
       const joined = (id: string) => (res.body.items as { userId: string; joinedAt: string }[]).find((i) => i.userId === id)!.joinedAt;
       const adminFirst =
         joined(team.admin.id) < joined(team.member.id) || (joined(team.admin.id) === joined(team.member.id) && team.admin.id < team.member.id);
-      expect(res.body).toEqual({ items: adminFirst ? [admin, member] : [member, admin] });
+      expect(res.body).toEqual({ items: adminFirst ? [admin, member] : [member, admin], nextCursor: null });
     });
 
     it('invites by email with a role: the same answer for a known and an unknown email, nobody added until the link is accepted', async () => {

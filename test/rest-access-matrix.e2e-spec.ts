@@ -101,6 +101,12 @@ const ROWS: Row[] = [
     expected: '200 200 404 200 403 404 403 401 401 401',
   },
   {
+    route: 'PATCH /api/organizations/:orgId/projects/:projectId',
+    permission: 'projects:write',
+    call: async (t, team) => ({ method: 'patch', path: `${org(team)}/projects/${(await createProject(t.dataSource, team.organization.id)).id}`, body: { name: 'Renamed' } }),
+    expected: '200 403 404 200 403 404 403 401 401 401',
+  },
+  {
     route: 'DELETE /api/organizations/:orgId/projects/:projectId',
     permission: 'projects:write',
     call: async (t, team) => ({ method: 'delete', path: `${org(team)}/projects/${(await createProject(t.dataSource, team.organization.id)).id}` }),
@@ -203,6 +209,17 @@ const ROWS: Row[] = [
     route: 'POST /api/me/agent-grants/:grantId/revoke',
     call: async (t, team) => ({ method: 'post', path: `/api/me/agent-grants/${await freshGrant(t, team)}/revoke` }),
     expected: '200 404 404 403 403 403 403 401 401 401',
+  },
+  {
+    route: 'GET /api/organizations/:orgId/agent-grants',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/agent-grants` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    // The grant is the admin's in the team's organisation: only its admins may end it here.
+    route: 'POST /api/organizations/:orgId/agent-grants/:grantId/revoke',
+    call: async (t, team) => ({ method: 'post', path: `${org(team)}/agent-grants/${await freshGrant(t, team)}/revoke` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {
     route: 'POST /api/organizations/:orgId/agent-service-keys',

@@ -4,7 +4,7 @@ import { MCP_401_BODY, invalidTokenChallenge } from './fixtures/mcp-401';
 import { authorizePath, hiddenField, pkcePair, redirectParams, registerClient, TestBrowser, tokenRequest } from './factories/oauth';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
 import { connectClient, LEGACY_VERSIONS, MODERN_VERSION } from './helpers/mcp';
-import { callTool } from './helpers/mcp-raw';
+import { callTool, listToolsRaw } from './helpers/mcp-raw';
 import { freePort } from './helpers/postgres-server';
 import { readTestState, testDatabaseKind } from './helpers/test-state';
 
@@ -161,23 +161,7 @@ const onPostgres = testDatabaseKind() === 'postgres';
     expect(derived.status).toBe(201);
     const token = derived.body.token as string;
 
-    const listTools = () =>
-      fetch(`${b.url}/api/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': MODERN_VERSION,
-          'mcp-method': 'tools/list',
-          'x-agent-token': token,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/list',
-          params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } },
-        }),
-      });
+    const listTools = () => listToolsRaw(b.url, token, 'x-agent-token');
     const before = await listTools();
     expect(before.status).toBe(200);
     await before.text();
@@ -205,22 +189,7 @@ const onPostgres = testDatabaseKind() === 'postgres';
     expect(derived.status).toBe(201);
 
     const listTools = async (url: string, token: string) => {
-      const res = await fetch(`${url}/api/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': MODERN_VERSION,
-          'mcp-method': 'tools/list',
-          'x-agent-token': token,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/list',
-          params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } },
-        }),
-      });
+      const res = await listToolsRaw(url, token, 'x-agent-token');
       await res.text();
       return res.status;
     };

@@ -147,7 +147,7 @@ describe('service keys and derived project tokens (REST)', () => {
     });
 
     it('never shows the secret again: key, key list and token list carry metadata only', async () => {
-      const { organization, projectA, projectB, auth } = await setup();
+      const { organization, admin, projectA, projectB, auth } = await setup();
       const key = await createKey(organization.id, auth);
       const a = (await derive(organization.id, key.id, projectA.id, auth).expect(201)).body;
       const b = (await derive(organization.id, key.id, projectB.id, auth).expect(201)).body;
@@ -170,12 +170,13 @@ describe('service keys and derived project tokens (REST)', () => {
         status: 'active',
         createdAt: expect.stringMatching(ISO),
         revokedAt: null,
+        createdBy: { type: 'user', id: admin.id, name: admin.name },
         tokens: [tokenMeta(a), tokenMeta(b)],
       });
       const list = await request(t.baseUrl).get(keysUrl(organization.id)).set(auth).expect(200);
-      expect(list.body).toEqual({ items: [one.body] });
+      expect(list.body).toEqual({ items: [one.body], nextCursor: null });
       const tokens = await request(t.baseUrl).get(`${keysUrl(organization.id)}/${key.id}/tokens`).set(auth).expect(200);
-      expect(tokens.body).toEqual({ items: [tokenMeta(a), tokenMeta(b)] });
+      expect(tokens.body).toEqual({ items: [tokenMeta(a), tokenMeta(b)], nextCursor: null });
       for (const body of [one.text, list.text, tokens.text]) {
         for (const secret of [a.token, b.token]) {
           expect(body).not.toContain(secret);
@@ -263,6 +264,74 @@ describe('service keys and derived project tokens (REST)', () => {
       await request(t.baseUrl).post(`${keysUrl(organization.id)}/${key.id}/revoke`).set(auth).expect(200);
       const res = await derive(organization.id, key.id, projectA.id, auth).expect(409);
       expect(res.body.code).toBe('service_key_revoked');
+    });
+  });
+
+  describe('listing, page by page', () => {
+    it('pages the keys newest first with limit and cursor, without gaps or duplicates', async () => {
+      const { organization, auth } = await setup();
+      const made: string[] = [];
+      for (let i = 0; i < 5; i++) made.push((await createKey(organization.id, auth, { name: `key ${i}` })).id);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const query: Record<string, string | number> = cursor ? { limit: 2, cursor } : { limit: 2 };
+        const res = await request(t.baseUrl).get(keysUrl(organization.id)).query(query).set(auth).expect(200);
+        expect(res.body.items.length).toBeLessThanOrEqual(2);
+        seen.push(...res.body.items.map((k: { id: string }) => k.id));
+        cursor = res.body.nextCursor;
+        pages++;
+      } while (cursor);
+      expect(pages).toBe(3);
+      expect([...seen].sort()).toEqual([...made].sort());
+      // The pages join up into the whole list, in its order (newest first; the same instant by id).
+      const all = await request(t.baseUrl).get(keysUrl(organization.id)).set(auth).expect(200);
+      expect(all.body.items.map((k: { id: string }) => k.id)).toEqual(seen);
+      expect(all.body.nextCursor).toBeNull();
+      const times = all.body.items.map((k: { createdAt: string }) => k.createdAt);
+      expect([...times].sort().reverse()).toEqual(times);
+    });
+
+    it('pages a key’s derived tokens oldest first', async () => {
+      const { organization, auth } = await setup();
+      const key = await createKey(organization.id, auth);
+      const derived: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const project = await createProject(t.dataSource, organization.id);
+        derived.push((await derive(organization.id, key.id, project.id, auth).expect(201)).body.id);
+      }
+      const url = `${keysUrl(organization.id)}/${key.id}/tokens`;
+      const all = (await request(t.baseUrl).get(url).set(auth).expect(200)).body.items.map((x: { id: string }) => x.id) as string[];
+      expect([...all].sort()).toEqual([...derived].sort());
+      const first = await request(t.baseUrl).get(url).query({ limit: 2 }).set(auth).expect(200);
+      expect(first.body.items.map((x: { id: string }) => x.id)).toEqual(all.slice(0, 2));
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const second = await request(t.baseUrl).get(url).query({ limit: 2, cursor: first.body.nextCursor }).set(auth).expect(200);
+      expect(second.body).toEqual({ items: [expect.objectContaining({ id: all[2] })], nextCursor: null });
+    });
+
+    it('refuses a bad limit or a cursor it did not issue with 400, naming it', async () => {
+      const { organization, auth } = await setup();
+      const key = await createKey(organization.id, auth);
+      for (const url of [keysUrl(organization.id), `${keysUrl(organization.id)}/${key.id}/tokens`]) {
+        for (const limit of ['0', '101', 'x', '1.5']) {
+          const res = await request(t.baseUrl).get(url).query({ limit }).set(auth).expect(400);
+          expect(res.body.message.join(' ')).toContain('limit');
+        }
+        for (const cursor of ['nope!', Buffer.from('v1.not-a-uuid').toString('base64url'), 'a'.repeat(201)]) {
+          const res = await request(t.baseUrl).get(url).query({ cursor }).set(auth).expect(400);
+          expect(JSON.stringify(res.body.message)).toContain('cursor');
+        }
+      }
+    });
+
+    it('names an rk_ key as the creator of the keys it made', async () => {
+      const { organization } = await setup();
+      const rk = await createApiKey(t.dataSource, organization.id, ['service_keys:write', 'service_keys:read']);
+      const made = await createKey(organization.id, { Authorization: `Bearer ${rk.key}` }, { name: 'by a key' });
+      const res = await request(t.baseUrl).get(`${keysUrl(organization.id)}/${made.id}`).set('Authorization', `Bearer ${rk.key}`).expect(200);
+      expect(res.body.createdBy).toEqual({ type: 'api_key', id: rk.id, name: 'test key' });
     });
   });
 

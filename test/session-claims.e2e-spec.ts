@@ -28,14 +28,18 @@ describe('session JWT claims', () => {
   }
 
   it('accepts a session signed with the real key that carries every claim', async () => {
-    await request(t.baseUrl).get('/api/me').auth(await forged('none'), { type: 'bearer' }).expect(200);
+    const jwt = await forged('none');
+    await request(t.baseUrl).get('/api/me').auth(jwt, { type: 'bearer' }).expect(200);
+    // The dashboard opens for it (this person belongs to no organisation yet).
+    const page = await request(t.baseUrl).get('/').set('Cookie', `ag_session=${jwt}`).expect(200);
+    expect(page.text).toContain('No organisation yet');
   });
 
   it.each(['exp', 'iat', 'sub', 'jti'] as const)('refuses a session without %s (REST 401, page treats it as signed out)', async (claim) => {
     const jwt = await forged(claim);
     await request(t.baseUrl).get('/api/me').auth(jwt, { type: 'bearer' }).expect(401);
-    const page = await request(t.baseUrl).get('/signup/welcome').set('Cookie', `ag_session=${jwt}`);
+    const page = await request(t.baseUrl).get('/').set('Cookie', `ag_session=${jwt}`);
     expect(page.status).toBe(303);
-    expect(page.headers.location).toBe('/signup');
+    expect(page.headers.location).toBe('/login?next=%2F');
   });
 });

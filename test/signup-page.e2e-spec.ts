@@ -3,7 +3,8 @@ import request from 'supertest';
 import { SessionTokenService } from '@app/credentials';
 import { createUser } from './factories';
 import { PAGE_CSP } from './fixtures/html-pages';
-import { chromiumAvailable, launchChromium } from './helpers/chromium';
+import { browserApp } from './helpers/browser-app';
+import { Chromium, chromiumAvailable } from './helpers/chromium';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 function csrfOf(html: string): string {
@@ -99,7 +100,7 @@ describe('the HTML sign-up page', () => {
     expect(membership).toEqual({ role: 'admin', name: 'Page Org' });
   });
 
-  it('without next, lands on a welcome page that knows the new session', async () => {
+  it('without next, lands on the dashboard, which knows the new session and prompts for the first project', async () => {
     const agent = request.agent(t.baseUrl);
     const page = await agent.get('/signup').expect(200);
     const email = `welcome-${randomUUID().slice(0, 8)}@example.test`;
@@ -108,12 +109,25 @@ describe('the HTML sign-up page', () => {
       .type('form')
       .send(form({ csrf: csrfOf(page.text), name: 'Wendy <Welcome>', email, password: 'correct horse battery staple', organizationName: 'W Org' }))
       .expect(303);
-    expect(res.headers.location).toBe('/signup/welcome');
-    const welcome = await agent.get('/signup/welcome').expect(200);
-    expectPageHeaders(welcome);
-    expect(welcome.text).toContain('Welcome, Wendy &lt;Welcome&gt;');
-    expect(welcome.text).toContain(email);
-    expect(welcome.text).not.toContain('<Welcome>');
+    expect(res.headers.location).toBe('/');
+    const home = await agent.get('/').expect(303);
+    const [organization] = await t.dataSource.query(
+      'SELECT o.id FROM organizations o JOIN memberships m ON m.organization_id = o.id JOIN users u ON u.id = m.user_id WHERE u.email = $1',
+      [email],
+    );
+    expect(home.headers.location).toBe(`/orgs/${organization.id}/projects`);
+    const dashboard = await agent.get(home.headers.location).expect(200);
+    // The dashboard's headers: no framing, no caching, no script but its own file.
+    expect(dashboard.headers['x-frame-options']).toBe('DENY');
+    expect(dashboard.headers['cache-control']).toBe('no-store');
+    expect(dashboard.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(dashboard.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(dashboard.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(dashboard.text).toContain('Wendy &lt;Welcome&gt;');
+    expect(dashboard.text).toContain(email);
+    expect(dashboard.text).not.toContain('<Welcome>');
+    expect(dashboard.text).toContain('Create your first project');
+    expect(dashboard.text).toContain('<label for="project-name">Project name</label>');
   });
 
   it.each(['https://evil.example/x', '//evil.example/x', '/\\evil.example'])('never redirects off-site (next=%s)', async (next) => {
@@ -133,7 +147,7 @@ describe('the HTML sign-up page', () => {
         }),
       )
       .expect(303);
-    expect(res.headers.location).toBe('/signup/welcome');
+    expect(res.headers.location).toBe('/');
   });
 
   it('refuses a POST without the CSRF cookie, with a wrong token, or from another origin, creating nothing', async () => {
@@ -190,23 +204,22 @@ describe('the HTML sign-up page', () => {
     expect(sessionCookieOf(res)).toBeUndefined();
   });
 
-  it('sends /signup/welcome without a session back to /signup', async () => {
+  it('answers the former landing page /signup/welcome with the dashboard, which sends anyone signed out to sign in', async () => {
     const res = await request(t.baseUrl).get('/signup/welcome').expect(303);
-    expect(res.headers.location).toBe('/signup');
+    expect(res.headers.location).toBe('/');
+    const home = await request(t.baseUrl).get('/').expect(303);
+    expect(home.headers.location).toBe('/login?next=%2F');
   });
 });
 
 (chromiumAvailable() ? describe : describe.skip)('the HTML sign-up page in a real browser (Debian Chromium)', () => {
   let t: TestApp;
-  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let browser: Chromium;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    t = await startTestApp();
-    browser = await launchChromium();
+    ({ t, browser, close } = await browserApp());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => close?.());
 
   it('applies the shared stylesheet under the CSP, and a person signs up through the form', async () => {
     const page = await browser.context.newPage();
@@ -222,8 +235,11 @@ describe('the HTML sign-up page', () => {
     await page.getByLabel('Password').fill('correct horse battery staple');
     await page.getByLabel('Organisation name').fill('Browser Org');
     await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(/\/signup\/welcome$/);
-    await page.getByRole('heading', { name: 'Welcome, Browser Person' }).waitFor();
+    await page.waitForURL(/\/orgs\/[0-9a-f-]{36}\/projects$/);
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Create your first project' }).waitFor();
+    await page.getByLabel('Project name').waitFor();
+    expect(await page.getByText('Browser Person').count()).toBe(1);
     expect(await page.getByText(email).count()).toBe(1);
     expect(blocked).toEqual([]);
     await page.close();

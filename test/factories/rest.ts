@@ -32,6 +32,30 @@ export async function signupOverHttp(t: TestApp, overrides: Partial<Record<'emai
   return { ...(res.body as Omit<SignedUp, 'password'>), password } as SignedUp;
 }
 
+/**
+ * REST calls on an admin's organisation with the admin's session, `path` below
+ * `/api/organizations/:orgId`. Read lazily, so it can be made before `beforeAll` signs up.
+ */
+export function adminRest(baseUrl: () => string, admin: () => SignedUp) {
+  const org = () => `/api/organizations/${admin().organization.id}`;
+  const post = (path: string, body?: object) => {
+    const req = request(baseUrl()).post(`${org()}${path}`).set('Authorization', `Bearer ${admin().accessToken}`);
+    return body === undefined ? req : req.send(body);
+  };
+  const get = (path: string) => request(baseUrl()).get(`${org()}${path}`).set('Authorization', `Bearer ${admin().accessToken}`);
+  /** A project, a service key and a `dga_` token derived from it for that project, over REST. */
+  async function serviceKeyToken(projectName: string, keyName: string) {
+    const project = (await post('/projects', { name: projectName }).expect(201)).body as { id: string };
+    const key = (await post('/agent-service-keys', { name: keyName }).expect(201)).body as { id: string };
+    const derived = (await post(`/agent-service-keys/${key.id}/tokens`, { projectId: project.id }).expect(201)).body as {
+      id: string;
+      token: string;
+    };
+    return { project, key, derived };
+  }
+  return { org, post, get, serviceKeyToken };
+}
+
 /** An `rk_` key inserted directly (the REST route makes real ones; this builds preconditions). */
 export async function createApiKey(
   ds: DataSource,

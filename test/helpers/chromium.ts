@@ -17,8 +17,14 @@ export function chromiumAvailable(): boolean {
   return false;
 }
 
+/** A running Chromium: its one browser context, and `close` to end it and remove its profile. */
+export interface Chromium {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
 /** Debian's Chromium, headless, with a throwaway profile. */
-export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchChromium(): Promise<Chromium> {
   const profile = mkdtempSync(join(tmpdir(), 'ag-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,

@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export type DocumentHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -7,23 +8,30 @@ export type DocumentHandler = (req: IncomingMessage, res: ServerResponse) => voi
  * A local HTTP server on 127.0.0.1 standing in for the host of Client ID Metadata Documents:
  * each path gets a handler (a document with headers, a slow or oversized answer, a redirect),
  * and every request is counted per path so a test can tell whether a fetch happened.
+ * Given `tls` (a key and a certificate made for `localhost`), it serves https and its URLs
+ * name the host `localhost`, as an SDK client's `clientMetadataUrl` must be https.
  */
 export class DocumentServer {
   private readonly handlers = new Map<string, DocumentHandler>();
   private readonly hits = new Map<string, number>();
 
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly secure: boolean,
+  ) {}
 
-  static async start(): Promise<DocumentServer> {
+  static async start(options: { tls?: { key: Buffer; cert: Buffer } } = {}): Promise<DocumentServer> {
     let instance: DocumentServer | undefined;
-    const server = createServer((req, res) => instance!.handle(req, res));
-    instance = new DocumentServer(server);
+    const handle = (req: IncomingMessage, res: ServerResponse) => instance!.handle(req, res);
+    const server = options.tls ? createTlsServer(options.tls, handle) : createServer(handle);
+    instance = new DocumentServer(server, options.tls !== undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return instance;
   }
 
   get origin(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const port = (this.server.address() as AddressInfo).port;
+    return this.secure ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
   }
 
   get port(): number {

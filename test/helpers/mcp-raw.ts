@@ -33,3 +33,21 @@ export async function callTool(
   const parsed: unknown = JSON.parse(data);
   return { status: res.status, body: (Array.isArray(parsed) ? parsed[0] : parsed) as { id: unknown; result?: { structuredContent?: any; isError?: boolean }; error?: unknown } };
 }
+
+/**
+ * One raw modern `tools/list` with this token, as a machine sends it: in `Authorization` or,
+ * as some clients do, in `x-agent-token`. The response as fetch gives it, its body unread.
+ */
+export function listToolsRaw(baseUrl: string, token: string, header: 'authorization' | 'x-agent-token' = 'authorization'): Promise<Response> {
+  return fetch(`${baseUrl}/api/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN_VERSION,
+      'mcp-method': 'tools/list',
+      ...(header === 'authorization' ? { authorization: `Bearer ${token}` } : { 'x-agent-token': token }),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }),
+  });
+}

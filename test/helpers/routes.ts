@@ -98,7 +98,10 @@ export function describeAccess(route: MountedRoute): string {
   let text: string;
   if (route.handler === 'express') text = 'mounted outside Nest (no guard): public';
   else if (!access) text = 'NONE DECLARED (closed)';
-  else if (access.type !== 'rest') text = access.type;
+  else if (access.type === 'page') {
+    const org = route.organizationParam;
+    text = `page: session cookie${org ? ` with role >= ${access.minRole ?? 'admin'} in :${org}` : ''}`;
+  } else if (access.type !== 'rest') text = access.type;
   else {
     const org = route.organizationParam;
     const session = org ? `session with role >= ${access.minRole ?? 'admin'} in :${org}` : 'any session';

@@ -169,7 +169,7 @@ async function resetLink(config: AppConfig, email: string | undefined, io: CliIo
       io.stderr.write(`No account uses the email ${email}.\n`);
       return EXIT.failed;
     }
-    const issued = await app.get(PasswordResetService).issue(userId, { actorType: 'cli', actorId: null, organizationId: null });
+    const issued = await app.get(PasswordResetService).issue(null, userId, { actorType: 'cli', actorId: null });
     io.stdout.write(`Password-reset link for ${email} (works once, until ${issued.expiresAt}):\n${issued.link}\n`);
     return EXIT.ok;
   });

@@ -7,6 +7,7 @@ import { AuthModule } from '@app/auth';
 import { validationException } from '@app/common';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
+import { DashboardModule } from '@app/dashboard';
 import { DatabaseModule, DatabaseModuleOptions } from '@app/database';
 import { DiscoveryModule } from '@app/discovery';
 import { HealthModule } from '@app/health';
@@ -47,6 +48,7 @@ export class AppModule {
         ServiceKeysModule,
         TasksModule,
         OAuthModule,
+        DashboardModule,
       ],
       controllers: options.controllers ?? [],
       providers: [

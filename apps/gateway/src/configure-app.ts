@@ -60,7 +60,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   const mcpJson = json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES });
   const cookies = cookieParser();
   // POST /api/mcp itself is served here, by the same body middleware as below, ahead of the router.
-  app.use(mcpRoute(app.get(McpEndpoint), new AppExceptionFilter(config), [mcpJson, bodyErrorHandler, bodyDepthGuard, cookies, textGuard]));
+  const server = app.getHttpAdapter().getInstance() as express.Express;
+  server.post(MCP_PATH, mcpRoute(app.get(McpEndpoint), new AppExceptionFilter(config), [mcpJson, bodyErrorHandler, bodyDepthGuard, cookies, textGuard]));
   app.use(MCP_PATH, mcpJson);
   app.use(json({ limit: MAX_BODY_BYTES, type: JSON_TYPES }));
   app.use(urlencoded({ extended: false, limit: MAX_BODY_BYTES, parameterLimit: 100 }));

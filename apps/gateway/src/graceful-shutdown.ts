@@ -23,20 +23,23 @@ export function closeConnectionsWhenDraining(readiness: Readiness) {
  * for `shutdownDelaySeconds` (a load balancer notices and stops sending); then the listener
  * closes and requests in flight get up to `shutdownDrainSeconds` to finish (then their
  * connections are cut); then the application closes: pending last-used times are written, the
- * pool and the embedded database close. Exit code 0, or 1 when a step failed.
+ * pool and the embedded database close; then `afterClose` (the traces still pending are exported).
+ * Exit code 0, or 1 when a step failed.
  */
-export function installGracefulShutdown(app: NestExpressApplication, config: AppConfig): void {
+export function installGracefulShutdown(app: NestExpressApplication, config: AppConfig, afterClose?: () => Promise<void>): void {
   let started = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (started) return;
     started = true;
-    shutdown(app, config, signal).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-        process.exit(1);
-      },
-    );
+    shutdown(app, config, signal)
+      .then(() => afterClose?.())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

@@ -1,3 +1,4 @@
+import { context } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AuthenticatedRequest } from '@app/credentials';
 import type { McpEndpoint } from '@app/mcp';
@@ -9,8 +10,9 @@ import { MCP_PATH } from './cors.middleware';
 export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Response, next: NextFunction) => void);
 
 /**
- * `POST /api/mcp` served ahead of Nest's router, which agents call for every message. Mounted
- * right after the origin check and CORS, it runs, in order, the very middleware functions the
+ * `POST /api/mcp` served ahead of Nest's router, which agents call for every message. An Express
+ * route registered right after the origin check and CORS (so traces show it as the request's
+ * route handler, as they show Nest's), it runs, in order, the very middleware functions the
  * application runs for every request (`bodyStack`: the endpoint's JSON parser with its limits,
  * the body-error answers, the depth guard, cookies, the text guard), then the guard's agent
  * check and the endpoint itself (`McpEndpoint.serve`), and answers errors with the
@@ -23,14 +25,20 @@ export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Res
  */
 export function mcpRoute(endpoint: McpEndpoint, errors: AppExceptionFilter, bodyStack: readonly Middleware[]): RequestHandler {
   return (req, res, next) => {
-    if (req.method !== 'POST' || req.url !== MCP_PATH) return next();
+    // Labelled as the application's chain labels it: only a request that gets past the body
+    // middleware reaches a route (a refused body is `unmatched` there), so not by this one yet.
+    (req as { route?: unknown }).route = undefined;
+    if (req.url !== MCP_PATH) return next();
+    // The body arrives through stream events, outside this handler's trace context: what follows
+    // runs in it again (a no-op without tracing).
+    const serve = context.bind(context.active(), () => {
+      setRouteTemplate(req, MCP_PATH);
+      endpoint.serve(req as AuthenticatedRequest, res).catch((thrown: unknown) => errors.answer(thrown, req, res));
+    });
     runStack(bodyStack, req, res, (error?: unknown) => {
       // An error no middleware answered goes on as it would from the application's own chain.
       if (error !== undefined) return next(error);
-      // Labelled as the router labels it: only a request that gets past the body middleware
-      // reaches the route (a refused body is `unmatched`, as on the application's chain).
-      setRouteTemplate(req, MCP_PATH);
-      endpoint.serve(req as AuthenticatedRequest, res).catch((thrown: unknown) => errors.answer(thrown, req, res));
+      serve();
     });
   };
 }

@@ -1,8 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
-import { ApiErrors, DEFAULT_OVERLAP_SECONDS, RotateDto } from '@app/common';
-import { CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
+import type { AuditActor } from '@app/audit';
+import { ApiErrors, KeysetPageQueryDto, RotateDto } from '@app/common';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -23,19 +23,18 @@ export class ApiKeysController {
   create(
     @Param('orgId') orgId: string,
     @Body() body: CreateApiKeyDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<CreatedApiKeyDto> {
-    return this.keys.create(orgId, body, principal.userId, origin);
+    return this.keys.create(orgId, body, actor);
   }
 
   @Get()
   @RestAuth({ sessionOnly: true })
-  @ApiOperation({ summary: "The organisation's API keys, without secrets (admin session only)" })
+  @ApiOperation({ summary: "The organisation's API keys, newest first, without secrets; keyset pages (admin session only)" })
   @ApiOkResponse({ type: ApiKeyListDto })
-  @ApiErrors(401, 403, 404)
-  async list(@Param('orgId') orgId: string): Promise<ApiKeyListDto> {
-    return { items: await this.keys.list(orgId) };
+  @ApiErrors(400, 401, 403, 404)
+  list(@Param('orgId') orgId: string, @Query() query: KeysetPageQueryDto): Promise<ApiKeyListDto> {
+    return this.keys.list(orgId, query);
   }
 
   @Post(':keyId/revoke')
@@ -47,10 +46,9 @@ export class ApiKeysController {
   revoke(
     @Param('orgId') orgId: string,
     @Param('keyId') keyId: string,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<RevokedApiKeyDto> {
-    return this.keys.revoke(orgId, keyId, principal.userId, origin);
+    return this.keys.revoke(orgId, keyId, actor);
   }
 
   @Post(':keyId/rotate')
@@ -66,9 +64,8 @@ export class ApiKeysController {
     @Param('orgId') orgId: string,
     @Param('keyId') keyId: string,
     @Body() body: RotateDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<RotatedApiKeyDto> {
-    return this.keys.rotate(orgId, keyId, body?.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS, principal.userId, origin);
+    return this.keys.rotate(orgId, keyId, body ?? {}, actor);
   }
 }

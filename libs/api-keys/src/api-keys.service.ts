@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
-import { isUuid } from '@app/common';
+import { AuditActor, AuditService } from '@app/audit';
+import { decodeKeysetCursor, encodeKeysetCursor, DEFAULT_OVERLAP_SECONDS, isUuid, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import {
   API_KEY_PERMISSION_NAMES,
   ApiKey,
@@ -12,9 +12,10 @@ import {
   generateToken,
   hashToken,
   TOKEN_PREFIXES,
+  requireUser,
 } from '@app/credentials';
 import { ApiKeyNotFoundError, ApiKeyNotActiveError, ApiKeyRotatingError } from './api-keys.errors';
-import type { ApiKeyDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
+import type { ApiKeyDto, ApiKeyListDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
 
 /**
  * Scoped `rk_` keys of an organisation. The secret exists only in the creation response; the
@@ -32,9 +33,9 @@ export class ApiKeysService {
   async create(
     organizationId: string,
     input: { name: string; permissions: ApiKeyPermission[]; expiresAt?: string | null },
-    userId: string,
-    origin?: RequestOrigin,
+    actor: AuditActor,
   ): Promise<CreatedApiKeyDto> {
+    const createdBy = requireUser(actor);
     // Catalogue order, no duplicates.
     const permissions = API_KEY_PERMISSION_NAMES.filter((p) => input.permissions.includes(p));
     const key = generateToken(TOKEN_PREFIXES.apiKey);
@@ -44,18 +45,16 @@ export class ApiKeysService {
         name: input.name,
         keyHash: hashToken(key),
         permissions,
-        createdBy: userId,
+        createdBy,
         expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
       });
       await this.audit.record(em, {
         organizationId,
-        actorType: 'user',
-        actorId: userId,
+        ...actor,
         action: 'api_key.created',
         targetType: 'api_key',
         targetId: row.id,
         metadata: { name: row.name, permissions, expiresAt: iso(row.expiresAt) },
-        origin,
       });
       return {
         id: row.id,
@@ -68,10 +67,21 @@ export class ApiKeysService {
     });
   }
 
-  async list(organizationId: string): Promise<ApiKeyDto[]> {
-    const rows = await this.keys.listForOrganization(organizationId);
+  /** The organisation's keys, newest first, a page at a time (keyset: `nextCursor` continues). */
+  async list(organizationId: string, options: { limit?: number; cursor?: string } = {}): Promise<ApiKeyListDto> {
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
+    const page = keysetPage(await this.keys.page(organizationId, limit + 1, after), limit, (last) => encodeKeysetCursor(last.position));
     const now = Date.now();
-    return rows.map((row) => toDto(row, now));
+    return { items: page.items.map((row) => toDto(row, now)), nextCursor: page.nextCursor };
+  }
+
+  /** One key of the organisation (what revoking it would end); another organisation's is "not found". */
+  async get(organizationId: string, id: string): Promise<ApiKeyDto> {
+    if (!isUuid(id)) throw new ApiKeyNotFoundError();
+    const row = await this.keys.find(this.dataSource.manager, organizationId, id);
+    if (!row) throw new ApiKeyNotFoundError();
+    return toDto(row, Date.now());
   }
 
   /**
@@ -80,7 +90,8 @@ export class ApiKeysService {
    * replacement. One conditional update decides, so of parallel rotations of a key one wins and
    * the others get 409; a key whose predecessor is still rotating out is a 409 as well.
    */
-  async rotate(organizationId: string, id: string, overlapSeconds: number, userId: string, origin?: RequestOrigin): Promise<RotatedApiKeyDto> {
+  async rotate(organizationId: string, id: string, input: { overlapSeconds?: number }, actor: AuditActor): Promise<RotatedApiKeyDto> {
+    const overlapSeconds = input.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
     if (!isUuid(id)) throw new ApiKeyNotFoundError();
     const secret = generateToken(TOKEN_PREFIXES.apiKey);
     return this.dataSource.transaction(async (em) => {
@@ -102,13 +113,11 @@ export class ApiKeysService {
       });
       await this.audit.record(em, {
         organizationId,
-        actorType: 'user',
-        actorId: userId,
+        ...actor,
         action: 'api_key.rotated',
         targetType: 'api_key',
         targetId: row.id,
         metadata: { name: row.name, replacesKeyId: id, rotatingOutUntil: iso(rotated.expiresAt), overlapSeconds },
-        origin,
       });
       return {
         id: row.id,
@@ -124,21 +133,19 @@ export class ApiKeysService {
   }
 
   /** Idempotent: revoking a revoked key answers its original revocation time, without a new event. */
-  async revoke(organizationId: string, id: string, userId: string, origin?: RequestOrigin): Promise<RevokedApiKeyDto> {
+  async revoke(organizationId: string, id: string, actor: AuditActor): Promise<RevokedApiKeyDto> {
     if (!isUuid(id)) throw new ApiKeyNotFoundError();
     return this.dataSource.transaction(async (em) => {
       const revoked = await this.revoker.revokeApiKey(em, organizationId, id);
       if (revoked) {
         await this.audit.record(em, {
           organizationId,
-          actorType: 'user',
-          actorId: userId,
+          ...actor,
           action: 'api_key.revoked',
           targetType: 'api_key',
           targetId: id,
           metadata: { name: revoked.name },
-          origin,
-        });
+          });
         return { id, status: 'revoked', revokedAt: iso(revoked.revokedAt)! };
       }
       const existing = await this.keys.find(em, organizationId, id);

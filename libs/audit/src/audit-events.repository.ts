@@ -43,7 +43,8 @@ export class AuditEventsRepository {
    * An organisation's events, newest first, after a (microseconds, id) position when given,
    * narrowed by the filters: a project; a credential (events it made, events of tokens derived
    * from it — `metadata.serviceKeyId`, `metadata.grantId`, `metadata.clientId` —, and events
-   * that target it); an action.
+   * that target it); an action, or a family of actions (`capability.*`: every action that
+   * starts with `capability.`).
    */
   async page(
     organizationId: string,
@@ -67,7 +68,10 @@ export class AuditEventsRepository {
       where += ` AND (actor_id = ${c} OR target_id = ${c} OR metadata->>'serviceKeyId' = ${c}
                       OR metadata->>'grantId' = ${c} OR metadata->>'clientId' = ${c})`;
     }
-    if (filters.action) {
+    if (filters.action?.endsWith('.*')) {
+      params.push(`${filters.action.slice(0, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where += ` AND action LIKE $${params.length}`;
+    } else if (filters.action) {
       params.push(filters.action);
       where += ` AND action = $${params.length}`;
     }

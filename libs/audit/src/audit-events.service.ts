@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '@app/common';
+import { DomainError, keysetPage } from '@app/common';
 import { isUuid } from '@app/database';
 import { AuditEventFilters, AuditEventsRepository, PositionedAuditEvent } from './audit-events.repository';
 import type { AuditEventDto, AuditEventPageDto } from './dto/list-audit-events.dto';
@@ -22,12 +22,8 @@ export class AuditEventsService {
     const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
     const { projectId, credential, action } = options;
     const rows = await this.events.page(organizationId, limit + 1, cursor, { projectId, credential, action });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(toDto),
-      nextCursor: rows.length > limit && last ? encodeCursor({ us: last.createdUs, id: last.id }) : null,
-    };
+    const page = keysetPage(rows, limit, (last) => encodeCursor({ us: last.createdUs, id: last.id }));
+    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 }
 

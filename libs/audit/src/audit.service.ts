@@ -3,36 +3,41 @@ import { Metrics } from '@app/observability';
 import { EntityManager } from 'typeorm';
 import { AuditEventsRepository } from './audit-events.repository';
 
-/** The actions the audit trail records (SPEC §6). */
-export type AuditAction =
-  | 'service_key.created'
-  | 'service_key.revoked'
-  | 'project_token.derived'
-  | 'project_token.revoked'
-  | 'project_token.rotated'
-  | 'api_key.rotated'
-  | 'api_key.created'
-  | 'api_key.revoked'
-  | 'oauth_client.registered'
-  | 'consent.approved'
-  | 'consent.denied'
-  | 'grant.revoked'
-  | 'refresh_token.reuse_detected'
-  | 'member.added'
-  | 'member.role_changed'
-  | 'member.removed'
-  | 'project.created'
-  | 'project.deleted'
-  | 'organization.created'
-  | 'invitation.created'
-  | 'invitation.withdrawn'
-  | 'invitation.accepted'
-  | 'password_reset.issued'
-  | 'password_reset.used'
-  | 'api_key.handed_over'
-  | 'client_policy.updated'
-  /** An agent's capability call that changes data, e.g. `capability.delete_task`. */
-  | `capability.${string}`;
+/** The actions the audit trail records (SPEC §6), besides agents' capability calls. */
+export const AUDIT_ACTIONS = [
+  'service_key.created',
+  'service_key.revoked',
+  'project_token.derived',
+  'project_token.revoked',
+  'project_token.rotated',
+  'api_key.rotated',
+  'api_key.created',
+  'api_key.revoked',
+  'oauth_client.registered',
+  'consent.approved',
+  'consent.denied',
+  'grant.revoked',
+  'refresh_token.reuse_detected',
+  'member.added',
+  'member.role_changed',
+  'member.removed',
+  'project.created',
+  'project.renamed',
+  'project.deleted',
+  'organization.created',
+  'invitation.created',
+  'invitation.withdrawn',
+  'invitation.accepted',
+  'password_reset.issued',
+  'password_reset.used',
+  'api_key.handed_over',
+  'client_policy.updated',
+] as const;
+
+/** An agent's capability call that changes data, e.g. `capability.delete_task`. */
+export type CapabilityAuditAction = `capability.${string}`;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number] | CapabilityAuditAction;
 
 /** Audit actions that are revocations, and their name in the revocation metric. */
 const REVOCATIONS = {
@@ -48,6 +53,21 @@ export interface RequestOrigin {
   ip?: string | null;
   userAgent?: string | null;
 }
+
+/**
+ * Who did something, for the audit trail: the one actor type every service takes (`actorType`
+ * `user`, `api_key`, `agent_token`, `oauth_client`, `cli`, `system`, `anonymous`; `actorId` the
+ * user's, key's, token's or client's id) and where the request came from. A request's actor is
+ * built once by `actorOf` / `@RequestActor()` of `credentials`.
+ */
+export interface AuditActor {
+  actorType: string;
+  actorId: string | null;
+  origin?: RequestOrigin;
+}
+
+/** Changes nobody asked for directly (the default of a cascade). */
+export const SYSTEM_ACTOR: AuditActor = { actorType: 'system', actorId: null };
 
 export interface AuditEventInput {
   organizationId: string | null;

@@ -9,25 +9,19 @@ import {
 } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrorDto, ApiErrors } from '@app/common';
-import { AppConfig } from '@app/config';
-import { CurrentPrincipal, Public, RestAuth, SessionPrincipal, SessionTokenService } from '@app/credentials';
-import { AccountsService } from './accounts.service';
-import { AuthRateLimitService } from './auth-rate-limit.service';
-import { SignupDisabledError } from './auth.errors';
+import { CurrentPrincipal, Public, RestAuth, SessionPrincipal } from '@app/credentials';
 import { AuthService } from './auth.service';
 import { LoginDto } from './dto/login.dto';
 import { MeDto, SessionTokenDto, SignupResponseDto } from './dto/session-token.dto';
 import { SignupDto } from './dto/signup.dto';
+import { SignupService } from './signup.service';
 
 @ApiTags('auth')
 @Controller('api')
 export class AuthController {
   constructor(
-    private readonly config: AppConfig,
-    private readonly accounts: AccountsService,
+    private readonly signups: SignupService,
     private readonly auth: AuthService,
-    private readonly sessions: SessionTokenService,
-    private readonly limits: AuthRateLimitService,
   ) {}
 
   @Post('auth/signup')
@@ -41,10 +35,8 @@ export class AuthController {
   @ApiForbiddenResponse({ description: 'Sign-up is disabled on this deployment (SIGNUP_ENABLED=false).', type: ApiErrorDto })
   @ApiErrors(400, 404, 409, 429)
   async signup(@Body() body: SignupDto, @AuditOrigin() origin: RequestOrigin): Promise<SignupResponseDto> {
-    if (!this.config.signupEnabled && !body.invitation) throw new SignupDisabledError();
-    await this.limits.countSignup(origin.ip ?? null);
-    const account = await this.accounts.createAccount(body, 'signup', origin);
-    return { ...account, ...(await this.sessions.issue(account.user.id)) };
+    const { account, session } = await this.signups.signUp(body, origin);
+    return { ...account, ...session };
   }
 
   @Post('auth/login')

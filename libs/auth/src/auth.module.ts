@@ -9,12 +9,13 @@ import { LoginPageController } from './login-page.controller';
 import { ResetPasswordPageController } from './reset-password-page.controller';
 import { SessionsController } from './sessions.controller';
 import { SignupPageController } from './signup-page.controller';
+import { SignupService } from './signup.service';
 
 /** Sign-up (REST and HTML), password login, sign-out, password-reset links in use, and `GET /api/me`. */
 @Module({
   imports: [RateLimitModule, TenancyModule],
   controllers: [AuthController, SessionsController, SignupPageController, LoginPageController, ResetPasswordPageController],
-  providers: [AccountsService, AuthService, AuthRateLimitService],
+  providers: [AccountsService, AuthService, AuthRateLimitService, SignupService],
   exports: [AccountsService, AuthService],
 })
 export class AuthModule {}

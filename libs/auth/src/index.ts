@@ -7,3 +7,4 @@ export * from './dto/session-token.dto';
 export * from './dto/signup.dto';
 export * from './auth-rate-limit.service';
 export * from './breached-passwords';
+export * from './signup.service';

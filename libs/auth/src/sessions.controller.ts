@@ -71,7 +71,7 @@ export class SessionsController {
   @Public()
   @ApiExcludeEndpoint()
   async logoutPage(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const jwt = readSessionCookie(req);
+    const jwt = readSessionCookie(req, this.config);
     const session = jwt ? await this.sessions.resolve(jwt) : null;
     if (session) await this.sessions.end(session);
     clearSessionCookie(res, this.config);

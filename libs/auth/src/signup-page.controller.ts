@@ -5,24 +5,23 @@ import { validate } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { hashToken, isWellFormedToken, Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
+import { hashToken, isWellFormedToken, Public, safeNextPath, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
 import { InvalidInvitationError, InvitationDirectory } from '@app/tenancy';
 import { FormCsrf, PageErrorFilter, sendPage, sendRedirect } from '@app/web';
-import { AccountsService } from './accounts.service';
 import { EmailTakenError, TooManySignupsError } from './auth.errors';
-import { AuthRateLimitService } from './auth-rate-limit.service';
-import { AuthService } from './auth.service';
 import { SignupDto } from './dto/signup.dto';
-import { invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState, welcomePage } from './views/signup.view';
+import { SignupService } from './signup.service';
+import { invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState } from './views/signup.view';
 
 const FIELD_NAMES: SignupField[] = ['email', 'name', 'password', 'organizationName'];
 export const SIGNUP_CSRF_COOKIE = 'ag_signup_csrf';
-/** Where a new account lands when the signup link carried no `next`. */
-export const WELCOME_PATH = '/signup/welcome';
+/** Where a new account lands when the signup link carried no `next`: the dashboard, which prompts for the first project. */
+export const AFTER_SIGNUP_PATH = '/';
 
 /**
  * The HTML sign-up page (for people who arrive through an AI client's login, or a browser):
- * creates the account and its organisation, sets the session cookie and returns to `next`.
+ * creates the account and its organisation, sets the session cookie and returns to `next` (the
+ * consent screen, from an AI client's sign-in), or else opens the dashboard.
  */
 @Public()
 @ApiExcludeController()
@@ -33,10 +32,7 @@ export class SignupPageController {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly accounts: AccountsService,
-    private readonly auth: AuthService,
-    private readonly sessions: SessionTokenService,
-    private readonly limits: AuthRateLimitService,
+    private readonly signups: SignupService,
     private readonly invitations: InvitationDirectory,
   ) {
     this.csrf = new FormCsrf(config, { cookie: SIGNUP_CSRF_COOKIE, path: '/signup' });
@@ -86,12 +82,10 @@ export class SignupPageController {
     }
     if (Object.keys(state.errors).length) return sendPage(res, 400, signupPage(state));
     try {
-      await this.limits.countSignup(origin.ip ?? null);
-      const account = await this.accounts.createAccount(dto, 'signup', origin);
-      const session = await this.sessions.issue(account.user.id);
+      const { session } = await this.signups.signUp(dto, origin);
       setSessionCookie(res, session.accessToken, this.config);
       this.csrf.clear(res);
-      sendRedirect(res, 303, safeNextPath(next, this.config.baseUrl, WELCOME_PATH));
+      sendRedirect(res, 303, safeNextPath(next, this.config.baseUrl, AFTER_SIGNUP_PATH));
     } catch (error) {
       if (error instanceof TooManySignupsError) {
         res.setHeader('Retry-After', String(error.retryAfterSeconds));
@@ -105,21 +99,10 @@ export class SignupPageController {
     }
   }
 
-  /** Where a new account lands without a `next`: who you are and where to go from here. */
+  /** The former landing page after sign-up: the dashboard took its place (old links and bookmarks still work). */
   @Get('welcome')
-  async welcome(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const jwt = readSessionCookie(req);
-    const session = jwt ? await this.sessions.resolve(jwt) : null;
-    if (!session) return sendRedirect(res, 303, '/signup');
-    const me = await this.auth.me(session.userId);
-    sendPage(
-      res,
-      200,
-      welcomePage(
-        me.user,
-        me.memberships.map((m) => ({ ...m.organization, role: m.role })),
-      ),
-    );
+  welcome(@Res() res: Response): void {
+    sendRedirect(res, 303, AFTER_SIGNUP_PATH);
   }
 
   /** The open invitation behind a link's secret (what the page shows), or null. */

@@ -6,3 +6,4 @@ export * from './text-safety';
 export * from './http-status';
 export * from './rotate.dto';
 export * from './uuid';
+export * from './keyset-page';

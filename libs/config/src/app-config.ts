@@ -22,6 +22,8 @@ export class AppConfig {
   readonly databasePoolSize: number;
   /** Prepare the request path's hot reads by name on PostgreSQL (off behind a pooler that cannot keep them). */
   readonly databasePreparedStatements: boolean;
+  /** The embedded database's shared buffers in MB (PostgreSQL's `shared_buffers`). */
+  readonly embeddedSharedBuffersMb: number;
   readonly sessionSecret: string;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -45,6 +47,8 @@ export class AppConfig {
   readonly tokenMaxFailuresPerClientAndIp: number;
   /** Failed authentications of one confidential client, from anywhere, within the window before further failed ones answer 429. */
   readonly tokenMaxAuthFailuresPerClient: number;
+  /** Failed revocation requests for one client_id (or none) from one IP address within `tokenFailureWindowSeconds` before that address gets 429 for that client. */
+  readonly revocationMaxFailuresPerClientAndIp: number;
   readonly tokenFailureWindowSeconds: number;
   /** Sign-ups (REST and the HTML page) per IP address per hour. */
   readonly signupRateLimitPerHour: number;
@@ -87,6 +91,7 @@ export class AppConfig {
     this.dataDir = resolve(env.DATA_DIR);
     this.databasePoolSize = env.DATABASE_POOL_SIZE;
     this.databasePreparedStatements = env.DATABASE_PREPARED_STATEMENTS;
+    this.embeddedSharedBuffersMb = env.EMBEDDED_SHARED_BUFFERS_MB;
     this.sessionSecret = env.SESSION_SECRET ?? developmentSessionSecret(this.dataDir);
     this.accessTokenTtlSeconds = env.ACCESS_TOKEN_TTL_SECONDS;
     this.refreshTokenTtlSeconds = env.REFRESH_TOKEN_TTL_SECONDS;
@@ -106,6 +111,7 @@ export class AppConfig {
     this.loginFailureWindowSeconds = env.LOGIN_FAILURE_WINDOW_SECONDS;
     this.tokenMaxFailuresPerClientAndIp = env.TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP;
     this.tokenMaxAuthFailuresPerClient = env.TOKEN_MAX_AUTH_FAILURES_PER_CLIENT;
+    this.revocationMaxFailuresPerClientAndIp = env.REVOCATION_MAX_FAILURES_PER_CLIENT_AND_IP;
     this.tokenFailureWindowSeconds = env.TOKEN_FAILURE_WINDOW_SECONDS;
     this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;
     this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;

@@ -1,7 +1,9 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Request } from 'express';
+import { AuditActor, requestOrigin } from '@app/audit';
 import type { MembershipRole } from '@app/tenancy';
 import type { ApiKeyPermission } from './permissions';
-import type { Principal } from './principal';
+import { actorOf, Principal } from './principal';
 
 export const ACCESS_METADATA = 'agent-gateway:access';
 export const ORGANIZATION_ROUTE_METADATA = 'agent-gateway:organization-param';
@@ -18,10 +20,16 @@ export interface RestAccessOptions {
   sessionOnly?: boolean;
 }
 
+export interface PageAccessOptions {
+  /** The least role the person needs in the route's organisation (`@OrganizationRoute`); default `admin`. */
+  minRole?: MembershipRole;
+}
+
 export type RouteAccess =
   | { type: 'public' }
   | { type: 'agent' }
-  | ({ type: 'rest' } & RestAccessOptions);
+  | ({ type: 'rest' } & RestAccessOptions)
+  | ({ type: 'page' } & PageAccessOptions);
 
 /** No credential needed. */
 export const Public = () => SetMetadata(ACCESS_METADATA, { type: 'public' } satisfies RouteAccess);
@@ -32,6 +40,15 @@ export const AgentCapability = () => SetMetadata(ACCESS_METADATA, { type: 'agent
 /** A session JWT or an `rk_` key, with the organisation rules of `RestAccessOptions`. */
 export const RestAuth = (options: RestAccessOptions = {}) =>
   SetMetadata(ACCESS_METADATA, { type: 'rest', ...options } satisfies RouteAccess);
+
+/**
+ * A dashboard page or form: the session from the session cookie only (never `Authorization`, so
+ * no REST credential opens a page and no page credential opens REST). Without a session, a GET is
+ * sent to sign in (`PageSignInRequired`). Under an organisation (`@OrganizationRoute`), the same
+ * rule as REST sessions: a membership with at least `minRole`, another organisation is "not found".
+ */
+export const PageAuth = (options: PageAccessOptions = {}) =>
+  SetMetadata(ACCESS_METADATA, { type: 'page', ...options } satisfies RouteAccess);
 
 /**
  * The route (or every route of the controller) is under the organisation named by the path
@@ -45,4 +62,13 @@ export const OrganizationRoute = (param: string) => SetMetadata(ORGANIZATION_ROU
 /** The authenticated principal the guard attached to the request. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal | undefined => {
   return ctx.switchToHttp().getRequest().principal;
+});
+
+/**
+ * The request's audit actor: its principal (`actorOf`) and origin (`requestOrigin`), what every
+ * service that records a change takes last.
+ */
+export const RequestActor = createParamDecorator((_: unknown, ctx: ExecutionContext): AuditActor => {
+  const req = ctx.switchToHttp().getRequest<Request & { principal: Principal }>();
+  return actorOf(req.principal, requestOrigin(req));
 });

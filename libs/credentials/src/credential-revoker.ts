@@ -1,32 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService, SYSTEM_ACTOR } from '@app/audit';
 import { AgentTokensRepository } from './store/agent-tokens.repository';
 import { ApiKeysRepository } from './store/api-keys.repository';
 import { OAuthGrantsRepository, RevokedGrant } from './store/oauth-grants.repository';
 import { RefreshTokensRepository } from './store/refresh-tokens.repository';
 import { ServiceKeysRepository } from './store/service-keys.repository';
 
-/** Who made the change, for the audit events of the grants it ends. */
-export interface RevocationContext {
-  actorType: string;
-  actorId?: string | null;
-  origin?: RequestOrigin;
-}
-
 export type GrantRevocationReason =
   | 'revoked_by_user'
+  | 'revoked_by_admin'
   | 'revoked_by_client'
   | 'authorization_code_replay'
   | 'refresh_token_reuse'
   | 'member_removed'
   | 'project_deleted'
   | 'client_refused';
-
-/** Who ended a grant and why, for the audit trail. */
-export interface GrantRevocationContext extends RevocationContext {
-  reason: GrantRevocationReason;
-}
 
 export interface GrantRevocationResult {
   id: string;
@@ -42,6 +31,14 @@ export interface RevokedAccess {
   revokedGrants: number;
 }
 
+/** The credentials that act on one project. */
+export interface ProjectAccess {
+  /** Live project tokens derived from service keys (active, or rotating out). */
+  derivedTokens: number;
+  /** Live OAuth grants with tokens: AI clients connected to the project. */
+  connectedClients: number;
+}
+
 /** What a person leaving (or losing the admin role) held, and what became of their `rk_` keys. */
 export interface OffboardingReport {
   /** The `rk_` keys they created: revoked, or handed over to the acting admin. */
@@ -52,7 +49,16 @@ export interface OffboardingReport {
   derivedTokens: { id: string; serviceKeyId: string; projectId: string }[];
 }
 
-const SYSTEM: RevocationContext = { actorType: 'system', actorId: null };
+/** What removing a person from an organisation would end and what it would leave (nothing changed yet). */
+export interface MemberRemovalPreview {
+  /** Their live OAuth grants in the organisation (connected AI clients), ended with their tokens. */
+  connectedClients: number;
+  /** The live `rk_` keys they created there: revoked, or handed over to the acting admin. */
+  apiKeys: { id: string; name: string }[];
+  /** Service keys they created, and the live tokens derived from them: kept working. */
+  serviceKeys: { id: string; name: string }[];
+  derivedTokens: number;
+}
 
 /**
  * Every revocation of a credential and what it takes with it, in one place:
@@ -77,17 +83,17 @@ export class CredentialRevoker {
     private readonly audit: AuditService,
   ) {}
 
-  /** Ends one grant. Null when it was already revoked (or does not exist). */
-  async revokeGrant(em: EntityManager, grantId: string, context: GrantRevocationContext): Promise<GrantRevocationResult | null> {
+  /** Ends one grant, for the reason given. Null when it was already revoked (or does not exist). */
+  async revokeGrant(em: EntityManager, grantId: string, reason: GrantRevocationReason, actor: AuditActor): Promise<GrantRevocationResult | null> {
     const [grant] = await this.grants.revokeOne(em, grantId);
-    return grant ? this.endGrant(em, grant, context) : null;
+    return grant ? this.endGrant(em, grant, reason, actor) : null;
   }
 
   /** A member was removed from an organisation: their agent tokens and grants in it stop working. */
-  async revokeMemberAccess(em: EntityManager, organizationId: string, userId: string, context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
+  async revokeMemberAccess(em: EntityManager, organizationId: string, userId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<RevokedAccess> {
     const revokedTokens = await this.agentTokens.revokeForMember(em, organizationId, userId);
     const grants = await this.grants.revokeForMember(em, organizationId, userId);
-    for (const grant of grants) await this.endGrant(em, grant, { ...context, reason: 'member_removed' });
+    for (const grant of grants) await this.endGrant(em, grant, 'member_removed', actor);
     return { revokedTokens, revokedGrants: grants.length };
   }
 
@@ -102,19 +108,17 @@ export class CredentialRevoker {
     organizationId: string,
     userId: string,
     options: { handOverTo: string | null; reason: 'member_removed' | 'member_demoted' },
-    context: RevocationContext = SYSTEM,
+    actor: AuditActor = SYSTEM_ACTOR,
   ): Promise<OffboardingReport> {
     const keys = await this.apiKeys.endOrHandOverCreatedBy(em, organizationId, userId, options.handOverTo);
     for (const key of keys) {
       await this.audit.record(em, {
         organizationId,
-        actorType: context.actorType,
-        actorId: context.actorId ?? null,
+        ...actor,
         action: options.handOverTo ? 'api_key.handed_over' : 'api_key.revoked',
         targetType: 'api_key',
         targetId: key.id,
         metadata: { name: key.name, reason: options.reason, createdBy: userId, ...(options.handOverTo ? { handedOverTo: options.handOverTo } : {}) },
-        origin: context.origin,
       });
     }
     const serviceKeys = (await this.serviceKeys.liveCreatedBy(em, organizationId, userId)).map((k) => ({ id: k.id, name: k.name }));
@@ -125,20 +129,45 @@ export class CredentialRevoker {
     return { apiKeys: { outcome: options.handOverTo ? 'handed_over' : 'revoked', keys }, serviceKeys, derivedTokens };
   }
 
+  /** What `revokeMemberAccess` and `offboard` would do for this person now, read in `em`. */
+  async previewMemberRemoval(em: EntityManager, organizationId: string, userId: string): Promise<MemberRemovalPreview> {
+    const [connectedClients, apiKeys, serviceKeys] = await Promise.all([
+      this.grants.countLiveForMember(em, organizationId, userId),
+      this.apiKeys.liveCreatedBy(em, organizationId, userId),
+      this.serviceKeys.liveCreatedBy(em, organizationId, userId),
+    ]);
+    const derived = await this.agentTokens.liveDerivedFrom(
+      em,
+      serviceKeys.map((k) => k.id),
+    );
+    return { connectedClients, apiKeys, serviceKeys: serviceKeys.map((k) => ({ id: k.id, name: k.name })), derivedTokens: derived.length };
+  }
+
   /** A project was deleted: every agent token bound to it and every grant on it stop working. */
-  async revokeProjectAccess(em: EntityManager, projectId: string, context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
+  async revokeProjectAccess(em: EntityManager, projectId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<RevokedAccess> {
     const revokedTokens = await this.agentTokens.revokeForProject(em, projectId);
     const grants = await this.grants.revokeForProject(em, projectId);
-    for (const grant of grants) await this.endGrant(em, grant, { ...context, reason: 'project_deleted' });
+    for (const grant of grants) await this.endGrant(em, grant, 'project_deleted', actor);
     return { revokedTokens, revokedGrants: grants.length };
   }
 
+  /**
+   * What deleting the project would end now (`revokeProjectAccess`), as a person is told before
+   * confirming: its live derived project tokens and its connected clients (live grants).
+   */
+  async projectAccess(projectId: string): Promise<ProjectAccess> {
+    return {
+      derivedTokens: await this.agentTokens.countLiveDerivedForProject(projectId),
+      connectedClients: await this.grants.countConnectedToProject(projectId),
+    };
+  }
+
   /** An organisation stopped admitting these clients: their grants in it (with their tokens) end. */
-  async revokeClientAccess(em: EntityManager, organizationId: string, clientIds: string[], context: RevocationContext = SYSTEM): Promise<RevokedAccess> {
+  async revokeClientAccess(em: EntityManager, organizationId: string, clientIds: string[], actor: AuditActor = SYSTEM_ACTOR): Promise<RevokedAccess> {
     if (clientIds.length === 0) return { revokedTokens: 0, revokedGrants: 0 };
     const grants = await this.grants.revokeForOrganizationClients(em, organizationId, clientIds);
     let revokedTokens = 0;
-    for (const grant of grants) revokedTokens += (await this.endGrant(em, grant, { ...context, reason: 'client_refused' })).revokedTokens;
+    for (const grant of grants) revokedTokens += (await this.endGrant(em, grant, 'client_refused', actor)).revokedTokens;
     return { revokedTokens, revokedGrants: grants.length };
   }
 
@@ -166,19 +195,17 @@ export class CredentialRevoker {
     return revoked;
   }
 
-  private async endGrant(em: EntityManager, grant: RevokedGrant, context: GrantRevocationContext): Promise<GrantRevocationResult> {
+  private async endGrant(em: EntityManager, grant: RevokedGrant, reason: GrantRevocationReason, actor: AuditActor): Promise<GrantRevocationResult> {
     await this.refreshTokens.revokeForGrant(em, grant.id);
     const revokedTokens = await this.agentTokens.revokeForGrant(em, grant.id);
     await this.audit.record(em, {
       organizationId: grant.organizationId,
       projectId: grant.projectId,
-      actorType: context.actorType,
-      actorId: context.actorId ?? null,
+      ...actor,
       action: 'grant.revoked',
       targetType: 'oauth_grant',
       targetId: grant.id,
-      metadata: { reason: context.reason, clientId: grant.clientId, userId: grant.userId, revokedAccessTokens: revokedTokens },
-      origin: context.origin,
+      metadata: { reason, clientId: grant.clientId, userId: grant.userId, revokedAccessTokens: revokedTokens },
     });
     return { id: grant.id, status: 'revoked', revokedAt: grant.revokedAt, revokedTokens };
   }

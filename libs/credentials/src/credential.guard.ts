@@ -10,12 +10,15 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import passport from 'passport';
+import { AppConfig } from '@app/config';
 import { Metrics } from '@app/observability';
 import { ACCESS_METADATA, ORGANIZATION_ROUTE_METADATA, RouteAccess } from './access.decorators';
 import { AgentTokenService } from './agent-token.service';
 import { McpUnauthorizedException } from './mcp-unauthorized';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import type { AgentPrincipal, Principal, RestPrincipal } from './principal';
+import { readSessionCookie } from './session-cookie';
+import { SessionTokenService } from './session-token.service';
 import { STRATEGY_FOR_FORM } from './strategies/bearer.strategies';
 import { credentialForm } from './token-format';
 
@@ -42,6 +45,8 @@ export class CredentialGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly organizations: OrganizationAccessPolicy,
     private readonly agentTokens: AgentTokenService,
+    private readonly sessions: SessionTokenService,
+    private readonly config: AppConfig,
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
@@ -87,6 +92,8 @@ export class CredentialGuard implements CanActivate {
         return this.authenticateAgent(req);
       case 'rest':
         return this.authenticateRest(req, access, this.organizationParam(context));
+      case 'page':
+        return this.authenticatePage(req, access, this.organizationParam(context));
     }
   }
 
@@ -111,6 +118,19 @@ export class CredentialGuard implements CanActivate {
     return true;
   }
 
+  /** A dashboard page: the session cookie only; the organisation rule of REST sessions. */
+  private async authenticatePage(req: AuthenticatedRequest, access: Extract<RouteAccess, { type: 'page' }>, orgParam: string | undefined) {
+    const jwt = readSessionCookie(req, this.config);
+    const principal = jwt ? await this.sessions.resolve(jwt) : null;
+    if (!principal) throw new PageSignInRequired(req.method === 'GET' ? req.originalUrl : '/');
+    if (orgParam !== undefined) {
+      const orgId = req.params?.[orgParam];
+      await this.organizations.check(principal, typeof orgId === 'string' ? orgId : '', { minRole: access.minRole ?? 'admin', sessionOnly: true });
+    }
+    req.principal = principal;
+    return true;
+  }
+
   /** The path parameter naming the route's organisation, as the route declares it (`@OrganizationRoute`). */
   private organizationParam(context: ExecutionContext): string | undefined {
     return this.reflector.getAllAndOverride<string | undefined>(ORGANIZATION_ROUTE_METADATA, [context.getHandler(), context.getClass()]);
@@ -132,6 +152,16 @@ export class CredentialGuard implements CanActivate {
     await this.organizations.authorize(principal as RestPrincipal, access, orgParam === undefined ? undefined : typeof orgId === 'string' ? orgId : '');
     req.principal = principal;
     return true;
+  }
+}
+
+/**
+ * Thrown for a page route without a live session: the pages' filter sends the browser to sign in
+ * (and back to `returnTo` afterwards, for a GET).
+ */
+export class PageSignInRequired extends UnauthorizedException {
+  constructor(readonly returnTo: string) {
+    super('Sign in to continue');
   }
 }
 

@@ -3,6 +3,7 @@ export * from './agent-token.service';
 export * from './api-key-resolver.service';
 export * from './credential.guard';
 export * from './credential-revoker';
+export * from './dto/derived-token-ref.dto';
 export * from './credentials.module';
 export type { AgentToken, AgentTokenSource } from './entities/agent-token.entity';
 export type { ApiKey } from './entities/api-key.entity';

@@ -60,7 +60,9 @@ export function routeProblems(route: string, path: string, access: RouteAccess |
   });
   if (declared !== undefined) {
     if (!params.includes(declared)) return [`${route} declares @OrganizationRoute('${declared}'), which is not one of its path parameters`];
-    if (access?.type !== 'rest') return [`${route} declares @OrganizationRoute but is not a @RestAuth route`];
+    if (access?.type !== 'rest' && access?.type !== 'page') {
+      return [`${route} declares @OrganizationRoute but is not a @RestAuth or @PageAuth route`];
+    }
     organizationLike.delete(declared);
   }
   return [...organizationLike].map((p) => `${route}: the parameter :${p} looks like an organisation; declare @OrganizationRoute('${p}')`);

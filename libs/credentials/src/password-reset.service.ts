@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService, RequestOrigin } from '@app/audit';
 import { DomainError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { hashPassword, PasswordResetDirectory, UserDirectory } from '@app/tenancy';
@@ -23,13 +23,6 @@ export interface IssuedResetLink {
   expiresAt: string;
 }
 
-/** Who asked for a link: an organisation's admin (`organizationId` set) or the command line. */
-export interface ResetIssuer {
-  actorType: string;
-  actorId: string | null;
-  organizationId: string | null;
-}
-
 /**
  * One-time password-reset links, for a deployment without mail: an admin (or the command line)
  * issues one and passes it on. The secret (`dgp_…`) is shown once and stored as its SHA-256
@@ -46,19 +39,18 @@ export class PasswordResetService {
     private readonly users: UserDirectory,
   ) {}
 
-  async issue(userId: string, issuer: ResetIssuer, origin?: RequestOrigin): Promise<IssuedResetLink> {
+  /** A link for `userId`, asked for by an admin of `organizationId`, or by the command line (`null`). */
+  async issue(organizationId: string | null, userId: string, actor: AuditActor): Promise<IssuedResetLink> {
     const token = generateToken(TOKEN_PREFIXES.passwordReset);
     return this.dataSource.transaction(async (em) => {
       const link = await this.resets.create(userId, hashToken(token), new Date(Date.now() + RESET_LINK_TTL_MS), em);
       await this.audit.record(em, {
-        organizationId: issuer.organizationId,
-        actorType: issuer.actorType,
-        actorId: issuer.actorId,
+        organizationId,
+        ...actor,
         action: 'password_reset.issued',
         targetType: 'user',
         targetId: userId,
         metadata: { resetLinkId: link.id, expiresAt: link.expiresAt.toISOString() },
-        origin,
       });
       return { link: this.linkFor(token), token, expiresAt: link.expiresAt.toISOString() };
     });

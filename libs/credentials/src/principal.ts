@@ -1,3 +1,5 @@
+import type { AuditActor, RequestOrigin } from '@app/audit';
+import { DomainError } from '@app/common';
 import type { AgentTokenSource } from './entities/agent-token.entity';
 import type { AgentPermission, ApiKeyPermission } from './permissions';
 
@@ -36,14 +38,27 @@ export interface SessionPrincipal {
 export type Principal = AgentPrincipal | ApiKeyPrincipal | SessionPrincipal;
 export type RestPrincipal = ApiKeyPrincipal | SessionPrincipal;
 
-/** Who did something, for audit events. */
-export function actorOf(principal: Principal): { actorType: string; actorId: string } {
+/** The audit actor of a request's principal, with where the request came from. */
+export function actorOf(principal: Principal, origin?: RequestOrigin): AuditActor {
+  const withOrigin = origin ? { origin } : {};
   switch (principal.kind) {
     case 'agent':
-      return { actorType: 'agent_token', actorId: principal.tokenId };
+      return { actorType: 'agent_token', actorId: principal.tokenId, ...withOrigin };
     case 'api_key':
-      return { actorType: 'api_key', actorId: principal.apiKeyId };
+      return { actorType: 'api_key', actorId: principal.apiKeyId, ...withOrigin };
     case 'session':
-      return { actorType: 'user', actorId: principal.userId };
+      return { actorType: 'user', actorId: principal.userId, ...withOrigin };
   }
+}
+
+/** The signed-in person behind an actor, or null when it is not a person's session. */
+export function userOf(actor: AuditActor): string | null {
+  return actor.actorType === 'user' ? actor.actorId : null;
+}
+
+/** The person acting, for what only a person can do (own an organisation, create an `rk_` key). */
+export function requireUser(actor: AuditActor): string {
+  const userId = userOf(actor);
+  if (!userId) throw new DomainError('session_required', 'Only a person signed in with a session can do this', 'forbidden');
+  return userId;
 }

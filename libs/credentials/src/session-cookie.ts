@@ -1,8 +1,18 @@
 import type { CookieOptions, Request, Response } from 'express';
 import type { AppConfig } from '@app/config';
 
-/** The cookie that carries the session JWT for the HTML pages (login, signup, consent). */
+/** The cookie that carries the session JWT for the HTML pages (sign-in, sign-up, consent, dashboard). */
 export const SESSION_COOKIE = 'ag_session';
+/**
+ * Its name on https: the `__Host-` prefix makes the browser refuse it unless it is `Secure`,
+ * has `Path=/` and no `Domain`, so no sibling subdomain can plant or shadow it.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+
+/** The session cookie's name for this deployment: `__Host-ag_session` on https, `ag_session` on plain http (development). */
+export function sessionCookieName(config: Pick<AppConfig, 'baseUrl'>): string {
+  return config.baseUrl.startsWith('https://') ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 
 function cookieOptions(config: AppConfig): CookieOptions {
   return {
@@ -15,17 +25,17 @@ function cookieOptions(config: AppConfig): CookieOptions {
 }
 
 export function setSessionCookie(res: Response, jwt: string, config: AppConfig): void {
-  res.cookie(SESSION_COOKIE, jwt, cookieOptions(config));
+  res.cookie(sessionCookieName(config), jwt, cookieOptions(config));
 }
 
 export function clearSessionCookie(res: Response, config: AppConfig): void {
   const { maxAge: _maxAge, ...options } = cookieOptions(config);
-  res.clearCookie(SESSION_COOKIE, options);
+  res.clearCookie(sessionCookieName(config), options);
 }
 
-/** The session JWT from the cookie (cookie-parser runs in configureApp), or undefined. */
-export function readSessionCookie(req: Request): string | undefined {
-  const value = (req.cookies as Record<string, unknown> | undefined)?.[SESSION_COOKIE];
+/** The session JWT from the deployment's session cookie (cookie-parser runs in configureApp), or undefined. */
+export function readSessionCookie(req: Request, config: Pick<AppConfig, 'baseUrl'>): string | undefined {
+  const value = (req.cookies as Record<string, unknown> | undefined)?.[sessionCookieName(config)];
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 

@@ -34,6 +34,7 @@ class DatabaseConnectionModule {
               dataDir: options.embeddedSnapshot ? undefined : `${config.dataDir}/pg`,
               snapshot: options.embeddedSnapshot,
               maxConnections: config.databasePoolSize + 2,
+              sharedBuffersMb: config.embeddedSharedBuffersMb,
             });
             return new DatabaseConnection(embedded.url, embedded, moduleRef);
           },

@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { Logger } from '@nestjs/common';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataFolderLock } from './data-folder-lock';
+import { copyTemplate, EMBEDDED_TEMPLATE_DIR } from './embedded-template';
 
 export interface EmbeddedPostgresOptions {
   /** Folder holding the data files; omitted → in memory (tests). */
@@ -12,7 +14,34 @@ export interface EmbeddedPostgresOptions {
   /** A tarball from `dumpDataDir()` to start from (tests load a migrated snapshot). */
   snapshot?: Blob;
   maxConnections: number;
+  /** PostgreSQL's `shared_buffers` in MB (default `DEFAULT_EMBEDDED_SHARED_BUFFERS_MB`). */
+  sharedBuffersMb?: number;
+  /** The pre-initialised folder a new data folder is copied from (default: the build's, `embedded-template.ts`). */
+  templateDir?: string;
 }
+
+/** `shared_buffers` of the embedded database unless configured (`EMBEDDED_SHARED_BUFFERS_MB`). */
+export const DEFAULT_EMBEDDED_SHARED_BUFFERS_MB = 16;
+
+/**
+ * PostgreSQL's settings for the embedded database, on top of PGlite's own. `shared_buffers`
+ * (PostgreSQL's default 128MB) is memory the WebAssembly instance touches and never gives back;
+ * a gateway's working set (tokens, projects, tasks of a few organisations) fits in 16MB, and a
+ * page it misses comes from the operating system's file cache, at some CPU cost per query
+ * (docs/performance.md, "Embedded footprint").
+ */
+export function embeddedStartParams(sharedBuffersMb = DEFAULT_EMBEDDED_SHARED_BUFFERS_MB): string[] {
+  return [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`];
+}
+
+/**
+ * V8 compiles PGlite's WebAssembly (9 MB) twice: at once with its baseline compiler (Liftoff),
+ * then its hot functions again with the optimising one (TurboFan), and keeps both. Liftoff's code
+ * alone saves about 60 MB of resident memory and half the CPU of opening the database; queries
+ * stay as fast (docs/performance.md, "Embedded footprint"). Set before the module is compiled,
+ * and only in a process that opens the embedded database.
+ */
+export const EMBEDDED_V8_FLAGS = ['--liftoff-only'];
 
 /**
  * The embedded PostgreSQL: PGlite behind its wire-protocol socket server on 127.0.0.1, so the
@@ -50,11 +79,13 @@ export class EmbeddedPostgres {
   private static async open(options: EmbeddedPostgresOptions, lock: DataFolderLock | undefined): Promise<EmbeddedPostgres> {
     if (options.dataDir) {
       mkdirSync(options.dataDir, { recursive: true });
-      if (!options.snapshot) EmbeddedPostgres.initialiseApart(options.dataDir);
+      if (!options.snapshot) EmbeddedPostgres.initialise(options.dataDir, options.templateDir ?? EMBEDDED_TEMPLATE_DIR);
     }
+    setFlagsFromString(EMBEDDED_V8_FLAGS.join(' '));
     const db = await PGlite.create({
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
+      startParams: embeddedStartParams(options.sharedBuffersMb),
     });
     const server = new PGLiteSocketServer({
       db,
@@ -72,14 +103,20 @@ export class EmbeddedPostgres {
   }
 
   /**
-   * A new data folder is initialised (PostgreSQL's initdb) in a short-lived child process. initdb
-   * is what costs memory in PGlite (about 850 MB at its peak, against about 290 MB to open an
-   * existing folder), and WebAssembly memory never shrinks: done in this process it would stay
-   * ~600 MB larger for its whole life. The child's memory goes back when it exits.
+   * A new data folder is a copy of the build's pre-initialised template (`embedded-template.ts`),
+   * or, without one (running from the sources), initialised by PostgreSQL's initdb in a
+   * short-lived child process. initdb is what costs memory in PGlite (about 850 MB at its peak,
+   * against under 200 MB to open an existing folder), and WebAssembly memory never shrinks: done
+   * in this process it would stay that much larger for its whole life. The child's memory goes
+   * back when it exits.
    */
-  private static initialiseApart(dataDir: string): void {
+  private static initialise(dataDir: string, templateDir: string): void {
     if (existsSync(join(dataDir, 'PG_VERSION'))) return;
     const started = Date.now();
+    if (copyTemplate(templateDir, dataDir)) {
+      EmbeddedPostgres.logger.log(`new data folder copied from the pre-initialised template in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return;
+    }
     const script = `require(${JSON.stringify(require.resolve('@electric-sql/pglite'))}).PGlite.create({ dataDir: process.argv[1] })
       .then((db) => db.close()).catch((e) => { console.error(e); process.exit(1); })`;
     execFileSync(process.execPath, ['-e', script, dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -11,3 +11,4 @@ export * from './database-unavailable';
 export * from './gateway-data-source';
 export * from './embedded-backup';
 export * from './statement';
+export * from './embedded-template';

@@ -4,6 +4,7 @@ import { DomainError } from '@app/common';
 import { type AuthenticatedRequest, CredentialGuard } from '@app/credentials';
 import { McpRefusal, sendJsonRpcRefusal } from './mcp-http.errors';
 import { McpRateLimiter } from './mcp-rate-limiter';
+import { McpTrace } from './mcp-tracing';
 import { McpService } from './mcp.service';
 
 /**
@@ -20,9 +21,17 @@ export class McpEndpoint {
     private readonly mcp: McpService,
   ) {}
 
+  /** Each message gets its trace span here (`mcp-tracing.ts`), request limits and refusals included. */
   async post(req: AuthenticatedRequest, res: Response): Promise<void> {
-    if (req.principal?.kind === 'agent') this.limits.check(req.principal, req.body);
-    await this.mcp.handle(req, res);
+    const trace = McpTrace.start(req, (name) => this.mcp.isTool(name));
+    try {
+      if (req.principal?.kind === 'agent') this.limits.check(req.principal, req.body);
+      await trace.run(() => this.mcp.handle(req, res));
+    } catch (error) {
+      trace.fail(error);
+      throw error;
+    }
+    trace.end(res.statusCode);
   }
 
   /**

@@ -12,7 +12,8 @@ import { McpEndpoint } from './mcp-endpoint';
  * (docs/mcp.md explains why). CORS preflights never reach here (Nest's CORS answers them).
  * Refusals are JSON-RPC error bodies written by `JsonRpcErrorFilter`. Most POSTs are served
  * before Nest's router by the endpoint's own route (`McpEndpoint.serve`); this route serves the
- * rest (a query string, say) and keeps the endpoint's declared access in the route table.
+ * rest (a query string, say) and keeps the endpoint's declared access in the route table. Each
+ * message gets its trace span in `McpEndpoint.post` (`mcp-tracing.ts`), on either route.
  */
 @ApiExcludeController()
 @UseFilters(JsonRpcErrorFilter)

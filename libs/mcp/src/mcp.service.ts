@@ -21,6 +21,7 @@ import { CapabilityRegistry, type ProjectContext, type Toolset } from '@app/capa
 import { capabilityFailure } from './capability-errors';
 import { echoableId, jsonRpcError, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
 import { directExchange, serveDirect } from './mcp-exchange';
+import { recordToolOutcome } from './mcp-tracing';
 import { McpRefusal } from './mcp-http.errors';
 import {
   isSupportedProtocolVersion,
@@ -103,6 +104,11 @@ export class McpService implements OnApplicationShutdown {
     }
   }
 
+  /** Whether `name` is a registered tool (traces name only those). */
+  isTool(name: string): boolean {
+    return this.registry.permissionFor(name) !== undefined;
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.handler.close();
   }
@@ -158,7 +164,10 @@ export class McpService implements OnApplicationShutdown {
     listEveryVersionOnDiscover(server);
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), this.metrics),
+      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), (tool, outcome, rpcCode) => {
+        this.metrics.recordMcpCall('tools/call', tool, outcome);
+        recordToolOutcome(ctx.mcpReq.id, rpcCode ?? outcome);
+      }),
     );
     return server;
   }
@@ -195,16 +204,16 @@ async function callTool(
   name: string,
   args: unknown,
   context: ProjectContext,
-  metrics: Metrics,
+  record: (tool: string | undefined, outcome: McpOutcome, rpcCode?: number) => void,
 ): Promise<CallToolResult> {
   const capability = toolset.byName.get(name);
   if (!capability) {
-    metrics.recordMcpCall('tools/call', undefined, 'unknown_tool');
+    record(undefined, 'unknown_tool', ProtocolErrorCode.InvalidParams);
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
   }
   const parsed = capability.definition.inputSchema.safeParse(args ?? {});
   if (!parsed.success) {
-    metrics.recordMcpCall('tools/call', name, 'invalid_arguments');
+    record(name, 'invalid_arguments', ProtocolErrorCode.InvalidParams);
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `Invalid arguments for tool ${name}: ${parsed.error.issues.map(describeIssue).join('; ')}`,
@@ -215,10 +224,18 @@ async function callTool(
   try {
     result = await capability.definition.handle(parsed.data, context);
   } catch (error) {
-    metrics.recordMcpCall('tools/call', name, 'tool_error');
-    return capabilityFailure(error, name);
+    let failure: CallToolResult;
+    try {
+      failure = capabilityFailure(error, name);
+    } catch (rpcError) {
+      // Answered as a JSON-RPC error (the database unavailable, input the schema let through).
+      record(name, 'tool_error', rpcError instanceof ProtocolError ? rpcError.code : undefined);
+      throw rpcError;
+    }
+    record(name, 'tool_error');
+    return failure;
   }
-  metrics.recordMcpCall('tools/call', name, 'ok');
+  record(name, 'ok');
   return server.projectCallToolResult(
     { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result },
     capability.outputSchemaJson,

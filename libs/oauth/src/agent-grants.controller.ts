@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
-import { CurrentPrincipal, GrantRevocationResult, RestAuth, SessionPrincipal } from '@app/credentials';
+import type { AuditActor } from '@app/audit';
+import { CurrentPrincipal, GrantRevocationResult, RequestActor, RestAuth, SessionPrincipal } from '@app/credentials';
 import { AgentGrantView, OAuthGrantsService } from './oauth-grants.service';
 
 /** The person's connected AI clients (their OAuth grants). Session only. */
@@ -22,11 +22,7 @@ export class AgentGrantsController {
   @HttpCode(200)
   @RestAuth({ sessionOnly: true })
   @ApiOperation({ summary: 'Disconnect a client: ends the grant, its refresh tokens and its access tokens' })
-  revoke(
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @Param('grantId') grantId: string,
-    @AuditOrigin() origin: RequestOrigin,
-  ): Promise<GrantRevocationResult> {
-    return this.grants.revokeForUser(principal.userId, grantId, origin);
+  revoke(@Param('grantId') grantId: string, @RequestActor() actor: AuditActor): Promise<GrantRevocationResult> {
+    return this.grants.revokeForUser(grantId, actor);
   }
 }

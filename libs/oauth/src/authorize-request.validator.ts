@@ -3,7 +3,7 @@ import { AppConfig } from '@app/config';
 import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/credentials';
 import { errorRedirect } from './authorize-urls';
 import { OAuthClientsService, RegisteredClient } from './oauth-clients.service';
-import { ClientMetadataError } from './client-metadata/client-metadata.errors';
+import { ClientMetadataError, ClientMetadataRateLimitError } from './client-metadata/client-metadata.errors';
 import { AuthorizeRedirectErrorCode, OAuthPageError } from './oauth.errors';
 import { isOwnResource, isValidCodeChallenge, permissionsFromScope, singleParam } from './oauth-params';
 import { matchRedirectUri } from './redirect-uri';
@@ -47,6 +47,9 @@ export class AuthorizeRequestValidator {
     if (clientIdParam.duplicate) throw new OAuthPageError(400, 'Invalid request', 'The client_id parameter was sent more than once.');
     if (!clientIdParam.value) throw new OAuthPageError(400, 'Invalid request', 'The request does not name an application (client_id is missing).');
     const client = await this.clients.find(clientIdParam.value, requesterIp).catch((error: unknown) => {
+      if (error instanceof ClientMetadataRateLimitError) {
+        throw new OAuthPageError(429, 'Application could not be verified yet', error.message, error.retryAfterSeconds);
+      }
       if (error instanceof ClientMetadataError) throw new OAuthPageError(400, 'Application could not be verified', error.message);
       throw error;
     });

@@ -25,7 +25,7 @@ export class AuthorizeController {
   private readonly ownOrigin: string;
 
   constructor(
-    config: AppConfig,
+    private readonly config: AppConfig,
     private readonly validator: AuthorizeRequestValidator,
     private readonly consent: ConsentViewService,
     private readonly decisions: ConsentDecisionService,
@@ -67,7 +67,7 @@ export class AuthorizeController {
   }
 
   private async sessionUser(req: Request): Promise<string | null> {
-    const jwt = readSessionCookie(req);
+    const jwt = readSessionCookie(req, this.config);
     if (!jwt) return null;
     return (await this.sessions.resolve(jwt))?.userId ?? null;
   }

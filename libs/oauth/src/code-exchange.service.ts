@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { RequestOrigin } from '@app/audit';
-import { AppConfig } from '@app/config';
 import { CredentialRevoker, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import type { RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
-import { isOwnResource, singleParam, verifyPkce } from './oauth-params';
+import { singleParam, verifyPkce } from './oauth-params';
 import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
-import { fail, Failure, Issued, TokenIssuer, TokenResponse } from './token-issuer.service';
+import { fail, TokenIssuer, TokenResponse } from './token-issuer.service';
 
 /**
  * The authorization_code grant: the code is consumed by a conditional update naming the
@@ -20,8 +18,6 @@ import { fail, Failure, Issued, TokenIssuer, TokenResponse } from './token-issue
 @Injectable()
 export class CodeExchangeService {
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
     private readonly codes: AuthorizationCodesRepository,
     private readonly issuer: TokenIssuer,
     private readonly revoker: CredentialRevoker,
@@ -31,26 +27,22 @@ export class CodeExchangeService {
     const code = singleParam(body, 'code').value;
     const verifier = singleParam(body, 'code_verifier').value;
     const redirectUri = singleParam(body, 'redirect_uri').value;
-    const resource = singleParam(body, 'resource').value;
     if (!code) throw new OAuthError('invalid_request', 'code is required');
     if (!verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
-    if (resource !== undefined && !isOwnResource(resource, this.config.mcpResourceUrl)) {
-      throw new OAuthError('invalid_target', `resource must be ${this.config.mcpResourceUrl}`);
-    }
+    this.issuer.checkResource(body);
     if (!isWellFormedToken(code, TOKEN_PREFIXES.authorizationCode)) {
       throw new OAuthError('invalid_grant', 'The authorization code is invalid');
     }
 
-    const outcome = await this.dataSource.transaction(async (em): Promise<Failure | Issued> => {
+    return this.issuer.inTransaction(async (em) => {
       const row = await this.codes.consume(em, hashToken(code), client.clientId);
       if (!row) {
         const known = await this.codes.find(em, hashToken(code));
         if (known && known.clientId !== client.clientId) return fail('invalid_grant', 'The authorization code was issued to another client');
         if (known?.used) {
-          await this.revoker.revokeGrant(em, known.grantId, {
+          await this.revoker.revokeGrant(em, known.grantId, 'authorization_code_replay', {
             actorType: 'oauth_client',
             actorId: client.clientId,
-            reason: 'authorization_code_replay',
             origin,
           });
           return fail('invalid_grant', 'The authorization code was already used; every token issued from it has been revoked');
@@ -67,7 +59,5 @@ export class CodeExchangeService {
       const response = await this.issuer.issue(em, client, grant, grant.permissions, { parentId: null, issuedBy: 'authorization_code' });
       return { kind: 'issued', response };
     });
-    if (outcome.kind === 'error') throw outcome.error;
-    return outcome.response;
   }
 }

@@ -4,7 +4,7 @@ import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { AGENT_PERMISSION_NAMES, generateToken, hashToken, isAgentPermission, OAuthGrantsRepository, TOKEN_PREFIXES } from '@app/credentials';
 import { isUuid } from '@app/database';
-import { ProjectDirectory } from '@app/tenancy';
+import { MembershipDirectory, ProjectCreator, ProjectDirectory, projectNameProblem, PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 import { errorRedirect } from './authorize-urls';
 import { ClientPolicyService } from './client-policy/client-policy.service';
 import { ConsentViewService, expiredRequest } from './consent-view.service';
@@ -24,7 +24,9 @@ export type ConsentOutcome =
  * The person's answer on the consent page. The request must be theirs, alive and undecided
  * (decided by one conditional update, so a request is answered once), and the CSRF token must
  * match; then Deny sends `access_denied`, and Approve (one reachable project, at least one
- * permission) creates the grant and a single-use code.
+ * permission) creates the grant and a single-use code. A person with no project to offer who may
+ * create one (`ConsentViewService.creatableIn`) names it on the page instead: Approve then
+ * creates the project (`project.created`) in the same transaction as the grant.
  */
 @Injectable()
 export class ConsentDecisionService {
@@ -37,6 +39,8 @@ export class ConsentDecisionService {
     private readonly clients: OAuthClientsRepository,
     private readonly grants: OAuthGrantsRepository,
     private readonly projects: ProjectDirectory,
+    private readonly memberships: MembershipDirectory,
+    private readonly projectCreator: ProjectCreator,
     private readonly audit: AuditService,
     private readonly clientPolicies: ClientPolicyService,
   ) {}
@@ -61,31 +65,46 @@ export class ConsentDecisionService {
     const rawPermissions = body.permissions;
     const submitted = rawPermissions === undefined ? [] : Array.isArray(rawPermissions) ? rawPermissions : [rawPermissions];
     const projectParam = singleParam(body, 'project_id');
+    const newProject = body.new_project_name === undefined ? undefined : readNewProject(body);
     const permissions = AGENT_PERMISSION_NAMES.filter((p) => submitted.includes(p));
-    const formError = async (status: 400 | 403, error: string): Promise<ConsentOutcome> => ({
+    const formError = async (status: 400 | 403, error?: string, newProjectError?: string): Promise<ConsentOutcome> => ({
       kind: 'form',
       status,
       view: await this.consent.view(requestId, csrf, userId, {
         projectId: projectParam.value,
         permissions: permissions.length ? permissions : pending.requestedPermissions,
         error,
+        newProject: newProject && { name: newProject.name, organizationId: newProject.organizationId, error: newProjectError },
       }),
     });
     if (!submitted.every((p) => isAgentPermission(p))) return formError(400, 'One of the submitted permissions does not exist.');
     if (projectParam.duplicate) return formError(400, 'Pick exactly one project.');
-    if (!projectParam.value) return formError(400, 'Pick the project the application may work on.');
+    const creating = !projectParam.value && newProject !== undefined;
+    if (creating && newProject.problem) return formError(400, undefined, newProject.problem);
+    if (creating && !newProject.organizationId) return formError(400, 'Pick the organisation of the new project.');
+    if (!projectParam.value && !creating) return formError(400, 'Pick the project the application may work on.');
     if (permissions.length === 0) return formError(400, 'Tick at least one permission, or choose Deny.');
 
     const outcome = await this.dataSource.transaction(async (em) => {
-      const reachable = (await this.projects.reachableBy(userId, em)).find((p) => p.id === projectParam.value);
-      if (!reachable) return { kind: 'unreachable' as const };
-      if (!(await this.clientPolicies.admits(reachable.organization.id, pending.clientId, em))) return { kind: 'refused' as const };
-      if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };
+      let project: { id: string; organizationId: string };
+      if (creating) {
+        const organizationId = newProject.organizationId!;
+        if ((await this.memberships.roleOf(userId, organizationId, em)) !== 'admin') return { kind: 'cannot_create' as const };
+        if (!(await this.clientPolicies.admits(organizationId, pending.clientId, em))) return { kind: 'refused' as const };
+        if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };
+        project = await this.projectCreator.create(em, organizationId, newProject.name, { actorType: 'user', actorId: userId, origin });
+      } else {
+        const reachable = (await this.projects.reachableBy(userId, em)).find((p) => p.id === projectParam.value);
+        if (!reachable) return { kind: 'unreachable' as const };
+        if (!(await this.clientPolicies.admits(reachable.organization.id, pending.clientId, em))) return { kind: 'refused' as const };
+        if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };
+        project = { id: reachable.id, organizationId: reachable.organization.id };
+      }
       const grantId = await this.grants.create(em, {
         userId,
         clientId: pending.clientId,
-        organizationId: reachable.organization.id,
-        projectId: reachable.id,
+        organizationId: project.organizationId,
+        projectId: project.id,
         permissions,
         resource: pending.resource,
       });
@@ -105,8 +124,8 @@ export class ConsentDecisionService {
       );
       await this.clients.markAuthorized(em, pending.clientId);
       await this.audit.record(em, {
-        organizationId: reachable.organization.id,
-        projectId: reachable.id,
+        organizationId: project.organizationId,
+        projectId: project.id,
         actorType: 'user',
         actorId: userId,
         action: 'consent.approved',
@@ -118,6 +137,7 @@ export class ConsentDecisionService {
       return { kind: 'approved' as const, code };
     });
     if (outcome.kind === 'unreachable') return formError(403, 'You cannot give access to that project. Pick one of the projects listed.');
+    if (outcome.kind === 'cannot_create') return formError(403, 'Only an administrator of that organisation can create a project in it.');
     if (outcome.kind === 'refused') {
       return formError(403, "That project's organisation does not allow this application to connect. Pick one of the projects listed.");
     }
@@ -149,4 +169,17 @@ export class ConsentDecisionService {
       location: errorRedirect(this.config.issuer, pending.redirectUri, 'access_denied', 'The person denied the request', pending.state),
     };
   }
+}
+
+/** The "Project name" (and its organisation) of a project to create on approval, with what is wrong with the name. */
+function readNewProject(body: Record<string, unknown>): { name: string; organizationId?: string; problem?: string } {
+  const nameParam = singleParam(body, 'new_project_name');
+  const organization = singleParam(body, 'new_project_organization').value;
+  const organizationId = organization && isUuid(organization) ? organization : undefined;
+  if (nameParam.duplicate) return { name: '', organizationId, problem: 'Enter one project name.' };
+  const name = nameParam.value ?? '';
+  const problem = projectNameProblem(name);
+  if (problem === 'empty') return { name, organizationId, problem: 'Enter a project name.' };
+  if (problem === 'too_long') return { name, organizationId, problem: `Project name must be at most ${PROJECT_NAME_MAX_LENGTH} characters.` };
+  return { name, organizationId };
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AgentPermission, hashToken, OAuthGrantsRepository } from '@app/credentials';
 import { isUuid } from '@app/database';
-import { ProjectDirectory, UserDirectory } from '@app/tenancy';
+import { OrganizationDirectory, ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { authorizePath } from './authorize-urls';
 import type { ValidatedAuthorization } from './authorize-request.validator';
 import { ClientPolicyService } from './client-policy/client-policy.service';
@@ -23,6 +23,7 @@ export class ConsentViewService {
     private readonly requests: AuthorizationRequestsRepository,
     private readonly users: UserDirectory,
     private readonly projects: ProjectDirectory,
+    private readonly organizations: OrganizationDirectory,
     private readonly clients: OAuthClientsRepository,
     private readonly grants: OAuthGrantsRepository,
     private readonly clientPolicies: ClientPolicyService,
@@ -58,7 +59,12 @@ export class ConsentViewService {
     requestId: string,
     csrfToken: string,
     userId: string,
-    choices: { projectId?: string; permissions?: readonly AgentPermission[]; error?: string } = {},
+    choices: {
+      projectId?: string;
+      permissions?: readonly AgentPermission[];
+      error?: string;
+      newProject?: ConsentView['newProject'];
+    } = {},
   ): Promise<ConsentView> {
     const pending = await this.findPending(requestId);
     if (!pending) throw expiredRequest();
@@ -69,6 +75,7 @@ export class ConsentViewService {
       pending.clientId,
     );
     const refused = groupProjects(reachable.filter((p) => !admitting.has(p.organization.id)));
+    const groups = groupProjects(reachable.filter((p) => admitting.has(p.organization.id)));
     const redirectUris = (await this.clients.find(pending.clientId))?.redirectUris ?? [pending.redirectUri];
     return {
       requestId,
@@ -80,12 +87,27 @@ export class ConsentViewService {
       redirectHost: redirectHost(pending.redirectUri),
       userEmail: (await this.users.findById(userId))?.email ?? '',
       switchAccountHref: `/login?next=${encodeURIComponent(authorizePath(pending))}`,
-      groups: groupProjects(reachable.filter((p) => admitting.has(p.organization.id))),
+      groups,
       refusedOrganizations: refused.map((g) => g.organizationName),
+      createIn: groups.length === 0 ? await this.creatableIn(userId, pending.clientId) : undefined,
+      newProject: choices.newProject,
       checkedPermissions: choices.permissions ?? pending.requestedPermissions,
       selectedProjectId: choices.projectId,
       error: choices.error,
     };
+  }
+
+  /**
+   * Where the person may create a project for this client: the organisations they administer
+   * that admit it (the consent page offers this only when there is no project to pick).
+   */
+  async creatableIn(userId: string, clientId: string): Promise<{ id: string; name: string }[]> {
+    const administered = (await this.organizations.listForMember(userId)).filter((o) => o.role === 'admin');
+    const admitting = await this.clientPolicies.admittingOrganizations(
+      administered.map((o) => o.id),
+      clientId,
+    );
+    return administered.filter((o) => admitting.has(o.id)).map((o) => ({ id: o.id, name: o.name }));
   }
 }
 

@@ -1,6 +1,13 @@
 export * from './oauth.module';
 export * from './store/oauth-store.module';
 export * from './oauth-grants.service';
+export * from './dto/organization-grant.dto';
+export { ClientPolicyService } from './client-policy/client-policy.service';
+export type { RefusedClients } from './client-policy/client-policy.service';
+export { canonicalHost, MAX_ALLOWED_HOSTS } from './client-policy/client-policy';
+export * from './client-policy/client-policy.dto';
+export { CLIENT_POLICY_MODES } from './client-policy/client-policy.entity';
+export type { ClientPolicyMode } from './client-policy/client-policy.entity';
 export * from './oauth.errors';
 export type { OAuthClient } from './entities/oauth-client.entity';
 export type { AuthorizationRequest } from './entities/authorization-request.entity';

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AgentTokensRepository, OAuthGrantsRepository, RefreshTokensRepository } from '@app/credentials';
 import { CleanupScheduler } from '@app/database';
-import { UNUSED_CLIENT_TTL_SECONDS } from './oauth-clients.service';
+import { UNUSED_CLIENT_TTL_SECONDS } from './client-registration.service';
 import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
 import { AuthorizationRequestsRepository } from './store/authorization-requests.repository';
 import { OAuthClientsRepository } from './store/oauth-clients.repository';

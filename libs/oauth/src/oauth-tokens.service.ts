@@ -32,7 +32,7 @@ export class OAuthTokensService {
     if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
       throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported; use authorization_code or refresh_token`);
     }
-    const client = await this.clients.authenticate(presentedCredentials(body, authorizationHeader));
+    const client = await this.clients.authenticate(presentedCredentials(body, authorizationHeader), origin.ip ?? null);
     if (!client.grantTypes.includes(grantType)) {
       throw new OAuthError('unauthorized_client', `This client did not register the ${grantType} grant type`);
     }

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { Public } from '@app/credentials';
-import { OAuthClientsService } from './oauth-clients.service';
+import { ClientRegistrationService } from './client-registration.service';
 import { OAuthErrorFilter } from './oauth-exception.filters';
 import { OAuthTokensService } from './oauth-tokens.service';
 import { tokenRequester, TokenRateLimit } from './token-rate-limit.service';
@@ -19,7 +19,7 @@ import { TokenRevocationService } from './token-revocation.service';
 @Controller('api/agent/oauth')
 export class OAuthController {
   constructor(
-    private readonly clients: OAuthClientsService,
+    private readonly registrations: ClientRegistrationService,
     private readonly tokens: OAuthTokensService,
     private readonly revocations: TokenRevocationService,
     private readonly tokenLimits: TokenRateLimit,
@@ -27,7 +27,7 @@ export class OAuthController {
 
   @Post('register')
   async register(@Body() body: unknown, @AuditOrigin() origin: RequestOrigin, @Res() res: Response): Promise<void> {
-    const client = await this.clients.register(body, origin);
+    const client = await this.registrations.register(body, origin);
     res.status(201).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').json(client);
   }
 
@@ -51,7 +51,8 @@ export class OAuthController {
     @AuditOrigin() origin: RequestOrigin,
     @Res() res: Response,
   ): Promise<void> {
-    await this.revocations.revoke(body ?? {}, authorization, origin);
+    const form = body ?? {};
+    await this.tokenLimits.aroundRevocation(tokenRequester(form, authorization, origin.ip ?? null), () => this.revocations.revoke(form, authorization, origin));
     res.status(200).setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache').end();
   }
 }

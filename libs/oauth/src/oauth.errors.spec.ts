@@ -9,6 +9,7 @@ describe('OAuth errors carry a kind, not a status', () => {
     [new OAuthError('temporarily_unavailable', 'x', { retryAfterSeconds: 30 }), 'rate_limited', 429],
     [new OAuthPageError(403, 'Form expired', 'x'), 'forbidden', 403],
     [new OAuthPageError(400, 'Invalid request', 'x'), 'invalid_input', 400],
+    [new OAuthPageError(429, 'Application could not be verified yet', 'x', 30), 'rate_limited', 429],
   ] as const)('%s is %s (HTTP %d)', (error, kind, status) => {
     expect(error.kind).toBe(kind);
     expect(HTTP_STATUS_OF_KIND[error.kind]).toBe(status);

@@ -58,17 +58,19 @@ export function invalidClient(description: string, usedBasic: boolean): OAuthErr
 }
 
 /** The kind of each status the browser steps' error pages use. */
-const PAGE_KIND = { 400: 'invalid_input', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found' } as const;
+const PAGE_KIND = { 400: 'invalid_input', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 429: 'rate_limited' } as const;
 
 /**
  * An error shown to the person as an HTML page (never a redirect to an unvalidated URI). The
- * first argument names the kind by the status the page answers with.
+ * first argument names the kind by the status the page answers with; a 429 page says when to
+ * retry (`Retry-After`).
  */
 export class OAuthPageError extends DomainError {
   constructor(
     status: keyof typeof PAGE_KIND,
     readonly title: string,
     readonly detail: string,
+    readonly retryAfterSeconds?: number,
   ) {
     super('oauth_page_error', `${title}: ${detail}`, PAGE_KIND[status]);
     this.name = 'OAuthPageError';

@@ -11,10 +11,12 @@ import { CodeExchangeService } from './code-exchange.service';
 import { ConsentDecisionService } from './consent-decision.service';
 import { ConsentViewService } from './consent-view.service';
 import { OAuthCleanupService } from './oauth-cleanup.service';
+import { ClientRegistrationService } from './client-registration.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
 import { OAuthTokensService } from './oauth-tokens.service';
+import { OrganizationGrantsController } from './organization-grants.controller';
 import { OAuthStoreModule } from './store/oauth-store.module';
 import { RefreshRotationService } from './refresh-rotation.service';
 import { TokenIssuer } from './token-issuer.service';
@@ -28,8 +30,9 @@ import { TokenRevocationService } from './token-revocation.service';
  */
 @Module({
   imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule],
-  controllers: [OAuthController, AuthorizeController, AgentGrantsController, ClientPolicyController],
+  controllers: [OAuthController, AuthorizeController, AgentGrantsController, OrganizationGrantsController, ClientPolicyController],
   providers: [
+    ClientRegistrationService,
     OAuthClientsService,
     AuthorizeRequestValidator,
     ConsentViewService,
@@ -44,6 +47,6 @@ import { TokenRevocationService } from './token-revocation.service';
     OAuthCleanupService,
     ClientPolicyService,
   ],
-  exports: [OAuthGrantsService, ClientMetadataModule],
+  exports: [OAuthGrantsService, ClientPolicyService, ClientMetadataModule],
 })
 export class OAuthModule {}

@@ -151,3 +151,14 @@ export function metadataDocumentHost(clientId: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The hosts a client answers to, as people recognise it: the host of a metadata-document
+ * client's `client_id` URL, else the hosts of its `http(s)` redirect URIs and the private-use
+ * schemes of the others (`vscode:`: the scheme names the application, its "host" does not).
+ */
+export function clientHosts(clientId: string, redirectUris: readonly string[]): string[] {
+  const documentHost = metadataDocumentHost(clientId);
+  if (documentHost !== undefined) return [documentHost];
+  return [...new Set(redirectUris.map((uri) => (/^https?:/i.test(uri) ? redirectHost(uri) : `${SCHEME_RE.exec(uri)?.[1]?.toLowerCase() ?? uri}:`)))];
+}

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import {
@@ -13,8 +12,8 @@ import {
 } from '@app/credentials';
 import type { RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
-import { isOwnResource, scopeTokens, singleParam } from './oauth-params';
-import { fail, Failure, Issued, TokenIssuer, TokenResponse } from './token-issuer.service';
+import { scopeTokens, singleParam } from './oauth-params';
+import { fail, Failure, TokenIssuer, TokenResponse } from './token-issuer.service';
 
 /**
  * The refresh_token grant with rotation. Exactly one concurrent request rotates a token
@@ -26,7 +25,6 @@ import { fail, Failure, Issued, TokenIssuer, TokenResponse } from './token-issue
 @Injectable()
 export class RefreshRotationService {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly refreshTokens: RefreshTokensRepository,
     private readonly issuer: TokenIssuer,
@@ -37,16 +35,13 @@ export class RefreshRotationService {
   async refresh(client: RegisteredClient, body: Record<string, unknown>, origin: RequestOrigin): Promise<TokenResponse> {
     const presented = singleParam(body, 'refresh_token').value;
     const scope = singleParam(body, 'scope').value;
-    const resource = singleParam(body, 'resource').value;
     if (!presented) throw new OAuthError('invalid_request', 'refresh_token is required');
-    if (resource !== undefined && !isOwnResource(resource, this.config.mcpResourceUrl)) {
-      throw new OAuthError('invalid_target', `resource must be ${this.config.mcpResourceUrl}`);
-    }
+    this.issuer.checkResource(body);
     if (!isWellFormedToken(presented, TOKEN_PREFIXES.refresh)) throw new OAuthError('invalid_grant', 'The refresh token is invalid');
     const tokenHash = hashToken(presented);
     const grace = this.config.refreshReuseGraceSeconds;
 
-    const outcome = await this.dataSource.transaction(async (em): Promise<Failure | Issued> => {
+    return this.issuer.inTransaction(async (em) => {
       const token = await this.refreshTokens.findByHash(em, tokenHash);
       if (!token || token.clientId !== client.clientId) return fail('invalid_grant', 'The refresh token is invalid');
       if (token.revoked) return fail('invalid_grant', 'The refresh token has been revoked');
@@ -63,17 +58,16 @@ export class RefreshRotationService {
         const state = await this.refreshTokens.rotationState(em, token.id, grace);
         if (!state || state.revoked) return fail('invalid_grant', 'The refresh token has been revoked');
         if (!state.inGrace) {
-          await this.revoker.revokeGrant(em, grant.id, { actorType: 'oauth_client', actorId: client.clientId, reason: 'refresh_token_reuse', origin });
+          const actor = { actorType: 'oauth_client', actorId: client.clientId, origin };
+          await this.revoker.revokeGrant(em, grant.id, 'refresh_token_reuse', actor);
           await this.audit.record(em, {
             organizationId: grant.organizationId,
             projectId: grant.projectId,
-            actorType: 'oauth_client',
-            actorId: client.clientId,
+            ...actor,
             action: 'refresh_token.reuse_detected',
             targetType: 'oauth_grant',
             targetId: grant.id,
             metadata: { refreshTokenId: token.id, clientId: client.clientId, userId: grant.userId, graceSeconds: grace },
-            origin,
           });
           return fail('invalid_grant', 'The refresh token was already used; the grant has been revoked');
         }
@@ -82,8 +76,6 @@ export class RefreshRotationService {
       const response = await this.issuer.issue(em, client, grant, permissions, { parentId: token.id, issuedBy });
       return { kind: 'issued', response };
     });
-    if (outcome.kind === 'error') throw outcome.error;
-    return outcome.response;
   }
 }
 

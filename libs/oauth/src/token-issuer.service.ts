@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   AgentPermission,
@@ -17,7 +17,7 @@ import { admitsClient } from './client-policy/client-policy';
 import { ClientPolicyRepository } from './client-policy/client-policy.repository';
 import type { RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
-import { scopeString } from './oauth-params';
+import { isOwnResource, scopeString, singleParam } from './oauth-params';
 
 /** RFC 6749 §5.1 successful token response. */
 export interface TokenResponse {
@@ -36,10 +36,15 @@ export function fail(error: 'invalid_grant' | 'invalid_scope', description: stri
   return { kind: 'error', error: new OAuthError(error, description) };
 }
 
-/** The grant's live state and the issue of an access token (and a refresh token) from it. */
+/**
+ * What the token endpoint's grants share: the `resource` check, the transaction a grant's
+ * exchange runs in, the grant's live state and the issue of an access token (and a refresh
+ * token) from it.
+ */
 @Injectable()
 export class TokenIssuer {
   constructor(
+    private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly grants: OAuthGrantsRepository,
     private readonly agentTokens: AgentTokensRepository,
@@ -47,6 +52,24 @@ export class TokenIssuer {
     private readonly projects: ProjectDirectory,
     private readonly clientPolicies: ClientPolicyRepository,
   ) {}
+
+  /** A token request's `resource` (RFC 8707), when it names one, must be this server's MCP endpoint. */
+  checkResource(body: Record<string, unknown>): void {
+    const resource = singleParam(body, 'resource').value;
+    if (resource !== undefined && !isOwnResource(resource, this.config.mcpResourceUrl)) {
+      throw new OAuthError('invalid_target', `resource must be ${this.config.mcpResourceUrl}`);
+    }
+  }
+
+  /**
+   * Runs a grant's exchange in one transaction and answers what it issued; a `Failure` it
+   * returns is thrown once the transaction has committed what it must keep (a revoked grant).
+   */
+  async inTransaction(exchange: (em: EntityManager) => Promise<Failure | Issued>): Promise<TokenResponse> {
+    const outcome = await this.dataSource.transaction(exchange);
+    if (outcome.kind === 'error') throw outcome.error;
+    return outcome.response;
+  }
 
   /**
    * The grant behind a code or refresh token, if it still stands: not revoked, its project not

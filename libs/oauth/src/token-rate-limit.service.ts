@@ -5,7 +5,7 @@ import { RateLimitService } from '@app/rate-limit';
 import { OAuthError } from './oauth.errors';
 import { parseBasicCredentials, singleParam } from './oauth-params';
 
-/** Who a token request says it comes from, read before anything is checked. */
+/** Who a token or revocation request says it comes from, read before anything is checked. */
 export interface TokenRequester {
   /** The `client_id` of the body or of HTTP Basic, as sent (not yet authenticated). */
   clientId: string | undefined;
@@ -14,18 +14,30 @@ export interface TokenRequester {
   ip: string | null;
 }
 
+/** The endpoints `TokenRateLimit` guards, with the prefix of their per-(client, address) counter. */
+const ENDPOINTS = {
+  token: { key: 'oauth-token', requests: 'token requests' },
+  revoke: { key: 'oauth-revoke', requests: 'revocation requests' },
+} as const;
+type Endpoint = keyof typeof ENDPOINTS;
+
 /**
- * The token endpoint's limits, on the database counters every instance shares (`RateLimitService`).
+ * The token and revocation endpoints' limits, on the database counters every instance shares
+ * (`RateLimitService`).
  *
- * - Failed requests per (client_id, client IP): counted before the request is handled, so
- *   parallel guesses cannot overrun the limit, and taken back when it succeeds, so the count is
- *   of failures. Past `TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP` in `TOKEN_FAILURE_WINDOW_SECONDS`,
- *   that address gets 429 for that client until the window ends.
- * - Per client alone, only failed authentication of a confidential client (a wrong secret):
- *   past `TOKEN_MAX_AUTH_FAILURES_PER_CLIENT`, a failed authentication answers 429 instead of
- *   401. A request that authenticates, or that carries a valid code or refresh token of a public
- *   client, is never refused for failures counted elsewhere: registered client ids are public
- *   and a metadata-document client id is shared by every user of that client.
+ * - Failed requests per (client_id, client IP), one counter per endpoint: counted before the
+ *   request is handled, so parallel guesses cannot overrun the limit, and taken back when it
+ *   succeeds, so the count is of failures. Past `TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP` (token)
+ *   or `REVOCATION_MAX_FAILURES_PER_CLIENT_AND_IP` (revoke) in `TOKEN_FAILURE_WINDOW_SECONDS`,
+ *   that address gets 429 for that client at that endpoint until the window ends. A revocation
+ *   succeeds when its token was one the caller may revoke; an unknown token or another client's
+ *   counts as a failure (the answer is 200 either way, RFC 7009 §2.2).
+ * - Per client alone, only failed authentication of a confidential client (a wrong secret), at
+ *   either endpoint, on one counter: past `TOKEN_MAX_AUTH_FAILURES_PER_CLIENT`, a failed
+ *   authentication answers 429 instead of 401. A request that authenticates, or that carries a
+ *   valid code or refresh token of a public client, is never refused for failures counted
+ *   elsewhere: registered client ids are public and a metadata-document client id is shared by
+ *   every user of that client.
  */
 @Injectable()
 export class TokenRateLimit {
@@ -35,28 +47,39 @@ export class TokenRateLimit {
   ) {}
 
   /** Runs a token request inside the limits; throws 429 `temporarily_unavailable` with `Retry-After` past them. */
-  async around<T>(requester: TokenRequester, handle: () => Promise<T>): Promise<T> {
-    const pairKey = requester.ip ? `oauth-token:client-ip:${digest(requester.clientId)}:${requester.ip}` : null;
+  around<T>(requester: TokenRequester, handle: () => Promise<T>): Promise<T> {
+    return this.limited('token', this.config.tokenMaxFailuresPerClientAndIp, requester, handle, () => true);
+  }
+
+  /**
+   * Runs a revocation request inside the limits; `handle` answers whether the token was one the
+   * caller may revoke (a success). Throws 429 `temporarily_unavailable` with `Retry-After` past them.
+   */
+  async aroundRevocation(requester: TokenRequester, handle: () => Promise<boolean>): Promise<void> {
+    await this.limited('revoke', this.config.revocationMaxFailuresPerClientAndIp, requester, handle, (recognised) => recognised);
+  }
+
+  private async limited<T>(endpoint: Endpoint, limit: number, requester: TokenRequester, handle: () => Promise<T>, succeeded: (result: T) => boolean): Promise<T> {
+    const { key, requests } = ENDPOINTS[endpoint];
+    const pairKey = requester.ip ? `${key}:client-ip:${digest(requester.clientId)}:${requester.ip}` : null;
     if (pairKey) {
-      const decision = await this.rateLimits.consume([
-        { key: pairKey, limit: this.config.tokenMaxFailuresPerClientAndIp, windowSeconds: this.config.tokenFailureWindowSeconds },
-      ]);
-      if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds, 'from this address for this client');
+      const decision = await this.rateLimits.consume([{ key: pairKey, limit, windowSeconds: this.config.tokenFailureWindowSeconds }]);
+      if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds, requests, 'from this address for this client');
     }
     let result: T;
     try {
       result = await handle();
     } catch (error) {
       if (error instanceof OAuthError && error.error === 'invalid_client' && requester.secretPresented && requester.clientId) {
-        await this.clientAuthenticationFailed(requester.clientId);
+        await this.clientAuthenticationFailed(requester.clientId, requests);
       }
       throw error;
     }
-    if (pairKey) await this.rateLimits.release(pairKey);
+    if (pairKey && succeeded(result)) await this.rateLimits.release(pairKey);
     return result;
   }
 
-  private async clientAuthenticationFailed(clientId: string): Promise<void> {
+  private async clientAuthenticationFailed(clientId: string, requests: string): Promise<void> {
     const decision = await this.rateLimits.consume([
       {
         key: `oauth-token:client-auth:${digest(clientId)}`,
@@ -64,11 +87,11 @@ export class TokenRateLimit {
         windowSeconds: this.config.tokenFailureWindowSeconds,
       },
     ]);
-    if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds, 'to authenticate as this client');
+    if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds, requests, 'to authenticate as this client');
   }
 }
 
-/** Who a token request's body and `Authorization` header say it comes from. */
+/** Who a token or revocation request's body and `Authorization` header say it comes from. */
 export function tokenRequester(body: Record<string, unknown>, authorizationHeader: string | undefined, ip: string | null): TokenRequester {
   const basic = authorizationHeader && /^Basic\b/i.test(authorizationHeader) ? parseBasicCredentials(authorizationHeader) : undefined;
   const bodyClientId = singleParam(body, 'client_id').value;
@@ -83,8 +106,8 @@ function digest(clientId: string | undefined): string {
   return createHash('sha256').update(clientId ?? '').digest('hex');
 }
 
-function tooManyFailures(retryAfterSeconds: number, what: string): OAuthError {
-  return new OAuthError('temporarily_unavailable', `Too many failed token requests ${what}; retry in ${retryAfterSeconds} s`, {
+function tooManyFailures(retryAfterSeconds: number, requests: string, what: string): OAuthError {
+  return new OAuthError('temporarily_unavailable', `Too many failed ${requests} ${what}; retry in ${retryAfterSeconds} s`, {
     retryAfterSeconds,
   });
 }

@@ -14,7 +14,8 @@ import { OAuthClientsRepository } from './store/oauth-clients.repository';
  * `invalid_client`); a request naming none may end only a public client's token, whose token
  * is the only credential it has. Unknown tokens, tokens of another client and a confidential
  * client's tokens presented without its secret change nothing and still answer 200, so the
- * endpoint reveals nothing.
+ * endpoint reveals nothing. `revoke` answers whether the token was one the caller may revoke
+ * (what the endpoint's failure limit counts as a success, `TokenRateLimit`).
  */
 @Injectable()
 export class TokenRevocationService {
@@ -27,7 +28,7 @@ export class TokenRevocationService {
     private readonly revoker: CredentialRevoker,
   ) {}
 
-  async revoke(body: Record<string, unknown>, authorizationHeader: string | undefined, origin: RequestOrigin): Promise<void> {
+  async revoke(body: Record<string, unknown>, authorizationHeader: string | undefined, origin: RequestOrigin): Promise<boolean> {
     for (const name of ['token', 'token_type_hint', 'client_id', 'client_secret']) {
       if (singleParam(body, name).duplicate) throw new OAuthError('invalid_request', `${name} was sent more than once`);
     }
@@ -35,21 +36,23 @@ export class TokenRevocationService {
     if (!token) throw new OAuthError('invalid_request', 'token is required');
     const credentials = presentedCredentials(body, authorizationHeader);
     const identified = credentials.authorizationHeader !== undefined || credentials.clientId !== undefined;
-    const client = identified ? await this.clients.authenticate(credentials) : null;
+    const client = identified ? await this.clients.authenticate(credentials, origin.ip ?? null) : null;
 
     if (isWellFormedToken(token, TOKEN_PREFIXES.refresh)) {
       const row = await this.refreshTokens.findByHash(this.dataSource.manager, hashToken(token));
-      if (!row || !(await this.mayRevoke(client, row.clientId))) return;
+      if (!row || !(await this.mayRevoke(client, row.clientId))) return false;
       await this.dataSource.transaction((em) =>
-        this.revoker.revokeGrant(em, row.grantId, { actorType: 'oauth_client', actorId: row.clientId, reason: 'revoked_by_client', origin }),
+        this.revoker.revokeGrant(em, row.grantId, 'revoked_by_client', { actorType: 'oauth_client', actorId: row.clientId, origin }),
       );
-      return;
+      return true;
     }
     if (isWellFormedToken(token, TOKEN_PREFIXES.agentAccess)) {
       const tokenClientId = await this.agentTokens.oauthClientOf(hashToken(token));
-      if (!tokenClientId || !(await this.mayRevoke(client, tokenClientId))) return;
+      if (!tokenClientId || !(await this.mayRevoke(client, tokenClientId))) return false;
       await this.revoker.revokeOAuthAccessToken(hashToken(token), tokenClientId);
+      return true;
     }
+    return false;
   }
 
   /** The authenticated client owns the token; or none authenticated and the token's client is public. */

@@ -18,6 +18,11 @@ const MCP_METHODS = new Set([
   'notifications/cancelled',
 ]);
 
+/** An MCP message's method as metrics and traces name it: one of the protocol's names, else `other`. */
+export function mcpMethodName(method: unknown): string {
+  return typeof method === 'string' && MCP_METHODS.has(method) ? method : 'other';
+}
+
 /** The outcome of one MCP message. */
 export type McpOutcome = 'ok' | 'error' | 'refused' | 'rate_limited' | 'tool_error' | 'invalid_arguments' | 'unknown_tool';
 
@@ -99,7 +104,7 @@ export class Metrics {
 
   /** `tool` must be a registered tool's name (or omitted): callers pass `unknown` for anything else. */
   recordMcpCall(method: unknown, tool: string | undefined, outcome: McpOutcome): void {
-    const m = typeof method === 'string' && MCP_METHODS.has(method) ? method : 'other';
+    const m = mcpMethodName(method);
     this.mcpCalls.inc({ method: m, tool: m === 'tools/call' ? (tool ?? 'unknown') : '', outcome });
   }
 

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { AcceptedInvitationDto, AcceptInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
+import { ListInvitationsQueryDto } from './dto/list-invitations-query.dto';
 import { InvitationsService } from './invitations.service';
 
 /** An organisation's invitations, for its admins (made by `POST …/members`). */
@@ -16,11 +17,11 @@ export class InvitationsController {
 
   @Get()
   @RestAuth({ sessionOnly: true })
-  @ApiOperation({ summary: "The organisation's invitations, newest first, with their status (admin session only)" })
+  @ApiOperation({ summary: "The organisation's invitations, newest first, with their status, a page at a time (admin session only)" })
   @ApiOkResponse({ type: InvitationListDto })
-  @ApiErrors(401, 403, 404)
-  async list(@Param('orgId') orgId: string): Promise<InvitationListDto> {
-    return { items: await this.invitations.list(orgId) };
+  @ApiErrors(400, 401, 403, 404)
+  list(@Param('orgId') orgId: string, @Query() query: ListInvitationsQueryDto): Promise<InvitationListDto> {
+    return this.invitations.page(orgId, query);
   }
 
   @Delete(':invitationId')
@@ -31,10 +32,9 @@ export class InvitationsController {
   withdraw(
     @Param('orgId') orgId: string,
     @Param('invitationId') invitationId: string,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<InvitationDto> {
-    return this.invitations.withdraw(orgId, invitationId, actorOf(principal), origin);
+    return this.invitations.withdraw(orgId, invitationId, actor);
   }
 }
 
@@ -56,9 +56,8 @@ export class InvitationAcceptanceController {
   @ApiErrors(400, 401, 403, 404, 409)
   accept(
     @Body() body: AcceptInvitationDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<AcceptedInvitationDto> {
-    return this.invitations.accept(body.token, principal.userId, origin);
+    return this.invitations.accept(body, actor);
   }
 }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService } from '@app/audit';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AppConfig } from '@app/config';
-import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
-import { InvalidInvitationError, InvitationDirectory, InvitationRecord, MembershipRole, OrganizationDirectory } from '@app/tenancy';
-import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto } from './dto/invitation.dto';
+import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES, userOf } from '@app/credentials';
+import { InvalidInvitationError, InvitationDirectory, InvitationRecord, InvitationStatus, MembershipRole, OrganizationDirectory } from '@app/tenancy';
+import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
 import { AlreadyMemberError, InvitationNotFoundError } from './organizations.errors';
-import type { Actor } from './projects.service';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -27,7 +27,8 @@ export class InvitationsService {
     private readonly organizations: OrganizationDirectory,
   ) {}
 
-  async invite(organizationId: string, email: string, role: MembershipRole, actor: Actor, origin?: RequestOrigin): Promise<CreatedInvitationDto> {
+  async invite(organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitationDto> {
+    const { email, role } = input;
     const token = generateToken(TOKEN_PREFIXES.invitation);
     return this.dataSource.transaction(async (em) => {
       const invitation = await this.invitations.create(
@@ -36,7 +37,7 @@ export class InvitationsService {
           email,
           role,
           tokenHash: hashToken(token),
-          invitedBy: actor.actorType === 'user' ? actor.actorId : null,
+          invitedBy: userOf(actor),
           expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
         },
         em,
@@ -48,17 +49,21 @@ export class InvitationsService {
         targetType: 'invitation',
         targetId: invitation.id,
         metadata: { email: invitation.email, role },
-        origin,
       });
       return { ...toDto(invitation), link: `${this.config.baseUrl}/signup?invitation=${token}`, token };
     });
   }
 
-  async list(organizationId: string): Promise<InvitationDto[]> {
-    return (await this.invitations.list(organizationId)).map(toDto);
+  /** A page of the invitations, newest first, optionally of one status (keyset: `nextCursor`). */
+  async page(organizationId: string, options: { limit?: number; cursor?: string; status?: InvitationStatus } = {}): Promise<InvitationListDto> {
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
+    const rows = await this.invitations.page(organizationId, limit + 1, { after, status: options.status });
+    const page = keysetPage(rows, limit, (i) => encodeKeysetCursor(i.position));
+    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 
-  async withdraw(organizationId: string, invitationId: string, actor: Actor, origin?: RequestOrigin): Promise<InvitationDto> {
+  async withdraw(organizationId: string, invitationId: string, actor: AuditActor): Promise<InvitationDto> {
     return this.dataSource.transaction(async (em) => {
       const invitation = await this.invitations.withdraw(organizationId, invitationId, em);
       if (!invitation) throw new InvitationNotFoundError();
@@ -69,7 +74,6 @@ export class InvitationsService {
         targetType: 'invitation',
         targetId: invitation.id,
         metadata: { email: invitation.email, role: invitation.role },
-        origin,
       });
       return toDto(invitation);
     });
@@ -79,8 +83,10 @@ export class InvitationsService {
    * A signed-in person presents the link: they join with the invited role. The link is used
    * once; a person who already is a member gets 409 and the link stays usable.
    */
-  async accept(token: string, userId: string, origin?: RequestOrigin): Promise<AcceptedInvitationDto> {
-    if (!isWellFormedToken(token, TOKEN_PREFIXES.invitation)) throw new InvalidInvitationError();
+  async accept(input: { token: string }, actor: AuditActor): Promise<AcceptedInvitationDto> {
+    const { token } = input;
+    const userId = userOf(actor);
+    if (!userId || !isWellFormedToken(token, TOKEN_PREFIXES.invitation)) throw new InvalidInvitationError();
     const invitation = await this.dataSource.transaction(async (em) => {
       const accepted = await this.invitations.accept(hashToken(token), userId, em);
       if (!accepted) throw new InvalidInvitationError();
@@ -89,13 +95,11 @@ export class InvitationsService {
       for (const action of ['invitation.accepted', 'member.added'] as const) {
         await this.audit.record(em, {
           organizationId: used.organizationId,
-          actorType: 'user',
-          actorId: userId,
+          ...actor,
           action,
           targetType: action === 'member.added' ? 'user' : 'invitation',
           targetId: action === 'member.added' ? userId : used.id,
           metadata: { role: used.role, invitationId: used.id },
-          origin,
         });
       }
       return used;

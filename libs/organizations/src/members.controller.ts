@@ -1,13 +1,14 @@
 import { Body, Controller, Delete, Get, Header, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, PasswordResetService, RestAuth, SessionPrincipal } from '@app/credentials';
+import { OrganizationRoute, PasswordResetService, RequestActor, RestAuth } from '@app/credentials';
 import { CreatedInvitationDto, ResetLinkDto } from './dto/invitation.dto';
 import { InviteMemberDto } from './dto/invite-member.dto';
 import { InvitationsService } from './invitations.service';
 import { ChangeMemberRoleDto } from './dto/change-member-role.dto';
 import { HandOverQueryDto } from './dto/hand-over-query.dto';
+import { KeysetPageQueryDto } from '@app/common';
 import { ChangedMemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
 import { MembersService } from './members.service';
 
@@ -24,11 +25,11 @@ export class MembersController {
 
   @Get()
   @RestAuth({ permission: 'members:read' })
-  @ApiOperation({ summary: "The organisation's members (admin session, or rk_ with members:read)" })
+  @ApiOperation({ summary: "The organisation's members, in the order they joined, a page at a time (admin session, or rk_ with members:read)" })
   @ApiOkResponse({ type: MemberListDto })
-  @ApiErrors(401, 403, 404)
-  async list(@Param('orgId') orgId: string): Promise<MemberListDto> {
-    return { items: await this.members.list(orgId) };
+  @ApiErrors(400, 401, 403, 404)
+  list(@Param('orgId') orgId: string, @Query() query: KeysetPageQueryDto): Promise<MemberListDto> {
+    return this.members.page(orgId, query);
   }
 
   @Post()
@@ -43,10 +44,9 @@ export class MembersController {
   invite(
     @Param('orgId') orgId: string,
     @Body() body: InviteMemberDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<CreatedInvitationDto> {
-    return this.invitations.invite(orgId, body.email, body.role, actorOf(principal), origin);
+    return this.invitations.invite(orgId, body, actor);
   }
 
   @Post(':userId/reset-link')
@@ -61,11 +61,10 @@ export class MembersController {
   async resetLink(
     @Param('orgId') orgId: string,
     @Param('userId') userId: string,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<ResetLinkDto> {
     await this.members.get(orgId, userId);
-    return this.resets.issue(userId, { ...actorOf(principal), organizationId: orgId }, origin);
+    return this.resets.issue(orgId, userId, actor);
   }
 
   @Patch(':userId')
@@ -81,10 +80,9 @@ export class MembersController {
     @Param('userId') userId: string,
     @Body() body: ChangeMemberRoleDto,
     @Query() query: HandOverQueryDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<ChangedMemberDto> {
-    return this.members.changeRole(orgId, userId, body.role, actorOf(principal), origin, { handOver: query.handOver === 'true' });
+    return this.members.changeRole(orgId, userId, { role: body.role, handOver: query.handOver === 'true' }, actor);
   }
 
   @Delete(':userId')
@@ -99,9 +97,8 @@ export class MembersController {
     @Param('orgId') orgId: string,
     @Param('userId') userId: string,
     @Query() query: HandOverQueryDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<RemovedMemberDto> {
-    return this.members.remove(orgId, userId, actorOf(principal), origin, { handOver: query.handOver === 'true' });
+    return this.members.remove(orgId, userId, { handOver: query.handOver === 'true' }, actor);
   }
 }

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
-import { CredentialRevoker, OffboardingReport } from '@app/credentials';
+import { AuditActor, AuditService } from '@app/audit';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
+import { CredentialRevoker, MemberRemovalPreview, OffboardingReport, userOf } from '@app/credentials';
 import { MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import type { MemberDto, OffboardingDto, RemovedMemberDto } from './dto/member.dto';
+import type { MemberDto, MemberListDto, OffboardingDto, RemovedMemberDto } from './dto/member.dto';
 import { HandOverToSelfError, LastAdminError, MemberNotFoundError } from './organizations.errors';
-import type { Actor } from './projects.service';
 
 /**
  * Who belongs to an organisation, with which role. Every change locks the organisation row
@@ -23,8 +23,27 @@ export class MembersService {
     private readonly memberships: MembershipDirectory,
   ) {}
 
+  /** Every member, in the order they joined (for choosing a person, e.g. the audit log's filter). */
   async list(organizationId: string): Promise<MemberDto[]> {
     return (await this.memberships.list(organizationId)).map(toDto);
+  }
+
+  /** A page of the members, in the order they joined, then by user id (keyset: `nextCursor`). */
+  async page(organizationId: string, options: { limit?: number; cursor?: string } = {}): Promise<MemberListDto> {
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
+    const page = keysetPage(await this.memberships.page(organizationId, limit + 1, after), limit, (m) => encodeKeysetCursor(m.position));
+    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
+  }
+
+  /**
+   * What removing the member would end and what it would leave, before anything changes (the
+   * confirmation a person sees first). 404 when the person is not a member.
+   */
+  async removalPreview(organizationId: string, userId: string): Promise<{ member: MemberDto; lastAdmin: boolean } & MemberRemovalPreview> {
+    const member = await this.get(organizationId, userId);
+    const lastAdmin = member.role === 'admin' && (await this.memberships.countAdmins(organizationId)) <= 1;
+    return { member, lastAdmin, ...(await this.revocation.previewMemberRemoval(this.dataSource.manager, organizationId, userId)) };
   }
 
   /** One member of the organisation (404 when the person is not one). */
@@ -42,12 +61,11 @@ export class MembersService {
   async changeRole(
     organizationId: string,
     userId: string,
-    role: MembershipRole,
-    actor: Actor,
-    origin?: RequestOrigin,
-    options: { handOver?: boolean } = {},
+    input: { role: MembershipRole; handOver?: boolean },
+    actor: AuditActor,
   ): Promise<MemberDto & { offboarding?: OffboardingDto }> {
-    const handOverTo = this.handOverTarget(userId, actor, options.handOver);
+    const { role } = input;
+    const handOverTo = this.handOverTarget(userId, actor, input.handOver);
     return this.dataSource.transaction(async (em) => {
       await this.organizations.lock(organizationId, em);
       const current = await this.memberOrFail(em, organizationId, userId);
@@ -56,7 +74,7 @@ export class MembersService {
       await this.memberships.changeRole(organizationId, userId, role, em);
       const report =
         current.role === 'admin'
-          ? await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_demoted' }, { ...actor, origin })
+          ? await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_demoted' }, actor)
           : null;
       await this.audit.record(em, {
         organizationId,
@@ -65,7 +83,6 @@ export class MembersService {
         targetType: 'user',
         targetId: userId,
         metadata: { from: current.role, to: role, ...(report ? auditSummary(report) : {}) },
-        origin,
       });
       return { ...current, role, ...(report ? { offboarding: offboardingDto(organizationId, report) } : {}) };
     });
@@ -75,15 +92,15 @@ export class MembersService {
    * Removes a member and, in the same transaction, revokes what they reached through the
    * organisation (`CredentialRevoker.revokeMemberAccess`).
    */
-  async remove(organizationId: string, userId: string, actor: Actor, origin?: RequestOrigin, options: { handOver?: boolean } = {}): Promise<RemovedMemberDto> {
-    const handOverTo = this.handOverTarget(userId, actor, options.handOver);
+  async remove(organizationId: string, userId: string, input: { handOver?: boolean }, actor: AuditActor): Promise<RemovedMemberDto> {
+    const handOverTo = this.handOverTarget(userId, actor, input.handOver);
     return this.dataSource.transaction(async (em) => {
       await this.organizations.lock(organizationId, em);
       const current = await this.memberOrFail(em, organizationId, userId);
       if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
       await this.memberships.remove(organizationId, userId, em);
-      const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, { ...actor, origin });
-      const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, { ...actor, origin });
+      const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
+      const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -91,17 +108,17 @@ export class MembersService {
         targetType: 'user',
         targetId: userId,
         metadata: { role: current.role, revokedTokens, ...auditSummary(report) },
-        origin,
       });
       return { userId, organizationId, revokedTokens, offboarding: offboardingDto(organizationId, report) };
     });
   }
 
   /** The acting admin, when they chose to take over the person's `rk_` keys; never the person themselves. */
-  private handOverTarget(userId: string, actor: Actor, handOver: boolean | undefined): string | null {
+  private handOverTarget(userId: string, actor: AuditActor, handOver: boolean | undefined): string | null {
     if (!handOver) return null;
-    if (actor.actorType !== 'user' || !actor.actorId || actor.actorId === userId) throw new HandOverToSelfError();
-    return actor.actorId;
+    const admin = userOf(actor);
+    if (!admin || admin === userId) throw new HandOverToSelfError();
+    return admin;
   }
 
   private async memberOrFail(em: EntityManager, organizationId: string, userId: string): Promise<MemberDto> {

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
+import { CurrentPrincipal, OrganizationRoute, RequestActor, RestAuth, SessionPrincipal } from '@app/credentials';
 import { CreateOrganizationDto } from './dto/create-organization.dto';
 import { OrganizationDto, OrganizationListDto } from './dto/organization.dto';
 import { OrganizationsService } from './organizations.service';
@@ -27,12 +27,8 @@ export class OrganizationsController {
   @ApiOperation({ summary: 'Create an organisation; you become its admin (session only)' })
   @ApiCreatedResponse({ type: OrganizationDto })
   @ApiErrors(400, 401, 403)
-  create(
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @Body() body: CreateOrganizationDto,
-    @AuditOrigin() origin: RequestOrigin,
-  ): Promise<OrganizationDto> {
-    return this.organizations.create(principal.userId, body.name, origin);
+  create(@Body() body: CreateOrganizationDto, @RequestActor() actor: AuditActor): Promise<OrganizationDto> {
+    return this.organizations.create(body, actor);
   }
 
   @Get(':orgId')

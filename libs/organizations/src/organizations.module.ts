@@ -15,6 +15,6 @@ import { ProjectsService } from './projects.service';
   imports: [TenancyModule],
   controllers: [OrganizationsController, ProjectsController, MembersController, InvitationsController, InvitationAcceptanceController, AuditEventsController],
   providers: [OrganizationsService, ProjectsService, MembersService, InvitationsService],
-  exports: [OrganizationsService, ProjectsService, MembersService],
+  exports: [OrganizationsService, ProjectsService, MembersService, InvitationsService],
 })
 export class OrganizationsModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService } from '@app/audit';
+import { requireUser } from '@app/credentials';
 import { MemberOrganization, OrganizationDirectory } from '@app/tenancy';
 import type { OrganizationDto } from './dto/organization.dto';
 import { OrganizationNotFoundError } from './organizations.errors';
@@ -24,19 +25,18 @@ export class OrganizationsService {
     return toDto(organization);
   }
 
-  /** A new organisation whose only admin is its creator. */
-  async create(userId: string, name: string, origin?: RequestOrigin): Promise<OrganizationDto> {
+  /** A new organisation whose only admin is its creator, the signed-in person acting. */
+  async create(input: { name: string }, actor: AuditActor): Promise<OrganizationDto> {
+    const userId = requireUser(actor);
     return this.dataSource.transaction(async (em) => {
-      const organization = await this.organizations.create(name, userId, em);
+      const organization = await this.organizations.create(input.name, userId, em);
       await this.audit.record(em, {
         organizationId: organization.id,
-        actorType: 'user',
-        actorId: userId,
+        ...actor,
         action: 'organization.created',
         targetType: 'organization',
         targetId: organization.id,
         metadata: { name: organization.name, via: 'api' },
-        origin,
       });
       return toDto({ ...organization, role: 'admin' });
     });

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, RestPrincipal } from '@app/credentials';
-import { CreateProjectDto } from './dto/create-project.dto';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
+import { CreateProjectDto, RenameProjectDto } from './dto/create-project.dto';
+import { ListProjectsQueryDto } from './dto/list-projects.dto';
 import { DeletedProjectDto, ProjectDto, ProjectListDto } from './dto/project.dto';
 import { ProjectsService } from './projects.service';
 
@@ -16,11 +17,11 @@ export class ProjectsController {
 
   @Get()
   @RestAuth({ permission: 'projects:read', minRole: 'member' })
-  @ApiOperation({ summary: "The organisation's projects (any member's session, or rk_ with projects:read)" })
+  @ApiOperation({ summary: "The organisation's projects, oldest first, paginated (any member's session, or rk_ with projects:read)" })
   @ApiOkResponse({ type: ProjectListDto })
-  @ApiErrors(401, 403, 404)
-  async list(@Param('orgId') orgId: string): Promise<ProjectListDto> {
-    return { items: await this.projects.list(orgId) };
+  @ApiErrors(400, 401, 403, 404)
+  list(@Param('orgId') orgId: string, @Query() query: ListProjectsQueryDto): Promise<ProjectListDto> {
+    return this.projects.page(orgId, query);
   }
 
   @Post()
@@ -31,10 +32,9 @@ export class ProjectsController {
   create(
     @Param('orgId') orgId: string,
     @Body() body: CreateProjectDto,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<ProjectDto> {
-    return this.projects.create(orgId, body.name, actorOf(principal), origin);
+    return this.projects.create(orgId, body, actor);
   }
 
   @Get(':projectId')
@@ -44,6 +44,20 @@ export class ProjectsController {
   @ApiErrors(401, 403, 404)
   get(@Param('orgId') orgId: string, @Param('projectId') projectId: string): Promise<ProjectDto> {
     return this.projects.get(orgId, projectId);
+  }
+
+  @Patch(':projectId')
+  @RestAuth({ permission: 'projects:write' })
+  @ApiOperation({ summary: 'Rename a project; its tokens and connected clients keep working (admin session, or rk_ with projects:write)' })
+  @ApiOkResponse({ type: ProjectDto })
+  @ApiErrors(400, 401, 403, 404)
+  rename(
+    @Param('orgId') orgId: string,
+    @Param('projectId') projectId: string,
+    @Body() body: RenameProjectDto,
+    @RequestActor() actor: AuditActor,
+  ): Promise<ProjectDto> {
+    return this.projects.rename(orgId, projectId, body, actor);
   }
 
   @Delete(':projectId')
@@ -56,9 +70,8 @@ export class ProjectsController {
   delete(
     @Param('orgId') orgId: string,
     @Param('projectId') projectId: string,
-    @CurrentPrincipal() principal: RestPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<DeletedProjectDto> {
-    return this.projects.delete(orgId, projectId, actorOf(principal), origin);
+    return this.projects.delete(orgId, projectId, actor);
   }
 }

@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService } from '@app/audit';
+import { DomainError, isUuid } from '@app/common';
 import { CredentialRevoker } from '@app/credentials';
-import { ProjectDirectory, ProjectRecord } from '@app/tenancy';
-import type { DeletedProjectDto, ProjectDto } from './dto/project.dto';
+import { ProjectCreator, ProjectDirectory, ProjectRecord } from '@app/tenancy';
+import type { DeletedProjectDto, ProjectDeletionImpact, ProjectDto, ProjectListDto } from './dto/project.dto';
 import { ProjectNotFoundError } from './organizations.errors';
 
-export interface Actor {
-  actorType: string;
-  actorId: string | null;
-}
+export const PROJECT_PAGE_DEFAULT = 50;
 
 /** An organisation's projects. Deleted projects (soft-deleted) are invisible everywhere. */
 @Injectable()
@@ -19,10 +17,25 @@ export class ProjectsService {
     private readonly audit: AuditService,
     private readonly revocation: CredentialRevoker,
     private readonly projects: ProjectDirectory,
+    private readonly creator: ProjectCreator,
   ) {}
 
+  /** Every live project, oldest first (for choosing one; the list pages use `page`). */
   async list(organizationId: string): Promise<ProjectDto[]> {
     return (await this.projects.list(organizationId)).map(toDto);
+  }
+
+  /** One page of the live projects, oldest first, keyset-paginated by an opaque cursor. */
+  async page(organizationId: string, options: { limit?: number; cursor?: string } = {}): Promise<ProjectListDto> {
+    const limit = options.limit ?? PROJECT_PAGE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const rows = await this.projects.page(organizationId, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toDto),
+      nextCursor: rows.length > limit && last ? Buffer.from(`${last.createdUs}.${last.id}`).toString('base64url') : null,
+    };
   }
 
   async get(organizationId: string, projectId: string): Promise<ProjectDto> {
@@ -31,32 +44,46 @@ export class ProjectsService {
     return toDto(project);
   }
 
-  async create(organizationId: string, name: string, actor: Actor, origin?: RequestOrigin): Promise<ProjectDto> {
+  async create(organizationId: string, input: { name: string }, actor: AuditActor): Promise<ProjectDto> {
+    return this.dataSource.transaction(async (em) => toDto(await this.creator.create(em, organizationId, input.name, actor)));
+  }
+
+  /** Renames the project (`project.renamed`, with the former and the new name; nothing when the name is unchanged). */
+  async rename(organizationId: string, projectId: string, input: { name: string }, actor: AuditActor): Promise<ProjectDto> {
     return this.dataSource.transaction(async (em) => {
-      const project = await this.projects.create(organizationId, name, em);
-      await this.audit.record(em, {
-        organizationId,
-        projectId: project.id,
-        ...actor,
-        action: 'project.created',
-        targetType: 'project',
-        targetId: project.id,
-        metadata: { name: project.name },
-        origin,
-      });
+      const renamed = await this.projects.rename(organizationId, projectId, input.name.trim(), em);
+      if (!renamed) throw new ProjectNotFoundError();
+      const { project, previousName } = renamed;
+      if (project.name !== previousName) {
+        await this.audit.record(em, {
+          organizationId,
+          projectId,
+          ...actor,
+          action: 'project.renamed',
+          targetType: 'project',
+          targetId: projectId,
+          metadata: { previousName, name: project.name },
+        });
+      }
       return toDto(project);
     });
+  }
+
+  /** What deleting the project would end now: its derived project tokens and connected clients. */
+  async deletionImpact(organizationId: string, projectId: string): Promise<ProjectDeletionImpact> {
+    const project = await this.get(organizationId, projectId);
+    return { project, ...(await this.revocation.projectAccess(project.id)) };
   }
 
   /**
    * Soft-deletes the project and, in the same transaction, revokes every agent token bound to
    * it, so the next MCP request with one of them is refused. A deleted project is "not found".
    */
-  async delete(organizationId: string, projectId: string, actor: Actor, origin?: RequestOrigin): Promise<DeletedProjectDto> {
+  async delete(organizationId: string, projectId: string, actor: AuditActor): Promise<DeletedProjectDto> {
     return this.dataSource.transaction(async (em) => {
       const deleted = await this.projects.softDelete(organizationId, projectId, em);
       if (!deleted) throw new ProjectNotFoundError();
-      const { revokedTokens } = await this.revocation.revokeProjectAccess(em, projectId, { ...actor, origin });
+      const { revokedTokens } = await this.revocation.revokeProjectAccess(em, projectId, actor);
       await this.audit.record(em, {
         organizationId,
         projectId,
@@ -65,7 +92,6 @@ export class ProjectsService {
         targetType: 'project',
         targetId: projectId,
         metadata: { name: deleted.name, revokedTokens },
-        origin,
       });
       return { id: deleted.id, deletedAt: deleted.deletedAt.toISOString(), revokedTokens };
     });
@@ -74,4 +100,13 @@ export class ProjectsService {
 
 function toDto(project: ProjectRecord): ProjectDto {
   return { id: project.id, name: project.name, organizationId: project.organizationId, createdAt: project.createdAt.toISOString() };
+}
+
+/** A cursor is the (microseconds, id) position of a page's last project. */
+function decodeCursor(text: string): { us: string; id: string } {
+  const invalid = new DomainError('invalid_cursor', 'cursor is not a cursor this list returned', 'invalid_input');
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) throw invalid;
+  const [us, id, extra] = Buffer.from(text, 'base64url').toString('utf8').split('.');
+  if (extra !== undefined || !us || !/^\d{1,19}$/.test(us) || !isUuid(id)) throw invalid;
+  return { us, id };
 }

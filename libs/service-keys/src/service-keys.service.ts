@@ -1,18 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
-import { isUuid } from '@app/common';
+import { AuditActor, AuditService } from '@app/audit';
+import { DEFAULT_OVERLAP_SECONDS, isUuid, PAGE_SIZE_DEFAULT } from '@app/common';
 import {
-  actorOf,
   AGENT_PERMISSION_NAMES,
   AgentPermission,
-  AgentToken,
   AgentTokensRepository,
   CredentialRevoker,
   derivedTokenConflict,
   generateToken,
   hashToken,
-  RestPrincipal,
   ServiceKey,
   ServiceKeysRepository,
   TOKEN_PREFIXES,
@@ -21,12 +18,17 @@ import { ProjectDirectory } from '@app/tenancy';
 import {
   CreatedServiceKeyDto,
   DerivedProjectTokenDto,
-  ProjectTokenDto,
+  ProjectTokenListDto,
   RevokedProjectTokenDto,
   RotatedProjectTokenDto,
   RevokedServiceKeyDto,
+  ServiceKeyCreatorDto,
   ServiceKeyDto,
+  ServiceKeyListDto,
 } from './dto/service-key.dto';
+import { decodeCursor, pageOf } from './page-cursor';
+import { ServiceKeyCreators } from './service-key-creators';
+import { keyView, normalisePermissions, tokenView } from './service-key.views';
 import {
   ProjectNotFoundError,
   ProjectTokenExistsError,
@@ -37,10 +39,10 @@ import {
   ServiceKeyRevokedError,
 } from './service-keys.errors';
 
-/** Who asks, for the audit trail. */
-export interface Acting {
-  principal: RestPrincipal;
-  origin: RequestOrigin;
+/** A page of a list: `limit` items (default 50) after `cursor` (the previous page's `nextCursor`). */
+export interface PageOptions {
+  limit?: number;
+  cursor?: string;
 }
 
 /**
@@ -56,15 +58,15 @@ export class ServiceKeysService {
     private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,
     private readonly projects: ProjectDirectory,
+    private readonly creators: ServiceKeyCreators,
   ) {}
 
   async create(
     organizationId: string,
     input: { name: string; permissions?: AgentPermission[] },
-    acting: Acting,
+    actor: AuditActor,
   ): Promise<CreatedServiceKeyDto> {
     const permissions = normalisePermissions(input.permissions ?? AGENT_PERMISSION_NAMES);
-    const actor = actorOf(acting.principal);
     return this.dataSource.transaction(async (em) => {
       const key = await this.keys.create(em, { organizationId, name: input.name, permissions, createdBy: actor.actorId });
       await this.audit.record(em, {
@@ -74,33 +76,44 @@ export class ServiceKeysService {
         targetType: 'service_key',
         targetId: key.id,
         metadata: { name: key.name, permissions },
-        origin: acting.origin,
       });
       return { id: key.id, name: key.name, permissions, status: 'active', createdAt: key.createdAt };
     });
   }
 
-  async list(organizationId: string): Promise<ServiceKeyDto[]> {
-    const keys = await this.keys.listForOrganization(organizationId);
-    const tokens = await this.tokens.listForServiceKeys(this.dataSource.manager, keys.map((k) => k.id));
-    return keys.map((key) => keyView(key, tokens.filter((t) => t.serviceKeyId === key.id)));
+  /** A page of the organisation's keys, newest first, each with its derived tokens' metadata. */
+  async list(organizationId: string, options: PageOptions = {}): Promise<ServiceKeyListDto> {
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const page = pageOf(await this.keys.pageForOrganization(organizationId, limit + 1, after), limit);
+    const tokens = await this.tokens.listForServiceKeys(this.dataSource.manager, page.items.map((k) => k.id));
+    const creators = await this.creators.of(organizationId, page.items);
+    return {
+      items: page.items.map((key) => keyView(key, tokens.filter((t) => t.serviceKeyId === key.id), creatorOf(creators, key))),
+      nextCursor: page.nextCursor,
+    };
   }
 
   async get(organizationId: string, keyId: string): Promise<ServiceKeyDto> {
     const key = await this.findKey(this.dataSource.manager, organizationId, keyId);
-    return keyView(key, await this.tokens.listForServiceKeys(this.dataSource.manager, [key.id]));
+    const creators = await this.creators.of(organizationId, [key]);
+    return keyView(key, await this.tokens.listForServiceKeys(this.dataSource.manager, [key.id]), creatorOf(creators, key));
   }
 
-  async listTokens(organizationId: string, keyId: string): Promise<ProjectTokenDto[]> {
+  /** A page of the key's derived tokens (metadata only), oldest first, revoked ones included. */
+  async listTokens(organizationId: string, keyId: string, options: PageOptions = {}): Promise<ProjectTokenListDto> {
     const key = await this.findKey(this.dataSource.manager, organizationId, keyId);
-    return (await this.tokens.listForServiceKeys(this.dataSource.manager, [key.id])).map(tokenView);
+    const limit = options.limit ?? PAGE_SIZE_DEFAULT;
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const page = pageOf(await this.tokens.pageForServiceKey(this.dataSource.manager, key.id, limit + 1, after), limit);
+    return { items: page.items.map(tokenView), nextCursor: page.nextCursor };
   }
 
   /**
    * Revokes the key and, in the same transaction and with one UPDATE, every token derived from
    * it. Idempotent: a second call changes nothing and answers the first call's `revokedAt`.
    */
-  async revoke(organizationId: string, keyId: string, acting: Acting): Promise<RevokedServiceKeyDto> {
+  async revoke(organizationId: string, keyId: string, actor: AuditActor): Promise<RevokedServiceKeyDto> {
     if (!isUuid(keyId)) throw new ServiceKeyNotFoundError();
     return this.dataSource.transaction(async (em) => {
       const revoked = await this.revoker.revokeServiceKey(em, organizationId, keyId);
@@ -111,12 +124,11 @@ export class ServiceKeysService {
       const { revokedAt, revokedTokens: count } = revoked;
       await this.audit.record(em, {
         organizationId,
-        ...actorOf(acting.principal),
+        ...actor,
         action: 'service_key.revoked',
         targetType: 'service_key',
         targetId: keyId,
         metadata: { revokedTokens: count },
-        origin: acting.origin,
       });
       return { id: keyId, status: 'revoked', revokedAt, revokedTokens: count };
     });
@@ -127,7 +139,8 @@ export class ServiceKeysService {
    * either waits for this token (and revokes it too) or makes this call fail with 409. One active
    * token per (key, project) is the database's unique partial index, not a read-then-write.
    */
-  async deriveToken(organizationId: string, keyId: string, projectId: string, acting: Acting): Promise<DerivedProjectTokenDto> {
+  async deriveToken(organizationId: string, keyId: string, input: { projectId: string }, actor: AuditActor): Promise<DerivedProjectTokenDto> {
+    const { projectId } = input;
     if (!isUuid(keyId)) throw new ServiceKeyNotFoundError();
     if (!isUuid(projectId)) throw new ProjectNotFoundError();
     const token = generateToken(TOKEN_PREFIXES.agentAccess);
@@ -149,13 +162,12 @@ export class ServiceKeysService {
         await this.audit.record(em, {
           organizationId,
           projectId,
-          ...actorOf(acting.principal),
+          ...actor,
           action: 'project_token.derived',
           targetType: 'agent_token',
           targetId: row.id,
           metadata: { serviceKeyId: keyId, permissions },
-          origin: acting.origin,
-        });
+          });
         return { id: row.id, token, projectId, serviceKeyId: keyId, permissions, createdAt: row.createdAt };
       });
     } catch (error) {
@@ -178,9 +190,10 @@ export class ServiceKeysService {
     organizationId: string,
     keyId: string,
     tokenId: string,
-    overlapSeconds: number,
-    acting: Acting,
+    input: { overlapSeconds?: number },
+    actor: AuditActor,
   ): Promise<RotatedProjectTokenDto> {
+    const overlapSeconds = input.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
     if (!isUuid(keyId) || !isUuid(tokenId)) throw new ProjectTokenNotFoundError();
     const token = generateToken(TOKEN_PREFIXES.agentAccess);
     try {
@@ -207,13 +220,12 @@ export class ServiceKeysService {
         await this.audit.record(em, {
           organizationId,
           projectId: old.projectId,
-          ...actorOf(acting.principal),
+          ...actor,
           action: 'project_token.rotated',
           targetType: 'agent_token',
           targetId: row.id,
           metadata: { serviceKeyId: keyId, replacesTokenId: tokenId, rotatingOutUntil: old.expiresAt, overlapSeconds },
-          origin: acting.origin,
-        });
+          });
         return {
           id: row.id,
           token,
@@ -234,7 +246,7 @@ export class ServiceKeysService {
   }
 
   /** Revokes one derived token. Idempotent: a second call answers the first call's `revokedAt`. */
-  async revokeToken(organizationId: string, keyId: string, tokenId: string, acting: Acting): Promise<RevokedProjectTokenDto> {
+  async revokeToken(organizationId: string, keyId: string, tokenId: string, actor: AuditActor): Promise<RevokedProjectTokenDto> {
     if (!isUuid(keyId) || !isUuid(tokenId)) throw new ProjectTokenNotFoundError();
     return this.dataSource.transaction(async (em) => {
       const revoked = await this.revoker.revokeProjectToken(em, organizationId, keyId, tokenId);
@@ -246,12 +258,11 @@ export class ServiceKeysService {
       await this.audit.record(em, {
         organizationId,
         projectId: revoked.projectId,
-        ...actorOf(acting.principal),
+        ...actor,
         action: 'project_token.revoked',
         targetType: 'agent_token',
         targetId: tokenId,
         metadata: { serviceKeyId: keyId },
-        origin: acting.origin,
       });
       return { id: tokenId, status: 'revoked', revokedAt: revoked.revokedAt };
     });
@@ -265,36 +276,6 @@ export class ServiceKeysService {
   }
 }
 
-/** The catalogue's order, without duplicates. */
-function normalisePermissions(permissions: readonly AgentPermission[]): AgentPermission[] {
-  return AGENT_PERMISSION_NAMES.filter((p) => permissions.includes(p));
-}
-
-/** A derived token's `expires_at` is set only by a rotation: it is rotating out until then, revoked after. */
-function tokenView(token: AgentToken): ProjectTokenDto {
-  const ended = token.expiresAt !== null && token.expiresAt.getTime() <= Date.now();
-  const revokedAt = token.revokedAt ?? (ended ? token.expiresAt : null);
-  return {
-    id: token.id,
-    serviceKeyId: token.serviceKeyId!,
-    projectId: token.projectId,
-    permissions: token.permissions,
-    status: revokedAt ? 'revoked' : token.expiresAt ? 'rotating_out' : 'active',
-    createdAt: token.createdAt,
-    rotatingOutUntil: revokedAt ? null : token.expiresAt,
-    revokedAt,
-    lastUsedAt: token.lastUsedAt,
-  };
-}
-
-function keyView(key: ServiceKey, tokens: AgentToken[]): ServiceKeyDto {
-  return {
-    id: key.id,
-    name: key.name,
-    permissions: key.permissions,
-    status: key.revokedAt ? 'revoked' : 'active',
-    createdAt: key.createdAt,
-    revokedAt: key.revokedAt,
-    tokens: tokens.map(tokenView),
-  };
+function creatorOf(creators: Map<string, ServiceKeyCreatorDto>, key: ServiceKey) {
+  return (key.createdBy && creators.get(key.createdBy)) || null;
 }

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { keysetPage } from '@app/common';
 import { isUuid, queryReturning, readStatement, statement } from '@app/database';
 import type { TaskStatus } from './entities/task.entity';
 import { InvalidCursorError } from './tasks.errors';
@@ -84,12 +85,8 @@ export class ProjectTasks {
       `SELECT ${COLUMNS} FROM tasks WHERE ${where} ORDER BY created_at, id LIMIT $${params.length}`,
       params,
     );
-    const page = rows.slice(0, options.limit);
-    const last = page[page.length - 1];
-    return {
-      tasks: page.map(toView),
-      nextCursor: rows.length > options.limit && last ? encodeCursor(last) : null,
-    };
+    const page = keysetPage(rows, options.limit, encodeCursor);
+    return { tasks: page.items.map(toView), nextCursor: page.nextCursor };
   }
 
   async get(id: string): Promise<TaskView | null> {

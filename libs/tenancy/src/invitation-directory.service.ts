@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { DomainError } from '@app/common';
+import { DomainError, KEYSET_SQL, KeysetPosition } from '@app/common';
 import { isUuid } from '@app/database';
 import { normalizeEmail } from './email';
 import { Invitation } from './entities/invitation.entity';
 import { Membership } from './entities/membership.entity';
 import type { MembershipRole } from './roles';
 
-export type InvitationStatus = 'pending' | 'accepted' | 'withdrawn' | 'expired';
+export const INVITATION_STATUSES = ['pending', 'accepted', 'withdrawn', 'expired'] as const;
+export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
 
 /** An invitation as admins see it (never its secret). */
 export interface InvitationRecord {
@@ -35,6 +36,14 @@ export interface NewInvitation {
 
 const OPEN = 'accepted_at IS NULL AND withdrawn_at IS NULL AND expires_at > now()';
 
+/** Each status as a condition on the `i` alias (what `toRecord` computes). */
+const STATUS_CONDITION: Record<InvitationStatus, string> = {
+  pending: 'i.accepted_at IS NULL AND i.withdrawn_at IS NULL AND i.expires_at > now()',
+  accepted: 'i.accepted_at IS NOT NULL',
+  withdrawn: 'i.accepted_at IS NULL AND i.withdrawn_at IS NOT NULL',
+  expired: 'i.accepted_at IS NULL AND i.withdrawn_at IS NULL AND i.expires_at <= now()',
+};
+
 /**
  * The `invitations` table. A link is looked up by the SHA-256 digest of its secret; claiming it
  * is one conditional update (still open → accepted), so two people presenting the same link at
@@ -53,10 +62,24 @@ export class InvitationDirectory {
     return toRecord(saved);
   }
 
-  /** The organisation's invitations, newest first. */
-  async list(organizationId: string): Promise<InvitationRecord[]> {
-    const rows = await this.repo().find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'ASC' } });
-    return rows.map(toRecord);
+  /**
+   * A page of the organisation's invitations, newest first (`created_at`, then id), after a
+   * position, optionally only those with one status; each with its position.
+   */
+  async page(
+    organizationId: string,
+    limit: number,
+    options: { after?: KeysetPosition; status?: InvitationStatus } = {},
+  ): Promise<(InvitationRecord & { position: KeysetPosition })[]> {
+    const query = this.repo()
+      .createQueryBuilder('i')
+      .addSelect(KEYSET_SQL.createdUs('i'), 'us')
+      .where('i.organization_id = :organizationId', { organizationId });
+    if (options.after) query.andWhere(KEYSET_SQL.after('i', ':us', ':id'), { us: options.after.us, id: options.after.id });
+    if (options.status) query.andWhere(STATUS_CONDITION[options.status]);
+    const { entities, raw } = await query.orderBy('i.created_at', 'DESC').addOrderBy('i.id', 'DESC').limit(limit).getRawAndEntities();
+    const positions = (raw as { us: string }[]).map((r) => r.us);
+    return entities.map((entity, n) => ({ ...toRecord(entity), position: { us: positions[n]!, id: entity.id } }));
   }
 
   /** The still-open invitation behind a link's digest (what the sign-up page shows), or null. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import type { KeysetPosition } from '@app/common';
 import { isUuid } from '@app/database';
 import { Membership } from './entities/membership.entity';
 import { User } from './entities/user.entity';
@@ -41,6 +42,22 @@ export class MembershipDirectory {
       .addOrderBy('m.userId')
       .getRawMany<RawMember>();
     return rows.map(toMember);
+  }
+
+  /**
+   * A page of `list`'s order after a position (the millisecond a member joined, in whole
+   * microseconds, then the user id), with each member's position; `limit` rows at most.
+   */
+  async page(organizationId: string, limit: number, after?: KeysetPosition): Promise<(MemberRecord & { position: KeysetPosition })[]> {
+    const joined = "date_trunc('milliseconds', m.createdAt)";
+    const query = this.memberQuery()
+      .addSelect(`(extract(epoch FROM ${joined}) * 1000000)::bigint::text`, 'us')
+      .where('m.organizationId = :organizationId', { organizationId });
+    if (after) {
+      query.andWhere(`(${joined}, m.userId) > (timestamptz 'epoch' + :us::bigint * interval '1 microsecond', :id::uuid)`, { us: after.us, id: after.id });
+    }
+    const rows = await query.orderBy(joined).addOrderBy('m.userId').limit(limit).getRawMany<RawMember & { us: string }>();
+    return rows.map((r) => ({ ...toMember(r), position: { us: r.us, id: r.user_id } }));
   }
 
   /** The member, or null (also for a user id that is not a UUID). */

@@ -20,6 +20,9 @@ export interface ProjectWithOrganization {
   organization: { id: string; name: string };
 }
 
+/** A project with its exact position in the list: `created_at` in whole microseconds since the epoch (a JS Date keeps only milliseconds). */
+export type PositionedProject = ProjectRecord & { createdUs: string };
+
 export interface DeletedProject {
   id: string;
   name: string;
@@ -49,6 +52,30 @@ export class ProjectDirectory {
       order: { createdAt: 'ASC', id: 'ASC' },
     });
     return projects.map(toRecord);
+  }
+
+  /**
+   * One page of the organisation's live projects in the order of `list`, after a
+   * (microseconds, id) position when given: keyset pagination, so projects created or deleted
+   * while paging never shift the pages.
+   */
+  async page(organizationId: string, limit: number, after?: { us: string; id: string }): Promise<PositionedProject[]> {
+    const params: unknown[] = [organizationId, limit];
+    let where = '';
+    if (after) {
+      params.push(after.us, after.id);
+      where = `AND (created_at, id) > (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid)`;
+    }
+    const rows: { id: string; name: string; organization_id: string; created_at: Date; created_us: string }[] = await this.dataSource.query(
+      `SELECT id, name, organization_id, created_at,
+              ((extract(epoch FROM created_at) * 1000000)::numeric(20, 0))::text AS created_us
+         FROM projects
+        WHERE organization_id = $1 AND deleted_at IS NULL ${where}
+        ORDER BY created_at, id
+        LIMIT $2`,
+      params,
+    );
+    return rows.map((r) => ({ id: r.id, name: r.name, organizationId: r.organization_id, createdAt: new Date(r.created_at), createdUs: r.created_us }));
   }
 
   /**
@@ -125,6 +152,27 @@ export class ProjectDirectory {
 
   async create(organizationId: string, name: string, em?: EntityManager): Promise<ProjectRecord> {
     return toRecord(await this.repo(em).save(this.repo(em).create({ organizationId, name, deletedAt: null })));
+  }
+
+  /**
+   * Renames the live project, locking its row until `em`'s transaction ends (a concurrent
+   * rename or deletion waits); null when there is none. Returns the project and its former name.
+   */
+  async rename(
+    organizationId: string,
+    projectId: string,
+    name: string,
+    em: EntityManager,
+  ): Promise<{ project: ProjectRecord; previousName: string } | null> {
+    if (!isUuid(projectId)) return null;
+    const current = await this.repo(em).findOne({
+      where: { id: projectId, organizationId, deletedAt: IsNull() },
+      select: COLUMNS,
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!current) return null;
+    if (current.name !== name) await this.repo(em).update({ id: projectId }, { name });
+    return { project: toRecord({ ...current, name }), previousName: current.name };
   }
 
   /** Marks the live project deleted; null when there is none (already deleted, or another organisation's). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { normalizeEmail } from './email';
 import { RevokedSession } from './entities/revoked-session.entity';
 import { User } from './entities/user.entity';
@@ -34,6 +34,13 @@ export class UserDirectory {
   async findById(userId: string): Promise<UserProfile | null> {
     const user = await this.repo().findOne({ where: { id: userId }, select: { id: true, email: true, name: true, createdAt: true } });
     return user ? { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt } : null;
+  }
+
+  /** Names and emails by id (for lists that say who did something); unknown ids are left out. */
+  async profilesOf(userIds: readonly string[]): Promise<Map<string, { name: string; email: string }>> {
+    if (userIds.length === 0) return new Map();
+    const users = await this.repo().find({ where: { id: In([...new Set(userIds)]) }, select: { id: true, email: true, name: true } });
+    return new Map(users.map((u) => [u.id, { name: u.name, email: u.email }]));
   }
 
   async isEmailTaken(email: string, em?: EntityManager): Promise<boolean> {

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import express from 'express';
 import request from 'supertest';
 import { html } from './html';
-import { page, PAGE_HEADERS, sendPage, sendRedirect } from './page';
+import { DASHBOARD_PAGE_HEADERS, DASHBOARD_SCRIPT_PATH, page, PAGE_HEADERS, sendPage, sendRedirect } from './page';
 
 function app() {
   const a = express();
   a.get('/page', (_req, res) => sendPage(res, 418, page('Tea & <cake>', html`<h1>${'<hello>'}</h1>`)));
+  a.get('/dashboard', (_req, res) => sendPage(res, 200, page('Projects', html`<h1>Projects</h1>`, { script: true, wide: true })));
   a.get('/redirect', (_req, res) => sendRedirect(res, 303, '/next?a=1'));
   return a;
 }
@@ -50,5 +51,18 @@ describe('the page shell', () => {
       if (name !== 'Content-Type') expect(res.headers[name.toLowerCase()]).toBe(value);
     }
     expect(res.headers['content-type']).toBeUndefined();
+  });
+
+  it('lets dashboard pages load the one script file of this service, and nothing inline', async () => {
+    const res = await request(app()).get('/dashboard').expect(200);
+    const csp = res.headers['content-security-policy'] as string;
+    expect(csp).toBe(DASHBOARD_PAGE_HEADERS['Content-Security-Policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.text).toContain(`<script src="${DASHBOARD_SCRIPT_PATH}" defer></script>`);
+    expect(res.text).not.toMatch(/<script>/);
+    expect(res.text).toContain('<body class="wide">');
   });
 });

@@ -42,6 +42,40 @@ button{font:inherit;font-weight:600;min-height:2.75rem;padding:.6rem 1.25rem;bor
 button.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}
 a{color:var(--accent)}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+body.wide main{max-width:72rem}
+.topbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;padding:.5rem 1rem;border-bottom:1px solid var(--line);background:var(--card)}
+.brand{font-weight:700;color:var(--fg);text-decoration:none}
+.topbar details{position:relative}
+.topbar summary{cursor:pointer;padding:.4rem .6rem;border:1px solid var(--line);border-radius:8px;list-style-position:inside}
+.topbar details ul{position:absolute;z-index:2;margin:.25rem 0 0;padding:.25rem 0;list-style:none;background:var(--card);border:1px solid var(--line);border-radius:8px;min-width:14rem}
+.topbar details li a,.topbar details li span{display:block;padding:.5rem .75rem}
+.topbar form{display:inline}
+.topbar button{min-height:2.25rem;padding:.35rem .8rem;flex:none}
+.sections{display:flex;flex-wrap:wrap;gap:.25rem;padding:.5rem 1rem;border-bottom:1px solid var(--line);background:var(--card)}
+.sections a{padding:.45rem .75rem;border-radius:8px;text-decoration:none;color:var(--fg)}
+.sections a[aria-current=page]{background:var(--accent);color:var(--accent-fg);font-weight:600}
+.notice{border:2px solid var(--accent);border-radius:8px;padding:.75rem;margin:0 0 1rem}
+.table-wrap{overflow-x:auto}
+table{border-collapse:collapse;width:100%;margin:.5rem 0 1rem;font-size:.95rem}
+th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-weight:600;color:var(--muted)}
+td form{display:inline}
+td button,.inline button{min-height:2.25rem;padding:.35rem .8rem;flex:none}
+button.danger{border-color:var(--danger);color:var(--danger)}
+button.danger.primary{background:var(--danger);color:var(--accent-fg)}
+.secret{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.secret input{flex:1 1 20rem;font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
+.secret button{flex:none}
+textarea[readonly]{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem}
+.actions button[data-copy]{flex:none}
+pre{background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:.75rem;overflow-x:auto;font-size:.85rem}
+textarea,select{width:100%;font:inherit;padding:.6rem .75rem;border:1px solid var(--line);border-radius:8px;background:var(--card);color:var(--fg)}
+input[type=number],input[type=date],input[type=datetime-local]{font:inherit;padding:.6rem .75rem;border:1px solid var(--line);border-radius:8px;background:var(--card);color:var(--fg)}
+.pager{display:flex;gap:1rem;margin:.5rem 0 1rem}
+.empty{border:1px dashed var(--line);border-radius:12px;padding:1.25rem;margin:.5rem 0 1rem}
+.card+.card{margin-top:1rem}
+.card>:first-child{margin-top:0}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `.trim();
 
 const STYLE_HASH = `sha256-${createHash('sha256').update(STYLES).digest('base64')}`;
@@ -65,13 +99,39 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Referrer-Policy': 'no-referrer',
 };
 
+/** The path of the one script file the dashboard pages may load (the copy buttons). */
+export const DASHBOARD_SCRIPT_PATH = '/assets/dashboard.js';
+
+/**
+ * The dashboard pages' headers: those of every page, except that the one script file served by
+ * this service may run (`script-src 'self'`: no inline script, no `unsafe-inline`) and forms
+ * post only here (`form-action 'self'`; the dashboard never redirects a form elsewhere).
+ */
+export const DASHBOARD_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  ...PAGE_HEADERS,
+  'Content-Security-Policy': `default-src 'none'; script-src 'self'; connect-src 'none'; style-src '${STYLE_HASH}'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+};
+
 /** A whole HTML document built by `page()`: the only thing `sendPage` sends. */
 export class HtmlPage {
-  constructor(readonly html: string) {}
+  constructor(
+    readonly html: string,
+    /** Whether the page loads the dashboard's script file (and so gets its headers). */
+    readonly withScript = false,
+  ) {}
+}
+
+export interface PageOptions {
+  /** Markup before `<main>` (the dashboard's bar and navigation). */
+  header?: SafeHtml;
+  /** Loads the dashboard's one script file (copy buttons). Pages before sign-in never do. */
+  script?: boolean;
+  /** A wider column, for tables. */
+  wide?: boolean;
 }
 
 /** Wraps a page's content in the shared shell: language, viewport, title, the stylesheet. */
-export function page(title: string, body: SafeHtml): HtmlPage {
+export function page(title: string, body: SafeHtml, options: PageOptions = {}): HtmlPage {
   return new HtmlPage(
     html`<!doctype html>
 <html lang="en">
@@ -81,20 +141,24 @@ export function page(title: string, body: SafeHtml): HtmlPage {
 <meta name="robots" content="noindex">
 <title>${title} · Agent Gateway</title>
 <style>${raw(STYLES)}</style>
+${options.script ? html`<script src="${DASHBOARD_SCRIPT_PATH}" defer></script>` : ''}
 </head>
-<body>
+<body${options.wide ? html` class="wide"` : ''}>
+${options.header ?? ''}
 <main>
 ${body}
 </main>
 </body>
 </html>
 `.value,
+    options.script === true,
   );
 }
 
 export function sendPage(res: Response, status: number, document: HtmlPage): void {
   res.status(status);
-  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+  const headers = document.withScript ? DASHBOARD_PAGE_HEADERS : PAGE_HEADERS;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.send(document.html);
 }
 

@@ -44,6 +44,9 @@ export class ApiKeyDto {
 export class ApiKeyListDto {
   @ApiProperty({ type: [ApiKeyDto], description: 'Newest first; never the secret.' })
   items: ApiKeyDto[];
+
+  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page.' })
+  nextCursor: string | null;
 }
 
 export class CreatedApiKeyDto {

@@ -1,22 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { KeysetPageQuery } from '@app/common';
 
-export class ListAuditEventsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50, description: 'Events per page.' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page (opaque).' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-
+export class ListAuditEventsQueryDto extends KeysetPageQuery('Events') {
   @ApiPropertyOptional({ format: 'uuid', description: 'Only the events of this project.' })
   @IsOptional()
   @IsUUID('all')
@@ -32,7 +18,10 @@ export class ListAuditEventsQueryDto {
   @MaxLength(2048)
   credential?: string;
 
-  @ApiPropertyOptional({ example: 'capability.delete_task', description: 'Only the events of this action.' })
+  @ApiPropertyOptional({
+    example: 'capability.delete_task',
+    description: 'Only the events of this action; a family ending in `.*` (`capability.*`: every change an agent made, `member.*`) matches each action that starts with it.',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)

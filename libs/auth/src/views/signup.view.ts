@@ -90,23 +90,6 @@ export function signupDisabledPage(): HtmlPage {
   );
 }
 
-export function welcomePage(user: { name: string; email: string }, organizations: { id: string; name: string; role: string }[]): HtmlPage {
-  return page(
-    'Welcome',
-    html`<div class="card">
-<h1>Welcome, ${user.name}</h1>
-<p>You are signed in as <strong>${user.email}</strong>.</p>
-${
-  organizations.length
-    ? html`<h2>Your organisations</h2>
-<ul>${organizations.map((o) => html`<li>${o.name} (${o.role}) — id <code>${o.id}</code></li>`)}</ul>`
-    : ''
-}
-<p>Administer your organisation over the REST API (see the <a href="/api/docs">API documentation</a>), or connect an AI client to <code>/api/mcp</code>: it will send you here to sign in and pick a project.</p>
-</div>`,
-  );
-}
-
 export function invitationInvalidPage(): HtmlPage {
   return page(
     'This invitation no longer works',

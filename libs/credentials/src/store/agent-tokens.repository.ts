@@ -54,7 +54,7 @@ interface LiveAgentTokenRow {
 const FIND_LIVE_BY_HASH = statement(
   'agent_tokens.find_live_by_hash',
   `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at, last_used_at
-  FROM agent_tokens
+  FROM "agent_tokens"
   WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
 );
 
@@ -104,6 +104,18 @@ export class AgentTokensRepository {
       where: { serviceKeyId: In(serviceKeyIds) },
       order: { createdAt: 'ASC', id: 'ASC' },
     });
+  }
+
+  /** A page of the tokens derived from one key, oldest first, after the token `afterId` when given (keyset over `(created_at, id)`). */
+  pageForServiceKey(em: EntityManager, serviceKeyId: string, limit: number, afterId?: string): Promise<AgentToken[]> {
+    const query = em.getRepository(AgentToken).createQueryBuilder('t').where('t.service_key_id = :serviceKeyId', { serviceKeyId });
+    if (afterId) {
+      query.andWhere(
+        '(t.created_at, t.id) > (SELECT a.created_at, a.id FROM agent_tokens a WHERE a.id = :afterId AND a.service_key_id = :serviceKeyId)',
+        { afterId },
+      );
+    }
+    return query.orderBy('t.createdAt', 'ASC').addOrderBy('t.id', 'ASC').limit(limit).getMany();
   }
 
   findDerived(em: EntityManager, organizationId: string, serviceKeyId: string, tokenId: string): Promise<AgentToken | null> {
@@ -199,6 +211,16 @@ export class AgentTokensRepository {
     return this.revokeWhere(em, 'service_key_id = $1 AND (expires_at IS NULL OR expires_at > now())', [serviceKeyId]);
   }
 
+  /** How many access tokens of the grant still work (what disconnecting its client ends). */
+  countLiveForGrant(grantId: string): Promise<number> {
+    return this.dataSource
+      .getRepository(AgentToken)
+      .createQueryBuilder('t')
+      .where('t.grantId = :grantId AND t.revokedAt IS NULL', { grantId })
+      .andWhere('(t.expiresAt IS NULL OR t.expiresAt > now())')
+      .getCount();
+  }
+
   revokeForGrant(em: EntityManager, grantId: string): Promise<number> {
     return this.revokeWhere(em, 'grant_id = $1', [grantId]);
   }
@@ -217,6 +239,16 @@ export class AgentTokensRepository {
     });
     const now = Date.now();
     return rows.filter((r) => !r.expiresAt || r.expiresAt.getTime() > now).map((r) => ({ id: r.id, serviceKeyId: r.serviceKeyId!, projectId: r.projectId }));
+  }
+
+  /** How many project tokens derived from service keys are live on the project (active or still rotating out). */
+  countLiveDerivedForProject(projectId: string): Promise<number> {
+    return this.dataSource
+      .getRepository(AgentToken)
+      .createQueryBuilder('t')
+      .where("t.projectId = :projectId AND t.source = 'service_key' AND t.revokedAt IS NULL", { projectId })
+      .andWhere('(t.expiresAt IS NULL OR t.expiresAt > now())')
+      .getCount();
   }
 
   revokeForProject(em: EntityManager, projectId: string): Promise<number> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { queryAffected, queryReturning } from '@app/database';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { KEYSET_SQL, KeysetPosition } from '@app/common';
+import { isUuid, queryAffected, queryReturning } from '@app/database';
 import { ApiKey } from '../entities/api-key.entity';
 import type { ApiKeyPermission } from '../permissions';
 
@@ -43,6 +44,23 @@ export class ApiKeysRepository {
     );
   }
 
+  /** The live keys a person created in an organisation (what `endOrHandOverCreatedBy` would change). */
+  liveCreatedBy(em: EntityManager, organizationId: string, userId: string): Promise<{ id: string; name: string }[]> {
+    return em.getRepository(ApiKey).find({
+      select: { id: true, name: true },
+      where: { organizationId, createdBy: userId, revokedAt: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  /** The names of an organisation's keys (revoked ones too), by id. */
+  async namesOf(organizationId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids)].filter(isUuid);
+    if (!wanted.length) return new Map();
+    const rows = await this.dataSource.getRepository(ApiKey).find({ select: { id: true, name: true }, where: { organizationId, id: In(wanted) } });
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
   async create(
     em: EntityManager,
     key: {
@@ -60,8 +78,16 @@ export class ApiKeysRepository {
     return repository.findOneByOrFail({ id });
   }
 
-  listForOrganization(organizationId: string): Promise<ApiKey[]> {
-    return this.dataSource.getRepository(ApiKey).find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  /** Up to `limit` keys of the organisation, newest first, after a keyset position; each with its exact position. */
+  async page(organizationId: string, limit: number, after?: KeysetPosition): Promise<(ApiKey & { position: KeysetPosition })[]> {
+    const query = this.dataSource
+      .getRepository(ApiKey)
+      .createQueryBuilder('k')
+      .addSelect(KEYSET_SQL.createdUs('k'), 'k_created_us')
+      .where('k.organizationId = :organizationId', { organizationId });
+    if (after) query.andWhere(KEYSET_SQL.after('k', ':afterUs', ':afterId'), { afterUs: after.us, afterId: after.id });
+    const { entities, raw } = await query.orderBy('k.createdAt', 'DESC').addOrderBy('k.id', 'DESC').limit(limit).getRawAndEntities<{ k_created_us: string }>();
+    return entities.map((key, i) => Object.assign(key, { position: { us: raw[i]!.k_created_us, id: key.id } }));
   }
 
   find(em: EntityManager, organizationId: string, id: string): Promise<ApiKey | null> {

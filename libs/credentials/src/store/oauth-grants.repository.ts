@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { KEYSET_SQL, KeysetPosition } from '@app/common';
 import { queryReturning } from '@app/database';
 import { OAuthGrant } from '../entities/oauth-grant.entity';
 import type { AgentPermission } from '../permissions';
@@ -10,10 +11,27 @@ export interface ListedGrant {
   clientId: string;
   projectId: string;
   organizationId: string;
+  userId: string;
   permissions: AgentPermission[];
   createdAt: Date;
   lastUsedAt: Date | null;
 }
+
+interface ListedGrantRow {
+  id: string;
+  client_id: string;
+  project_id: string;
+  organization_id: string;
+  user_id: string;
+  permissions: AgentPermission[];
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+/** The columns of a listed grant: its last use is the latest of its access tokens' (a grant that produced none is not listed). */
+const LISTED_COLUMNS = `g.id, g.client_id, g.project_id, g.organization_id, g.user_id, g.permissions, g.created_at,
+  (SELECT max(greatest(t.last_used_at, t.created_at)) FROM agent_tokens t WHERE t.grant_id = g.id) AS last_used_at`;
+const PRODUCED_TOKENS = 'EXISTS (SELECT 1 FROM agent_tokens t WHERE t.grant_id = g.id)';
 
 /** A grant that was just ended, for its audit event. */
 export type RevokedGrant = Pick<OAuthGrant, 'id' | 'organizationId' | 'projectId' | 'clientId' | 'userId'> & { revokedAt: Date };
@@ -77,32 +95,48 @@ export class OAuthGrantsRepository {
 
   /** The person's live grants that produced tokens, newest first, with their last use. */
   async listLiveForUser(userId: string): Promise<ListedGrant[]> {
-    const rows: {
-      id: string;
-      client_id: string;
-      project_id: string;
-      organization_id: string;
-      permissions: AgentPermission[];
-      created_at: Date;
-      last_used_at: Date | null;
-    }[] = await this.dataSource.query(
-      `SELECT g.id, g.client_id, g.project_id, g.organization_id, g.permissions, g.created_at,
-              (SELECT max(greatest(t.last_used_at, t.created_at)) FROM agent_tokens t WHERE t.grant_id = g.id) AS last_used_at
+    const rows: ListedGrantRow[] = await this.dataSource.query(
+      `SELECT ${LISTED_COLUMNS}
          FROM oauth_grants g
-        WHERE g.user_id = $1 AND g.revoked_at IS NULL
-          AND EXISTS (SELECT 1 FROM agent_tokens t WHERE t.grant_id = g.id)
+        WHERE g.user_id = $1 AND g.revoked_at IS NULL AND ${PRODUCED_TOKENS}
         ORDER BY g.created_at DESC, g.id`,
       [userId],
     );
-    return rows.map((r) => ({
-      id: r.id,
-      clientId: r.client_id,
-      projectId: r.project_id,
-      organizationId: r.organization_id,
-      permissions: r.permissions,
-      createdAt: r.created_at,
-      lastUsedAt: r.last_used_at,
-    }));
+    return rows.map(toListedGrant);
+  }
+
+  /**
+   * Up to `limit` live grants of an organisation that produced tokens (only one person's when
+   * `userId` is given), newest first, after a keyset position; each with its exact position.
+   */
+  async pageLiveForOrganization(
+    organizationId: string,
+    options: { userId?: string; limit: number; after?: KeysetPosition },
+  ): Promise<(ListedGrant & { position: KeysetPosition })[]> {
+    const params: unknown[] = [organizationId, options.limit];
+    let where = '';
+    if (options.userId) {
+      params.push(options.userId);
+      where += ` AND g.user_id = $${params.length}`;
+    }
+    if (options.after) {
+      params.push(options.after.us, options.after.id);
+      where += ` AND ${KEYSET_SQL.after('g', `$${params.length - 1}`, `$${params.length}`)}`;
+    }
+    const rows: (ListedGrantRow & { created_us: string })[] = await this.dataSource.query(
+      `SELECT ${LISTED_COLUMNS}, ${KEYSET_SQL.createdUs('g')} AS created_us
+         FROM oauth_grants g
+        WHERE g.organization_id = $1 AND g.revoked_at IS NULL AND ${PRODUCED_TOKENS}${where}
+        ORDER BY g.created_at DESC, g.id DESC
+        LIMIT $2`,
+      params,
+    );
+    return rows.map((r) => ({ ...toListedGrant(r), position: { us: r.created_us, id: r.id } }));
+  }
+
+  /** A grant of the organisation, or null (another organisation's is not found). */
+  findInOrganization(em: EntityManager, organizationId: string, grantId: string): Promise<OAuthGrant | null> {
+    return em.getRepository(OAuthGrant).findOneBy({ id: grantId, organizationId });
   }
 
   /** Conditional: the grants that were live and are now revoked. */
@@ -114,8 +148,23 @@ export class OAuthGrantsRepository {
     return this.revokeWhere(em, 'user_id = $1 AND organization_id = $2', [userId, organizationId]);
   }
 
+  /** How many live grants a person holds in an organisation (what `revokeForMember` would end). */
+  countLiveForMember(em: EntityManager, organizationId: string, userId: string): Promise<number> {
+    return em.getRepository(OAuthGrant).countBy({ organizationId, userId, revokedAt: IsNull() });
+  }
+
   revokeForProject(em: EntityManager, projectId: string): Promise<RevokedGrant[]> {
     return this.revokeWhere(em, 'project_id = $1', [projectId]);
+  }
+
+  /** How many clients are connected to the project: its live grants that produced tokens (as the connected-clients lists count them). */
+  countConnectedToProject(projectId: string): Promise<number> {
+    return this.dataSource
+      .getRepository(OAuthGrant)
+      .createQueryBuilder('g')
+      .where('g.projectId = :projectId AND g.revokedAt IS NULL', { projectId })
+      .andWhere('EXISTS (SELECT 1 FROM agent_tokens t WHERE t.grant_id = g.id)')
+      .getCount();
   }
 
   /** The clients that hold live grants in an organisation. */
@@ -127,6 +176,19 @@ export class OAuthGrantsRepository {
       .where('g.organization_id = :organizationId AND g.revoked_at IS NULL', { organizationId })
       .getRawMany<{ client_id: string }>();
     return rows.map((r) => r.client_id);
+  }
+
+  /** How many live grants each client holds in an organisation. */
+  async liveCountsByClient(organizationId: string): Promise<Map<string, number>> {
+    const rows = await this.dataSource
+      .getRepository(OAuthGrant)
+      .createQueryBuilder('g')
+      .select('g.client_id', 'client_id')
+      .addSelect('count(*)::int', 'grants')
+      .where('g.organization_id = :organizationId AND g.revoked_at IS NULL', { organizationId })
+      .groupBy('g.client_id')
+      .getRawMany<{ client_id: string; grants: number }>();
+    return new Map(rows.map((r) => [r.client_id, Number(r.grants)]));
   }
 
   revokeForOrganizationClients(em: EntityManager, organizationId: string, clientIds: string[]): Promise<RevokedGrant[]> {
@@ -156,4 +218,17 @@ export class OAuthGrantsRepository {
       revokedAt: r.revoked_at,
     }));
   }
+}
+
+function toListedGrant(r: ListedGrantRow): ListedGrant {
+  return {
+    id: r.id,
+    clientId: r.client_id,
+    projectId: r.project_id,
+    organizationId: r.organization_id,
+    userId: r.user_id,
+    permissions: r.permissions,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+  };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
-import { queryReturning } from '@app/database';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { isUuid, queryReturning } from '@app/database';
 import { ServiceKey } from '../entities/service-key.entity';
 import type { AgentPermission } from '../permissions';
 
@@ -14,8 +14,28 @@ export class ServiceKeysRepository {
     return repository.save(repository.create(key));
   }
 
-  listForOrganization(organizationId: string): Promise<ServiceKey[]> {
-    return this.dataSource.getRepository(ServiceKey).find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  /**
+   * A page of the organisation's keys, newest first, after the key `afterId` when given (keyset
+   * over `(created_at, id)`, compared in the database at full precision; a key of another
+   * organisation gives an empty page).
+   */
+  pageForOrganization(organizationId: string, limit: number, afterId?: string): Promise<ServiceKey[]> {
+    const query = this.dataSource.getRepository(ServiceKey).createQueryBuilder('k').where('k.organization_id = :organizationId', { organizationId });
+    if (afterId) {
+      query.andWhere(
+        '(k.created_at, k.id) < (SELECT a.created_at, a.id FROM service_keys a WHERE a.id = :afterId AND a.organization_id = :organizationId)',
+        { afterId },
+      );
+    }
+    return query.orderBy('k.createdAt', 'DESC').addOrderBy('k.id', 'DESC').limit(limit).getMany();
+  }
+
+  /** The names of an organisation's keys (revoked ones too), by id. */
+  async namesOf(organizationId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids)].filter(isUuid);
+    if (!wanted.length) return new Map();
+    const rows = await this.dataSource.getRepository(ServiceKey).find({ select: { id: true, name: true }, where: { organizationId, id: In(wanted) } });
+    return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   find(em: EntityManager, organizationId: string, id: string): Promise<ServiceKey | null> {

@@ -17,7 +17,7 @@ export class ClientMetadataError extends DomainError {
 /** Too many document fetches for one requesting address or one target host. */
 export class ClientMetadataRateLimitError extends ClientMetadataError {
   constructor(readonly retryAfterSeconds: number) {
-    super(`Too many client metadata document fetches; try again in ${retryAfterSeconds} s`, 'rate_limited');
+    super(`Too many client metadata document fetches from this address or from this document's host; try again in ${retryAfterSeconds} s`, 'rate_limited');
     this.name = 'ClientMetadataRateLimitError';
   }
 }

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditOrigin, RequestOrigin } from '@app/audit';
+import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { actorOf, CurrentPrincipal, OrganizationRoute, RestAuth, SessionPrincipal } from '@app/credentials';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { ClientPolicyDto, UpdateClientPolicyDto, UpdatedClientPolicyDto } from './client-policy.dto';
 import { ClientPolicyService } from './client-policy.service';
 
@@ -33,9 +33,8 @@ export class ClientPolicyController {
   update(
     @Param('orgId') orgId: string,
     @Body() body: UpdateClientPolicyDto,
-    @CurrentPrincipal() principal: SessionPrincipal,
-    @AuditOrigin() origin: RequestOrigin,
+    @RequestActor() actor: AuditActor,
   ): Promise<UpdatedClientPolicyDto> {
-    return this.policies.update(orgId, body, actorOf(principal), origin);
+    return this.policies.update(orgId, body, actor);
   }
 }

@@ -1,11 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService } from '@app/audit';
 import { DomainError } from '@app/common';
 import { CredentialRevoker, OAuthGrantsRepository } from '@app/credentials';
+import { clientHosts } from '../redirect-uri';
+import { OAuthClientsRepository } from '../store/oauth-clients.repository';
 import type { ClientPolicyDto, UpdateClientPolicyDto, UpdatedClientPolicyDto } from './client-policy.dto';
 import { admitsClient, canonicalHost, ClientPolicy } from './client-policy';
 import { ClientPolicyRepository } from './client-policy.repository';
+
+/** What a policy would end if saved: the connected clients it refuses and their live grants. */
+export interface RefusedClients {
+  grants: number;
+  clients: { id: string; name: string; hosts: string[]; grants: number }[];
+}
 
 /**
  * An organisation's say over which AI clients connect. A change is stored, and the grants of
@@ -20,6 +28,7 @@ export class ClientPolicyService {
     private readonly grants: OAuthGrantsRepository,
     private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,
+    private readonly clients: OAuthClientsRepository,
   ) {}
 
   async get(organizationId: string): Promise<ClientPolicyDto> {
@@ -30,14 +39,13 @@ export class ClientPolicyService {
   async update(
     organizationId: string,
     body: UpdateClientPolicyDto,
-    actor: { actorType: string; actorId: string },
-    origin?: RequestOrigin,
+    actor: AuditActor,
   ): Promise<UpdatedClientPolicyDto> {
     const policy = normalise(body);
     return this.dataSource.transaction(async (em) => {
       const updatedAt = await this.policies.save(em, organizationId, policy);
       const refused = (await this.grants.liveClientIds(em, organizationId)).filter((clientId) => !admitsClient(policy, clientId));
-      const { revokedGrants } = await this.revoker.revokeClientAccess(em, organizationId, refused, { ...actor, origin });
+      const { revokedGrants } = await this.revoker.revokeClientAccess(em, organizationId, refused, actor);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -45,10 +53,24 @@ export class ClientPolicyService {
         targetType: 'organization',
         targetId: organizationId,
         metadata: { ...policy, revokedGrants },
-        origin,
       });
       return { organizationId, ...policy, updatedAt, revokedGrants };
     });
+  }
+
+  /**
+   * What saving `body` would end, without saving it: the clients with live grants in the
+   * organisation that it refuses (refused the same way as `update`, so the same input errors).
+   */
+  async refusedBy(organizationId: string, body: UpdateClientPolicyDto): Promise<RefusedClients> {
+    const policy = normalise(body);
+    const counts = await this.grants.liveCountsByClient(organizationId);
+    const refused = [...counts.keys()].filter((clientId) => !admitsClient(policy, clientId));
+    const summaries = await this.clients.summariesOf(refused);
+    const clients = refused
+      .map((id) => ({ id, name: summaries.get(id)?.name ?? id, hosts: clientHosts(id, summaries.get(id)?.redirectUris ?? []), grants: counts.get(id)! }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    return { grants: clients.reduce((sum, c) => sum + c.grants, 0), clients };
   }
 
   /** Whether the organisation admits the client (inside the caller's transaction when given). */

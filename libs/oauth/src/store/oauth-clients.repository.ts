@@ -19,6 +19,20 @@ export class OAuthClientsRepository {
     return (result.generatedMaps[0] as { createdAt: Date }).createdAt;
   }
 
+  /**
+   * Writes a metadata-document client (public, no secret) or brings its name and redirect URIs
+   * up to date; an unchanged row is not touched.
+   */
+  async upsertDocumentClient(clientId: string, clientName: string, redirectUris: string[], grantTypes: string[]): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO oauth_clients AS c (client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash, registration_ip)
+       VALUES ($1, $2, $3, $4, 'none', NULL, NULL)
+       ON CONFLICT (client_id) DO UPDATE SET client_name = excluded.client_name, redirect_uris = excluded.redirect_uris
+        WHERE c.client_name IS DISTINCT FROM excluded.client_name OR c.redirect_uris IS DISTINCT FROM excluded.redirect_uris`,
+      [clientId, clientName, redirectUris, grantTypes],
+    );
+  }
+
   find(clientId: string): Promise<StoredClient | null> {
     return this.dataSource.getRepository(OAuthClient).findOne({
       select: { clientId: true, clientName: true, redirectUris: true, grantTypes: true, tokenEndpointAuthMethod: true, clientSecretHash: true },
@@ -34,6 +48,16 @@ export class OAuthClientsRepository {
       where: { clientId: In([...new Set(clientIds)]) },
     });
     return new Map(clients.map((c) => [c.clientId, c.clientName]));
+  }
+
+  /** Client names and redirect URIs by id (for the organisation's connected-clients list). */
+  async summariesOf(clientIds: string[]): Promise<Map<string, { name: string; redirectUris: string[] }>> {
+    if (clientIds.length === 0) return new Map();
+    const clients = await this.dataSource.getRepository(OAuthClient).find({
+      select: { clientId: true, clientName: true, redirectUris: true },
+      where: { clientId: In([...new Set(clientIds)]) },
+    });
+    return new Map(clients.map((c) => [c.clientId, { name: c.clientName, redirectUris: c.redirectUris }]));
   }
 
   async markAuthorized(em: EntityManager, clientId: string): Promise<void> {

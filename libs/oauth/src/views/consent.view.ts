@@ -1,5 +1,6 @@
 import { AGENT_PERMISSION_NAMES, AGENT_PERMISSIONS, AgentPermission } from '@app/credentials';
-import { html, HtmlPage, page } from '@app/web';
+import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
+import { html, HtmlPage, page, SafeHtml } from '@app/web';
 
 export interface ConsentProjectGroup {
   organizationId: string;
@@ -24,6 +25,13 @@ export interface ConsentView {
   groups: ConsentProjectGroup[];
   /** Organisations of the person whose client policy refuses this client. */
   refusedOrganizations?: string[];
+  /**
+   * When the person has no project to offer but may create one (an admin of an organisation
+   * that admits the client): those organisations, for the "Project name" field.
+   */
+  createIn?: { id: string; name: string }[];
+  /** The "Project name" field's value, organisation and error after a refused approval. */
+  newProject?: { name: string; organizationId?: string; error?: string };
   checkedPermissions: readonly AgentPermission[];
   selectedProjectId?: string;
   error?: string;
@@ -36,6 +44,7 @@ export interface ConsentView {
  */
 export function consentPage(view: ConsentView): HtmlPage {
   const hasProjects = view.groups.some((g) => g.projects.length > 0);
+  const mayCreate = !hasProjects && !!view.createIn?.length;
   const onlyOne = view.groups.length === 1 && view.groups[0].projects.length === 1;
   return page(
     `Allow ${view.clientName}?`,
@@ -56,8 +65,10 @@ ${view.error ? html`<div class="error" role="alert" id="consent-error">${view.er
 <form method="post" action="/api/agent/oauth/authorize">
 <input type="hidden" name="request_id" value="${view.requestId}">
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
-${hasProjects
-  ? html`<fieldset>
+${hasProjects || mayCreate
+  ? html`${mayCreate
+    ? newProjectFields(view)
+    : html`<fieldset>
 <legend>Project it may work on (pick one)</legend>
 ${view.groups.map(
   (group) => html`<fieldset>
@@ -69,7 +80,7 @@ ${group.projects.map(
 )}
 </fieldset>`,
 )}
-</fieldset>
+</fieldset>`}
 ${view.refusedOrganizations?.length
   ? html`<p class="muted" id="consent-refused-organizations">Not offered: the projects of ${view.refusedOrganizations.join(', ')}, whose administrators do not allow this application.</p>`
   : ''}
@@ -94,4 +105,28 @@ ${AGENT_PERMISSION_NAMES.map(
 <p class="muted">You can disconnect the application at any time; it never sees your password.</p>
 </div>`,
   );
+}
+
+/** No project to offer: the "Project name" of a project created when the person approves (in the one organisation, or the one they pick). */
+function newProjectFields(view: ConsentView): SafeHtml {
+  const organizations = view.createIn ?? [];
+  const chosen = view.newProject?.organizationId ?? organizations[0]?.id;
+  const error = view.newProject?.error;
+  return html`<fieldset>
+<legend>Project it may work on</legend>
+<p id="new-project-hint">There is no project to give it yet: name one, and it is created${
+    organizations.length === 1 ? html` in <strong>${organizations[0].name}</strong>` : ''
+  } when you approve.</p>
+${organizations.length === 1
+  ? html`<input type="hidden" name="new_project_organization" value="${organizations[0].id}">`
+  : html`<label for="new-project-organization">Organisation</label>
+<select id="new-project-organization" name="new_project_organization">${organizations.map(
+      (o) => html`<option value="${o.id}"${o.id === chosen ? html` selected` : ''}>${o.name}</option>`,
+    )}</select>`}
+<label for="project-name">Project name</label>
+${error ? html`<p class="field-error" id="project-name-error">${error}</p>` : ''}
+<input type="text" id="project-name" name="new_project_name" maxlength="${PROJECT_NAME_MAX_LENGTH}" required value="${view.newProject?.name ?? ''}" aria-describedby="${
+    error ? 'new-project-hint project-name-error' : 'new-project-hint'
+  }"${error ? html` aria-invalid="true"` : ''}>
+</fieldset>`;
 }

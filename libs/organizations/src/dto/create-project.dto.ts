@@ -1,12 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { Trim } from '@app/common';
+import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 
 export class CreateProjectDto {
-  @ApiProperty({ example: 'Website relaunch', maxLength: 200 })
+  @ApiProperty({ example: 'Website relaunch', maxLength: PROJECT_NAME_MAX_LENGTH })
   @Trim()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(200)
+  @MaxLength(PROJECT_NAME_MAX_LENGTH)
   name: string;
 }
+
+/** `PATCH …/projects/:projectId`: the new name, with the same rules as a new project's. */
+export class RenameProjectDto extends CreateProjectDto {}

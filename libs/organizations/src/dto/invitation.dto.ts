@@ -43,8 +43,11 @@ export class CreatedInvitationDto extends InvitationDto {
 }
 
 export class InvitationListDto {
-  @ApiProperty({ type: [InvitationDto] })
+  @ApiProperty({ type: [InvitationDto], description: 'Newest first.' })
   items: InvitationDto[];
+
+  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page.' })
+  nextCursor: string | null;
 }
 
 export class AcceptInvitationDto {

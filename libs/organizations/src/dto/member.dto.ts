@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { DerivedTokenRefDto } from '@app/credentials';
 import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
 export class MemberDto {
@@ -19,8 +20,11 @@ export class MemberDto {
 }
 
 export class MemberListDto {
-  @ApiProperty({ type: [MemberDto] })
+  @ApiProperty({ type: [MemberDto], description: 'In the order they joined, then by user id.' })
   items: MemberDto[];
+
+  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page.' })
+  nextCursor: string | null;
 }
 
 export class ActionLinkDto {
@@ -64,16 +68,7 @@ export class HeldServiceKeyDto {
   revoke: ActionLinkDto;
 }
 
-export class HeldDerivedTokenDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ format: 'uuid' })
-  serviceKeyId: string;
-
-  @ApiProperty({ format: 'uuid' })
-  projectId: string;
-
+export class HeldDerivedTokenDto extends DerivedTokenRefDto {
   @ApiProperty({ type: ActionLinkDto })
   rotate: ActionLinkDto;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission, DerivedTokenRefDto } from '@app/credentials';
 
 const permissions = { enum: AGENT_PERMISSION_NAMES, isArray: true } as const;
 const status = { enum: ['active', 'revoked'] } as const;
@@ -26,16 +26,7 @@ export class CreatedServiceKeyDto {
 }
 
 /** A derived token's metadata: never its secret. */
-export class ProjectTokenDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ format: 'uuid' })
-  serviceKeyId: string;
-
-  @ApiProperty({ format: 'uuid' })
-  projectId: string;
-
+export class ProjectTokenDto extends DerivedTokenRefDto {
   @ApiProperty(permissions)
   permissions: AgentPermission[];
 
@@ -65,6 +56,18 @@ export class ProjectTokenDto {
   lastUsedAt: Date | null;
 }
 
+/** Who created a service key: a person (their name) or an `rk_` API key (its name). */
+export class ServiceKeyCreatorDto {
+  @ApiProperty({ enum: ['user', 'api_key'] })
+  type: 'user' | 'api_key';
+
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'Ada Lovelace', description: 'The person’s name, or the API key’s name.' })
+  name: string;
+}
+
 export class ServiceKeyDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -84,18 +87,33 @@ export class ServiceKeyDto {
   @ApiProperty({ format: 'date-time', nullable: true, type: String })
   revokedAt: Date | null;
 
+  @ApiProperty({
+    type: ServiceKeyCreatorDto,
+    nullable: true,
+    description: 'The person or API key that created it; null when it is not recorded (the creator no longer exists).',
+  })
+  createdBy: ServiceKeyCreatorDto | null;
+
   @ApiProperty({ type: [ProjectTokenDto], description: 'Every token derived from the key, revoked ones included, oldest first.' })
   tokens: ProjectTokenDto[];
 }
 
+const nextCursor = { nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page.' } as const;
+
 export class ServiceKeyListDto {
   @ApiProperty({ type: [ServiceKeyDto], description: 'Newest first.' })
   items: ServiceKeyDto[];
+
+  @ApiProperty(nextCursor)
+  nextCursor: string | null;
 }
 
 export class ProjectTokenListDto {
   @ApiProperty({ type: [ProjectTokenDto], description: 'Oldest first, revoked ones included.' })
   items: ProjectTokenDto[];
+
+  @ApiProperty(nextCursor)
+  nextCursor: string | null;
 }
 
 export class RevokedServiceKeyDto {

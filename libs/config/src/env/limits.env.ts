@@ -1,0 +1,101 @@
+import { Transform } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+import { EnvBase, toInt } from './env-transforms';
+
+/** Rate limits: sign-in, sign-up, client registration, the token endpoint, metadata fetches, MCP. */
+export function LimitVariables<B extends EnvBase>(Base: B) {
+  class LimitVariables extends Base {
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    REGISTRATION_RATE_LIMIT_PER_MINUTE = 30;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP = 10;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    LOGIN_MAX_FAILURES_PER_EMAIL = 100;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    LOGIN_MAX_FAILURES_PER_IP = 50;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(86400)
+    LOGIN_FAILURE_WINDOW_SECONDS = 900;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP = 30;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    TOKEN_MAX_AUTH_FAILURES_PER_CLIENT = 100;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    REVOCATION_MAX_FAILURES_PER_CLIENT_AND_IP = 30;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(86400)
+    TOKEN_FAILURE_WINDOW_SECONDS = 300;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    SIGNUP_RATE_LIMIT_PER_HOUR = 30;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE = 20;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE = 60;
+
+    /** Requests to /api/mcp per agent token per window, counted by each instance (0: no limit). */
+    @Transform(toInt)
+    @IsInt()
+    @Min(0)
+    @Max(10_000_000)
+    MCP_RATE_LIMIT_PER_TOKEN = 600;
+
+    /** Requests to /api/mcp per organisation (all its tokens) per window, counted by each instance (0: no limit). */
+    @Transform(toInt)
+    @IsInt()
+    @Min(0)
+    @Max(10_000_000)
+    MCP_RATE_LIMIT_PER_ORGANIZATION = 3000;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(3600)
+    MCP_RATE_LIMIT_WINDOW_SECONDS = 60;
+  }
+  return LimitVariables;
+}

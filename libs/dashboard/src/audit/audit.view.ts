@@ -1,0 +1,98 @@
+import type { AuditEventDto } from '@app/audit';
+import type { MemberDto } from '@app/organizations';
+import { html, HtmlPage, SafeHtml } from '@app/web';
+import type { DashboardContext } from '../dashboard-context';
+import { dashboardPage, pager, sectionPath } from '../views/layout';
+import { dataTable, emptyState } from '../views/table';
+import { ACTION_GROUPS, actionWords, actorWords, AuditNames, shortUserAgent } from './audit-words';
+
+export interface AuditFilters {
+  /** An action, a family (`capability.*`) or '' for every kind. */
+  action: string;
+  /** A member's user id, or '' for everyone. */
+  person: string;
+}
+
+export interface AuditView {
+  filters: AuditFilters;
+  members: MemberDto[];
+  /** Undefined when the filters were refused (the page shows their errors instead). */
+  events?: AuditEventDto[];
+  names?: AuditNames;
+  nextCursor: string | null;
+  onFirstPage: boolean;
+  errors: { action?: string; person?: string };
+  /** A refusal of the page link itself (a cursor no list returned). */
+  alert?: string;
+}
+
+/** The audit log: newest first, filtered by kind of event and by person, a page at a time. */
+export function auditPage(ctx: DashboardContext, view: AuditView): HtmlPage {
+  const base = sectionPath(ctx.organization!.id, 'audit');
+  const filtered = view.filters.action !== '' || view.filters.person !== '';
+  const kept: Record<string, string> = {};
+  if (view.filters.action) kept.action = view.filters.action;
+  if (view.filters.person) kept.person = view.filters.person;
+  return dashboardPage(ctx, {
+    title: 'Audit log',
+    section: 'audit',
+    body: html`<h1>Audit log</h1>
+${view.alert ? html`<div class="error" role="alert">${view.alert}</div>` : ''}
+${filterForm(base, view, filtered)}
+${view.events === undefined ? '' : eventsTable(ctx, view.events, view.names!, filtered, view.onFirstPage, base)}
+${view.events === undefined ? '' : pager(base, view.nextCursor, view.onFirstPage, kept)}`,
+  });
+}
+
+function filterForm(base: string, view: AuditView, filtered: boolean): SafeHtml {
+  const { errors, filters } = view;
+  return html`<form method="get" action="${base}" class="card" aria-labelledby="filters-heading">
+<h2 id="filters-heading">Filters</h2>
+<label for="audit-action">Kind of event</label>
+${errors.action ? html`<p class="field-error" id="audit-action-error">${errors.action}</p>` : ''}
+<select id="audit-action" name="action"${errors.action ? html` aria-invalid="true" aria-describedby="audit-action-error"` : ''}>
+<option value="">All events</option>
+${ACTION_GROUPS.map(
+  (g) => html`<optgroup label="${g.label}">${g.actions.map(
+    (a) => html`<option value="${a.value}"${a.value === filters.action ? html` selected` : ''}>${a.label}</option>`,
+  )}</optgroup>`,
+)}
+</select>
+<label for="audit-person">Person</label>
+<p class="hint" id="audit-person-hint">What the person did, and what was done to them (their role, their invitation, their reset links).</p>
+${errors.person ? html`<p class="field-error" id="audit-person-error">${errors.person}</p>` : ''}
+<select id="audit-person" name="person" aria-describedby="${errors.person ? 'audit-person-error audit-person-hint' : 'audit-person-hint'}"${errors.person ? html` aria-invalid="true"` : ''}>
+<option value="">Everyone</option>
+${view.members.map((m) => html`<option value="${m.userId}"${m.userId === filters.person ? html` selected` : ''}>${m.name} (${m.email})</option>`)}
+</select>
+<div class="actions"><button type="submit" class="primary">Show events</button></div>
+${filtered ? html`<p><a href="${base}">Clear the filters</a></p>` : ''}
+</form>`;
+}
+
+function eventsTable(ctx: DashboardContext, events: AuditEventDto[], names: AuditNames, filtered: boolean, onFirstPage: boolean, base: string): SafeHtml {
+  if (events.length === 0) {
+    const text = !onFirstPage
+      ? html`No more events. <a href="${base}">Back to the newest</a>.`
+      : filtered
+        ? html`No events match these filters. <a href="${base}">Clear the filters</a> to see every event.`
+        : 'Nothing has happened in this organisation yet. What people, keys and AI clients do here (projects created, keys issued, clients connected, members invited) appears in this log.';
+    return emptyState('No events.', text);
+  }
+  return dataTable(
+    `Audit events of ${ctx.organization!.name}, newest first`,
+    ['When', 'Who', 'What', 'From where'],
+    events.map((e) => eventRow(e, names)),
+  );
+}
+
+function eventRow(event: AuditEventDto, names: AuditNames): SafeHtml {
+  const actor = actorWords(event, names);
+  const agent = shortUserAgent(event.userAgent);
+  return html`<tr>
+<td><time datetime="${event.createdAt}">${event.createdAt.slice(0, 19).replace('T', ' ')} UTC</time></td>
+<td>${actor.who}${actor.detail ? html`<br><span class="muted">${actor.detail}</span>` : ''}</td>
+<td>${actionWords(event, names)}</td>
+<td>${event.ip ?? ''}${agent ? html`<br><span class="muted" title="${event.userAgent}">${agent}</span>` : ''}${!event.ip && !agent ? html`<span class="muted">Not recorded</span>` : ''}</td>
+</tr>`;
+}

@@ -1,0 +1,58 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'express';
+import { DomainError } from '@app/common';
+import { PageSignInRequired } from '@app/credentials';
+import { domainErrorPage, html, page, sendDomainErrorPage, sendPage, sendRedirect } from '@app/web';
+
+/**
+ * The dashboard's filter (the pages' transport): no session → sign in and come back; a refusal
+ * (403, 404, a CSRF failure) or a domain error → an HTML page with its status; anything else →
+ * a generic 500 page with an id that is logged, leaking nothing.
+ */
+@Catch()
+export class DashboardPageFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Dashboard');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    if (exception instanceof PageSignInRequired) {
+      sendRedirect(res, 303, `/login?next=${encodeURIComponent(exception.returnTo)}`);
+      return;
+    }
+    if (exception instanceof DomainError) {
+      sendDomainErrorPage(res, exception, domainErrorPage(exception));
+      return;
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'This request could not be handled';
+      sendPage(res, status, errorPage(title, messageOf(exception)));
+      return;
+    }
+    const id = randomUUID();
+    this.logger.error(`unexpected error ${id}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+    sendPage(res, 500, errorPage('Something went wrong', `The error was logged as ${id}. Please try again.`));
+  }
+}
+
+function messageOf(exception: HttpException): string {
+  const body = exception.getResponse();
+  const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : body;
+  return Array.isArray(message) ? message.join('; ') : String(message ?? exception.message);
+}
+
+function errorPage(title: string, message: string) {
+  return page(
+    title,
+    html`<div class="card" role="alert" aria-labelledby="error-title">
+<h1 id="error-title">${title}</h1>
+<p>${message}</p>
+<p><a href="/">Back to the dashboard</a></p>
+</div>`,
+  );
+}

@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '@app/api-keys';
+import { AuthModule } from '@app/auth';
+import { OAuthModule } from '@app/oauth';
+import { TenancyModule } from '@app/tenancy';
+import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
+import { ClientPolicyPageController } from './clients/client-policy-page.controller';
+import { ClientsPageController } from './clients/clients-page.controller';
+import { OrganizationsModule } from '@app/organizations';
+import { ServiceKeysModule } from '@app/service-keys';
+import { AssetsController } from './assets.controller';
+import { AuditNamesReader } from './audit/audit-names';
+import { AuditPageController } from './audit/audit-page.controller';
+import { DashboardContextGuard } from './dashboard-context';
+import { HomeController } from './home.controller';
+import { MembersPageController } from './members/members-page.controller';
+import { ProjectsPageController } from './projects/projects-page.controller';
+import { ProjectTokensPageController } from './service-keys/project-tokens-page.controller';
+import { ServiceKeysPageController } from './service-keys/service-keys-page.controller';
+
+/**
+ * The dashboard: server-rendered pages for everything a person does in an organisation. Its
+ * forms post to its own routes, which call the same services as the REST routes (never REST
+ * itself, never the tables).
+ */
+@Module({
+  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule],
+  controllers: [
+    AssetsController,
+    HomeController,
+    ProjectsPageController,
+    ServiceKeysPageController,
+    ProjectTokensPageController,
+    ApiKeysPageController,
+    ClientsPageController,
+    ClientPolicyPageController,
+    MembersPageController,
+    AuditPageController,
+  ],
+  providers: [DashboardContextGuard, AuditNamesReader],
+})
+export class DashboardModule {}

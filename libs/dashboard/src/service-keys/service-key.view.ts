@@ -1,0 +1,107 @@
+import type { ProjectDto } from '@app/organizations';
+import type { ProjectTokenDto, ServiceKeyDto } from '@app/service-keys';
+import { html, HtmlPage, SafeHtml } from '@app/web';
+import type { DashboardContext } from '../dashboard-context';
+import { csrfField, dashboardPage, pager, sectionPath } from '../views/layout';
+import { when } from '../views/when';
+import { creatorName, liveTokens, tokenState } from './service-keys.format';
+
+export interface ServiceKeyView {
+  key: ServiceKeyDto;
+  /** This page of the key's derived tokens. */
+  tokens: ProjectTokenDto[];
+  nextCursor: string | null;
+  onFirstPage: boolean;
+  limit?: number;
+  /** The organisation's projects (the "Project" choices), by id for the token list. */
+  projects: ProjectDto[];
+  /** The derive form's choice and error after a refused post. */
+  form?: { projectId: string; error?: string };
+  notice?: string;
+}
+
+/** One service key: what it is, "Derive a token", its derived tokens (paginated) and "Revoke". */
+export function serviceKeyPage(ctx: DashboardContext, view: ServiceKeyView): HtmlPage {
+  const { key } = view;
+  const orgId = ctx.organization!.id;
+  const keyPath = `${sectionPath(orgId, 'service-keys')}/${key.id}`;
+  const names = new Map(view.projects.map((p) => [p.id, p.name]));
+  const active = key.status === 'active';
+  return dashboardPage(ctx, {
+    title: `Service key ${key.name}`,
+    section: 'service-keys',
+    notice: view.notice,
+    body: html`<p><a href="${sectionPath(orgId, 'service-keys')}">All service keys</a></p>
+<h1>Service key “${key.name}”</h1>
+<p class="muted">Created ${when(key.createdAt)} by ${creatorName(key.createdBy)} · its tokens may: ${key.permissions.join(', ')}</p>
+${active ? '' : html`<p class="notice" role="status">Revoked ${when(key.revokedAt)}: none of its tokens work, and no new one can be derived.</p>`}
+${active ? deriveForm(ctx, keyPath, view) : ''}
+<h2 id="tokens-title">Derived tokens</h2>
+${view.tokens.length === 0 && view.onFirstPage
+  ? html`<p class="empty">No token derived yet.${active ? ' Derive one above for each project a machine should reach.' : ''}</p>`
+  : html`<div class="table-wrap"><table aria-labelledby="tokens-title">
+<thead><tr><th scope="col">Project</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>
+<tbody>${view.tokens.map((t) => tokenRow(keyPath, t, names.get(t.projectId), active))}</tbody>
+</table></div>
+${pager(keyPath, view.nextCursor, view.onFirstPage, view.limit ? { limit: String(view.limit) } : {})}`}
+${active
+  ? html`<section class="card" aria-labelledby="revoke-title">
+<h2 id="revoke-title">Revoke this key</h2>
+<p>Revoking ends every token derived from it at once (${countOf(liveTokens(key.tokens).length)} now).</p>
+<p><a href="${keyPath}/revoke">Revoke service key</a></p>
+</section>`
+  : ''}`,
+  });
+}
+
+function countOf(n: number): string {
+  return n === 1 ? '1 live token' : `${n} live tokens`;
+}
+
+function tokenRow(keyPath: string, token: ProjectTokenDto, projectName: string | undefined, keyActive: boolean): SafeHtml {
+  const project = projectName ?? 'A deleted project';
+  const actions: SafeHtml[] = [];
+  if (keyActive && token.status === 'active') {
+    actions.push(html`<a href="${keyPath}/tokens/${token.id}/rotate" aria-label="Rotate the token for ${project}">Rotate</a>`);
+  }
+  if (keyActive && token.status !== 'revoked') {
+    const which = token.status === 'rotating_out' ? 'the rotating-out token' : 'the token';
+    actions.push(html`<a href="${keyPath}/tokens/${token.id}/revoke" aria-label="Revoke ${which} for ${project}">Revoke</a>`);
+  }
+  return html`<tr>
+<td>${projectName ?? html`<span class="muted">${project}</span>`}</td>
+<td>${tokenState(token)}</td>
+<td>${when(token.createdAt)}</td>
+<td>${when(token.lastUsedAt, 'Never')}</td>
+<td>${actions.length ? html`<span class="inline">${actions.map((a, i) => html`${i ? ' · ' : ''}${a}`)}</span>` : html`<span class="muted">—</span>`}</td>
+</tr>`;
+}
+
+function deriveForm(ctx: DashboardContext, keyPath: string, view: ServiceKeyView): SafeHtml {
+  const orgId = ctx.organization!.id;
+  if (view.projects.length === 0) {
+    return html`<section class="card" aria-labelledby="derive-title">
+<h2 id="derive-title">Derive a token</h2>
+<p>This organisation has no project yet. Every token acts on exactly one project: <a href="${sectionPath(orgId, 'projects')}">create a project in Projects</a> first, then come back here.</p>
+</section>`;
+  }
+  const withToken = new Set(view.key.tokens.filter((t) => t.status === 'active').map((t) => t.projectId));
+  const error = view.form?.error;
+  const chosen = view.form?.projectId ?? '';
+  return html`<section class="card" aria-labelledby="derive-title">
+<h2 id="derive-title">Derive a token</h2>
+<form method="post" action="${keyPath}/tokens" novalidate>
+${csrfField(ctx)}
+<label for="derive-project">Project</label>
+<p class="hint" id="derive-project-hint">The token acts on this project only. Its secret is shown once, on the next page.</p>
+${error ? html`<p class="field-error" id="derive-project-error">${error}</p>` : ''}
+<select id="derive-project" name="projectId" required aria-describedby="derive-project-hint${error ? ' derive-project-error' : ''}"${error ? html` aria-invalid="true"` : ''}>
+<option value="">Choose a project</option>
+${view.projects.map(
+  (p) => html`<option value="${p.id}"${p.id === chosen ? html` selected` : ''}>${p.name}${withToken.has(p.id) ? ' (has a token already)' : ''}</option>`,
+)}
+</select>
+<div class="actions"><button type="submit" class="primary">Derive token</button></div>
+</form>
+</section>`;
+}

@@ -1,0 +1,3 @@
+import { KeysetPageQuery } from '@app/common';
+
+export class ListProjectsQueryDto extends KeysetPageQuery('Projects') {}

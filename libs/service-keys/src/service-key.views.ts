@@ -1,0 +1,37 @@
+import { AGENT_PERMISSION_NAMES, AgentPermission, AgentToken, ServiceKey } from '@app/credentials';
+import type { ProjectTokenDto, ServiceKeyCreatorDto, ServiceKeyDto } from './dto/service-key.dto';
+
+/** The catalogue's order, without duplicates. */
+export function normalisePermissions(permissions: readonly AgentPermission[]): AgentPermission[] {
+  return AGENT_PERMISSION_NAMES.filter((p) => permissions.includes(p));
+}
+
+/** A derived token's `expires_at` is set only by a rotation: it is rotating out until then, revoked after. */
+export function tokenView(token: AgentToken): ProjectTokenDto {
+  const ended = token.expiresAt !== null && token.expiresAt.getTime() <= Date.now();
+  const revokedAt = token.revokedAt ?? (ended ? token.expiresAt : null);
+  return {
+    id: token.id,
+    serviceKeyId: token.serviceKeyId!,
+    projectId: token.projectId,
+    permissions: token.permissions,
+    status: revokedAt ? 'revoked' : token.expiresAt ? 'rotating_out' : 'active',
+    createdAt: token.createdAt,
+    rotatingOutUntil: revokedAt ? null : token.expiresAt,
+    revokedAt,
+    lastUsedAt: token.lastUsedAt,
+  };
+}
+
+export function keyView(key: ServiceKey, tokens: AgentToken[], createdBy: ServiceKeyCreatorDto | null): ServiceKeyDto {
+  return {
+    id: key.id,
+    name: key.name,
+    permissions: key.permissions,
+    status: key.revokedAt ? 'revoked' : 'active',
+    createdAt: key.createdAt,
+    revokedAt: key.revokedAt,
+    createdBy,
+    tokens: tokens.map(tokenView),
+  };
+}

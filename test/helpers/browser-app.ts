@@ -1,0 +1,33 @@
+import { Chromium, launchChromium } from './chromium';
+import { startTestApp, TestApp } from './test-app';
+
+/** The test app and a Chromium beside it; `close` ends both, the browser first. */
+export interface BrowserApp {
+  t: TestApp;
+  browser: Chromium;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the test app (`env` as for `startTestApp`) and launches Chromium, for a browser spec's
+ * `beforeAll`; its `afterAll` calls `close`. When Chromium does not start, the app is closed and
+ * the error is thrown.
+ */
+export async function browserApp(env: Record<string, string> = {}): Promise<BrowserApp> {
+  const t = await startTestApp(env);
+  let browser: Chromium;
+  try {
+    browser = await launchChromium();
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
+  return {
+    t,
+    browser,
+    async close() {
+      await browser.close();
+      await t.close();
+    },
+  };
+}
