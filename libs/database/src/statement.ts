@@ -61,6 +61,10 @@ export async function runStatement<T>(context: StatementContext, statement: Stat
     throw translateDatabaseError(error);
   }
   let failure: Error | undefined;
+  // A lent connection has no listener of the pool's: one that breaks while lent (the database
+  // going away mid-query) would otherwise emit an unhandled 'error' and end the process.
+  const onBroken = (error: Error) => (failure = error);
+  client.on('error', onBroken);
   try {
     const query: QueryConfig = context.prepared
       ? { name: statement.name, text: statement.text, values: parameters as unknown[] }
@@ -75,6 +79,7 @@ export async function runStatement<T>(context: StatementContext, statement: Stat
     context.onError(error, statement.text);
     throw translateDatabaseError(error);
   } finally {
+    client.removeListener('error', onBroken);
     client.release(failure);
   }
 }
