@@ -59,7 +59,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   // that is not a JSON-RPC message is answered -32600 by the SDK instead of -32700 here.
   const mcpJson = json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES });
   const cookies = cookieParser();
-  // POST /api/mcp itself is served here, by the same body middleware as below, ahead of the router.
+  // POST /api/mcp itself is served here, by the same body middleware as below, ahead of Nest's routes.
   const server = app.getHttpAdapter().getInstance() as express.Express;
   server.post(MCP_PATH, mcpRoute(app.get(McpEndpoint), new AppExceptionFilter(config), [mcpJson, bodyErrorHandler, bodyDepthGuard, cookies, textGuard]));
   app.use(MCP_PATH, mcpJson);

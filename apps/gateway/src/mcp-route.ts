@@ -10,7 +10,7 @@ import { MCP_PATH } from './cors.middleware';
 export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Response, next: NextFunction) => void);
 
 /**
- * `POST /api/mcp` served ahead of Nest's router, which agents call for every message. An Express
+ * `POST /api/mcp` served ahead of Nest's routes, which agents call for every message. An Express
  * route registered right after the origin check and CORS (so traces show it as the request's
  * route handler, as they show Nest's), it runs, in order, the very middleware functions the
  * application runs for every request (`bodyStack`: the endpoint's JSON parser with its limits,

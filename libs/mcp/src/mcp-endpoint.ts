@@ -10,7 +10,7 @@ import { McpService } from './mcp.service';
 /**
  * `POST /api/mcp` once its body is read and checked: the request limits, then the MCP service.
  * Nest's route (`McpController`) calls `post` after the global guard; the endpoint's own route
- * (`serve`, mounted ahead of Nest's router by the application) runs the guard's agent check
+ * (`serve`, registered ahead of Nest's routes by the application) runs the guard's agent check
  * itself and answers the refusals the route's filters would.
  */
 @Injectable()
