@@ -28,6 +28,18 @@ export interface TestApp {
  * error is thrown.
  */
 export async function startTestApp(env: Record<string, string> = {}, options: { controllers?: Type[] } = {}): Promise<TestApp> {
+  // A free port can be taken by another process between choosing it and listening on it (other
+  // test files and servers run at the same time): then start again on another port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTestAppOnce(env, options);
+    } catch (err) {
+      if (attempt >= 5 || (err as { code?: string }).code !== 'EADDRINUSE') throw err;
+    }
+  }
+}
+
+async function startTestAppOnce(env: Record<string, string>, options: { controllers?: Type[] }): Promise<TestApp> {
   const state = readTestState();
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'ag-app-'));
