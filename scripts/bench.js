@@ -441,18 +441,22 @@ async function main() {
       });
     }
 
-    // The 401 paths: no database touch for a malformed token; one indexed lookup for a well-formed unknown one.
+    // The 401 paths: no database touch for a malformed token; one indexed lookup for a well-formed
+    // unknown one the first time, none when it comes again (refused tokens are remembered); one
+    // lookup for every request when each carries a new well-formed token.
+    const refusing = (token) => () => mcpRequest('legacy', 'tools/list', {}, { authorization: `Bearer ${token}` });
     const refusals = [
-      ['401 malformed token', 'dga_not-a-real-token'],
-      ['401 well-formed unknown token', wellFormedUnknown()],
+      ['401 malformed token', refusing('dga_not-a-real-token')],
+      ['401 well-formed unknown token, the same one again', refusing(wellFormedUnknown())],
+      ['401 well-formed unknown token, a new one each request', () => ({ ...mcpRequest('legacy', 'tools/list', {}), chain: { kind: 'new-agent-token' } })],
     ].filter(([name]) => !ONLY || name.includes(ONLY));
     if (refusals.length && authenticatedRps === undefined) {
       // Run alone (--only 401): the authenticated figure they are read against, measured now.
       const listing = scenarios.find((x) => x.name === `tools/list (${LEGACY})`);
       authenticatedRps = (await measureRounds(listing.name, listing.build, ['gateway'])).gateway.requestsPerSecond;
     }
-    for (const [name, token] of refusals) {
-      const m = await measureRounds(name, () => mcpRequest('legacy', 'tools/list', {}, { authorization: `Bearer ${token}` }), ['gateway', ...(baseline ? ['baseline'] : [])]);
+    for (const [name, build] of refusals) {
+      const m = await measureRounds(name, build, ['gateway', ...(baseline ? ['baseline'] : [])]);
       const gw = m.gateway;
       const ratioToAuth = gw.requestsPerSecond / authenticatedRps;
       const shortfall = [];

@@ -5,8 +5,13 @@
  * prints autocannon's summary as JSON on stdout.
  *
  * Scenario: { url, connections, duration, warmup, method, path, headers, body,
- *             chain?: { kind: 'refresh', tokens: string[], clientId } }
+ *             chain?: { kind: 'refresh', tokens: string[], clientId }
+ *                   | { kind: 'new-agent-token' } }
+ *
+ * `new-agent-token`: every request carries a new well-formed `dga_` token no one was issued
+ * (the service's own generator, from the build), so none of them is ever refused from memory.
  */
+const { join } = require('node:path');
 const autocannon = require('autocannon');
 
 const scenario = JSON.parse(process.argv[2]);
@@ -34,6 +39,19 @@ function requestsFor(s) {
       },
     ];
   }
+  if (s.chain.kind === 'new-agent-token') {
+    const { generateToken } = require(join(__dirname, '..', '..', 'dist/libs/credentials/src/token-format.js'));
+    return [
+      {
+        method: s.method,
+        path: s.path,
+        body: s.body,
+        setupRequest(req) {
+          return { ...req, headers: { ...s.headers, authorization: `Bearer ${generateToken('dga_')}` } };
+        },
+      },
+    ];
+  }
   throw new Error(`unknown chain ${s.chain.kind}`);
 }
 
@@ -48,7 +66,7 @@ async function run(duration) {
 }
 
 (async () => {
-  if (scenario.warmup > 0 && !scenario.chain) await run(scenario.warmup);
+  if (scenario.warmup > 0 && scenario.chain?.kind !== 'refresh') await run(scenario.warmup);
   // Tells the parent the measured run starts now (it reads the server's CPU time here).
   process.stdout.write('measuring\n');
   const r = await run(scenario.duration);
