@@ -2,7 +2,7 @@
 /**
  * The embedded database's memory footprint (docs/performance.md, "Embedded footprint"):
  *
- *   node scripts/footprint.js [--rounds N]     # after `npm run build`
+ *   node scripts/footprint.js [--rounds N] [--shared-buffers MB]     # after `npm run build`
  *
  * 1. Starts the built service (dist/) with the embedded database twice on one new data folder:
  *    the first start (empty folder: the pre-initialised template is copied, or without one
@@ -32,6 +32,13 @@ const main = join(root, 'dist/apps/gateway/src/main.js');
 const embedded = join(root, 'dist/libs/database/src/embedded-postgres.js');
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
+/** `--shared-buffers MB`: the service's settings with this `EMBEDDED_SHARED_BUFFERS_MB` instead of its default. */
+const buffersArg = process.argv.indexOf('--shared-buffers');
+const SHARED_BUFFERS_MB = buffersArg > 0 ? Number(process.argv[buffersArg + 1]) : undefined;
+if (SHARED_BUFFERS_MB !== undefined && !(Number.isInteger(SHARED_BUFFERS_MB) && SHARED_BUFFERS_MB > 0)) {
+  console.error('--shared-buffers takes a whole number of MB');
+  process.exit(2);
+}
 
 function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -46,7 +53,15 @@ async function startOnce(dataDir) {
   const port = await freePort();
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [main], {
-    env: { PATH: process.env.PATH, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'development',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ...(SHARED_BUFFERS_MB ? { EMBEDDED_SHARED_BUFFERS_MB: String(SHARED_BUFFERS_MB) } : {}),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (;;) {
@@ -84,7 +99,7 @@ const PRELUDE = `
   const kb = (n) => Number(new RegExp('^' + n + ':\\\\s+(\\\\d+) kB', 'm').exec(readFileSync('/proc/self/status', 'utf8'))[1]);
   const cpu = () => { const u = process.cpuUsage(); return u.user + u.system; };
   const [dataDir, settings] = process.argv.slice(1);
-  const startParams = settings === 'service' ? require(${JSON.stringify(embedded)}).embeddedStartParams() : undefined;
+  const startParams = settings === 'service' ? require(${JSON.stringify(embedded)}).embeddedStartParams(${SHARED_BUFFERS_MB ?? 'undefined'}) : undefined;
 `;
 
 /** PGlite alone opening (or creating) `dataDir`: seconds, CPU, peak and resident memory. */
@@ -186,7 +201,7 @@ function queries(seeded, projectCount, scratch, settings) {
     }
     console.log(
       JSON.stringify(
-        { node: process.version, load: require('node:os').loadavg().map((n) => Number(n.toFixed(2))), firstStart, laterStart, pgliteNewFolder, pgliteExistingFolder, pgliteExistingFolderAsService, queryMix },
+        { node: process.version, sharedBuffersMb: SHARED_BUFFERS_MB ?? 'default', load: require('node:os').loadavg().map((n) => Number(n.toFixed(2))), firstStart, laterStart, pgliteNewFolder, pgliteExistingFolder, pgliteExistingFolderAsService, queryMix },
         null,
         2,
       ),
