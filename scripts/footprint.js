@@ -2,7 +2,7 @@
 /**
  * The embedded database's memory footprint (docs/performance.md, "Embedded footprint"):
  *
- *   node scripts/footprint.js [--rounds N] [--shared-buffers MB]     # after `npm run build`
+ *   node scripts/footprint.js [--rounds N] [--shared-buffers MB] [--folders small,large]     # after `npm run build`
  *
  * 1. Starts the built service (dist/) with the embedded database twice on one new data folder:
  *    the first start (empty folder: the pre-initialised template is copied, or without one
@@ -32,9 +32,12 @@ const main = join(root, 'dist/apps/gateway/src/main.js');
 const embedded = join(root, 'dist/libs/database/src/embedded-postgres.js');
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
-/** `--shared-buffers MB`: the service's settings with this `EMBEDDED_SHARED_BUFFERS_MB` instead of its default. */
+/** `--shared-buffers MB`: the service's settings with this `EMBEDDED_SHARED_BUFFERS_MB` instead of shared buffers sized to the data. */
 const buffersArg = process.argv.indexOf('--shared-buffers');
 const SHARED_BUFFERS_MB = buffersArg > 0 ? Number(process.argv[buffersArg + 1]) : undefined;
+/** `--folders small,large`: which query folders to measure (both by default). */
+const foldersArg = process.argv.indexOf('--folders');
+const FOLDERS = foldersArg > 0 ? process.argv[foldersArg + 1].split(',') : ['small', 'large'];
 if (SHARED_BUFFERS_MB !== undefined && !(Number.isInteger(SHARED_BUFFERS_MB) && SHARED_BUFFERS_MB > 0)) {
   console.error('--shared-buffers takes a whole number of MB');
   process.exit(2);
@@ -99,7 +102,9 @@ const PRELUDE = `
   const kb = (n) => Number(new RegExp('^' + n + ':\\\\s+(\\\\d+) kB', 'm').exec(readFileSync('/proc/self/status', 'utf8'))[1]);
   const cpu = () => { const u = process.cpuUsage(); return u.user + u.system; };
   const [dataDir, settings] = process.argv.slice(1);
-  const startParams = settings === 'service' ? require(${JSON.stringify(embedded)}).embeddedStartParams(${SHARED_BUFFERS_MB ?? 'undefined'}) : undefined;
+  const sizing = require(${JSON.stringify(embedded)});
+  // As the service opens the folder: its shared buffers configured, or sized to the folder's data.
+  const startParamsFor = (dir) => settings === 'service' ? sizing.embeddedStartParams(${SHARED_BUFFERS_MB ?? 'undefined'} ?? sizing.automaticSharedBuffersMb(dir)) : undefined;
 `;
 
 /** PGlite alone opening (or creating) `dataDir`: seconds, CPU, peak and resident memory. */
@@ -107,6 +112,7 @@ function pgliteAlone(dataDir, settings) {
   const script = `${PRELUDE}
     (async () => {
       const t = Date.now(); const c = cpu();
+      const startParams = startParamsFor(dataDir);
       const db = await PGlite.create({ dataDir, ...(startParams ? { startParams } : {}) });
       await db.query('SELECT 1');
       const seconds = (Date.now() - t) / 1000; const cpuSeconds = (cpu() - c) / 1e6;
@@ -147,6 +153,7 @@ function queries(seeded, projectCount, scratch, settings) {
     const tokens = ${projectCount} * 10;
     (async () => {
       cpSync(${JSON.stringify(seeded)}, dataDir, { recursive: true });
+      const startParams = startParamsFor(dataDir);
       const db = await PGlite.create({ dataDir, ...(startParams ? { startParams } : {}) });
       const projects = (await db.query('SELECT id FROM projects')).rows.map((r) => r.id);
       const tasks = (await db.query('SELECT id FROM tasks ORDER BY random() LIMIT 5000')).rows.map((r) => r.id);
@@ -162,7 +169,8 @@ function queries(seeded, projectCount, scratch, settings) {
       await new Promise((r) => setTimeout(r, 3000));
       const c = cpu(); const t = Date.now(); const n = 2000;
       for (let i = 0; i < n; i++) await one();
-      const result = { cpuUsPerIteration: Math.round((cpu() - c) / n), wallUsPerIteration: Math.round(((Date.now() - t) * 1000) / n), rssMb: Math.round(kb('VmRSS') / 1024) };
+      const sharedBuffers = (await db.query('SHOW shared_buffers')).rows[0].shared_buffers;
+      const result = { sharedBuffers, cpuUsPerIteration: Math.round((cpu() - c) / n), wallUsPerIteration: Math.round(((Date.now() - t) * 1000) / n), rssMb: Math.round(kb('VmRSS') / 1024) };
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });
       console.log(JSON.stringify(result));
@@ -183,7 +191,7 @@ function queries(seeded, projectCount, scratch, settings) {
     const pgliteExistingFolder = await pgliteAlone(join(dir, 'bare'), 'default');
     const pgliteExistingFolderAsService = await pgliteAlone(join(dir, 'bare'), 'service');
     const queryMix = {};
-    for (const [name, projects] of [['small', 20], ['large', 2000]]) {
+    for (const [name, projects] of [['small', 20], ['large', 2000]].filter(([n]) => FOLDERS.includes(n))) {
       const seeded = join(dir, `seeded-${name}`);
       cpSync(join(dir, 'service', 'pg'), seeded, { recursive: true });
       await seedQueriesFolder(seeded, projects);

@@ -23,7 +23,8 @@ export class AppConfig {
   /** Prepare the request path's hot reads by name on PostgreSQL (off behind a pooler that cannot keep them). */
   readonly databasePreparedStatements: boolean;
   /** The embedded database's shared buffers in MB (PostgreSQL's `shared_buffers`). */
-  readonly embeddedSharedBuffersMb: number;
+  /** Unset: the embedded database sizes its shared buffers to the data. */
+  readonly embeddedSharedBuffersMb: number | undefined;
   readonly sessionSecret: string;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;

@@ -25,12 +25,13 @@ export function DatabaseVariables<B extends EnvBase>(Base: B) {
     @IsBoolean()
     DATABASE_PREPARED_STATEMENTS = true;
 
-    /** The embedded database's shared buffers: resident memory, and how much data stays cached. */
+    /** The embedded database's shared buffers: resident memory, and how much data stays cached; unset, sized to the data. */
     @Transform(toInt)
+    @IsOptional()
     @IsInt()
     @Min(1)
     @Max(4096)
-    EMBEDDED_SHARED_BUFFERS_MB = 16;
+    EMBEDDED_SHARED_BUFFERS_MB?: number;
   }
   return DatabaseVariables;
 }
