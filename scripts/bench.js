@@ -485,6 +485,8 @@ async function main() {
       report.scenarios.push(await auditInsertCost({ seed, pg, createTask }));
       report.scenarios.push(await refreshRotation({ base, seed, measure }));
       report.scenarios.push(await cascadeRevocation({ base, seed, pg }));
+    } else if ('refresh-token rotation'.includes(ONLY)) {
+      report.scenarios.push(await refreshRotation({ base, seed, measure }));
     }
 
     report.peakRss = { gateway: Math.max(...rows.filter((r) => r.target === 'gateway').map((r) => r.peakRss)) };

@@ -13,9 +13,9 @@
  *    (initdb), opening an existing one with PGlite's defaults, and as the service opens it (its
  *    PostgreSQL settings and V8 flags, `embeddedStartParams()`/`EMBEDDED_V8_FLAGS`).
  * 3. Query speed, PGlite's defaults against the service's settings, on two copies of the migrated
- *    folder: a small one (200 agent tokens over 20 projects, 2,000 tasks: it fits in the
- *    service's shared buffers) and a large one (20,000 tokens over 2,000 projects, 100,000
- *    tasks: about 150 MB, far more than they hold). A mix per iteration (a token looked up by
+ *    folder: a small one (200 agent tokens over 20 projects, 2,000 tasks: 16 MB of shared
+ *    buffers hold it) and a large one (20,000 tokens over 2,000 projects, 100,000
+ *    tasks: a 58 MB database). A mix per iteration (a token looked up by
  *    hash, a project's first page of tasks, a task by id, a task inserted and deleted) in
  *    alternating rounds (default 3): CPU time per iteration after a warm-up, the median of the
  *    rounds.

@@ -33,19 +33,31 @@ export function embeddedStartParams(sharedBuffersMb: number = EMBEDDED_SHARED_BU
 }
 
 /**
- * `shared_buffers` for a data folder when `EMBEDDED_SHARED_BUFFERS_MB` is not set: half of what
- * its tables and indexes hold (`base/`), between 16 and 128 MB. A new or small folder gets 16 MB:
- * a gateway of a few teams fits, and the service idles near 225 MB. A large one gets more, so a
- * query does not read through PGlite's file system on every miss: on a folder of 20,000 tokens
- * and 100,000 tasks (about 150 MB), 16 MB made the query mix 19% slower than PGlite's default of
- * 128 MB, and 64 MB 6% (docs/performance.md, "Embedded footprint"). Read at each start, so the
- * buffers grow with the data from one start to the next.
+ * `shared_buffers` for a data folder when `EMBEDDED_SHARED_BUFFERS_MB` is not set: the size of
+ * the service's database in it (the largest folder under `base/`: its tables and indexes; the
+ * templates beside it are never queried), between 16 and 128 MB. A new or small folder gets
+ * 16 MB: a gateway of a few teams fits, and the service idles near 225 MB. A large one gets
+ * more, so a query does not read through PGlite's file system on every miss: on a database of
+ * 20,000 tokens and 100,000 tasks (about 60 MB), 16 MB made the query mix 19% slower than
+ * PGlite's default of 128 MB, and 64 MB 6% (docs/performance.md, "Embedded footprint"). Read at
+ * each start, so the buffers grow with the data from one start to the next.
  */
 export function automaticSharedBuffersMb(dataDir: string | undefined): number {
   const { min, max } = EMBEDDED_SHARED_BUFFERS_RANGE_MB;
   if (!dataDir) return min;
-  const halfMb = Math.ceil(folderBytes(join(dataDir, 'base')) / 2 / 2 ** 20);
-  return Math.min(max, Math.max(min, halfMb));
+  const base = join(dataDir, 'base');
+  const largest = Math.max(0, ...subfolders(base).map((name) => folderBytes(join(base, name))));
+  return Math.min(max, Math.max(min, Math.ceil(largest / 2 ** 20)));
+}
+
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
 }
 
 /** The bytes of the files under `dir` (0 when it does not exist yet). */
