@@ -22,8 +22,7 @@ export class AppConfig {
   readonly databasePoolSize: number;
   /** Prepare the request path's hot reads by name on PostgreSQL (off behind a pooler that cannot keep them). */
   readonly databasePreparedStatements: boolean;
-  /** The embedded database's shared buffers in MB (PostgreSQL's `shared_buffers`). */
-  /** Unset: the embedded database sizes its shared buffers to the data. */
+  /** The embedded database's shared buffers in MB (PostgreSQL's `shared_buffers`); unset, sized to the data at each start. */
   readonly embeddedSharedBuffersMb: number | undefined;
   readonly sessionSecret: string;
   readonly accessTokenTtlSeconds: number;
