@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Logger } from '@nestjs/common';
@@ -50,26 +50,25 @@ export function automaticSharedBuffersMb(dataDir: string | undefined): number {
   return Math.min(max, Math.max(min, Math.ceil(largest / 2 ** 20)));
 }
 
-function subfolders(dir: string): string[] {
+/** The entries of `dir`, or none when it does not exist yet. */
+function entriesOf(dir: string): Dirent[] {
   try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
+    return readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
 }
 
+function subfolders(dir: string): string[] {
+  return entriesOf(dir)
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+}
+
 /** The bytes of the files under `dir` (0 when it does not exist yet). */
 function folderBytes(dir: string): number {
   let total = 0;
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
+  for (const entry of entriesOf(dir)) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) total += folderBytes(path);
     else if (entry.isFile()) total += statSync(path, { throwIfNoEntry: false })?.size ?? 0;
