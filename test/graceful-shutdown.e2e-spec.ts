@@ -3,10 +3,11 @@ import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { EmbeddedPostgres } from '@app/database';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
 import { freePort } from './helpers/postgres-server';
+import { ClonedDatabase, cloneTemplateDatabase, withClient } from './helpers/template-database';
 import { readTestState } from './helpers/test-state';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,52 +58,32 @@ describe('graceful shutdown', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'ag-shutdown-'));
   let gateway: GatewayProcess | undefined;
   let databaseUrl: string | undefined;
-  let dropDatabase: (() => Promise<void>) | undefined;
+  let database: ClonedDatabase | undefined;
 
   beforeAll(async () => {
     const { postgres } = readTestState();
     if (postgres) {
-      const name = `shut_${randomUUID().replace(/-/g, '')}`;
-      const admin = new Client({ connectionString: `postgres://postgres@127.0.0.1:${postgres.port}/postgres` });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ag_template`);
-      await admin.end();
-      databaseUrl = `postgres://postgres@127.0.0.1:${postgres.port}/${name}`;
-      dropDatabase = async () => {
-        const c = new Client({ connectionString: `postgres://postgres@127.0.0.1:${postgres.port}/postgres` });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
-      };
+      database = await cloneTemplateDatabase(postgres.port, 'shut');
+      databaseUrl = database.url;
     }
   });
 
   afterAll(async () => {
     await gateway?.stop();
-    await dropDatabase?.();
+    await database?.drop();
     rmSync(cwd, { recursive: true, force: true });
   });
 
   /** `last_used_at` of an API key, read from the database the stopped process used. */
   async function lastUsedAt(keyId: string): Promise<Date | null> {
-    const query = 'SELECT last_used_at FROM api_keys WHERE id = $1';
-    if (databaseUrl) {
-      const c = new Client({ connectionString: databaseUrl });
-      await c.connect();
-      try {
-        return ((await c.query(query, [keyId])).rows[0] as { last_used_at: Date | null }).last_used_at;
-      } finally {
-        await c.end();
-      }
-    }
+    const read = (c: Client) =>
+      c.query('SELECT last_used_at FROM api_keys WHERE id = $1', [keyId]).then((r) => (r.rows[0] as { last_used_at: Date | null }).last_used_at);
+    if (databaseUrl) return withClient(databaseUrl, read);
     // The embedded folder is free again once the process has exited (its lock released).
     const embedded = await EmbeddedPostgres.start({ dataDir: join(cwd, 'data', 'pg'), maxConnections: 2 });
-    const c = new Client({ connectionString: embedded.url });
-    await c.connect();
     try {
-      return ((await c.query(query, [keyId])).rows[0] as { last_used_at: Date | null }).last_used_at;
+      return await withClient(embedded.url, read);
     } finally {
-      await c.end();
       await embedded.stop();
     }
   }

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { MCP_401_BODY, invalidTokenChallenge } from './fixtures/mcp-401';
 import { authorizePath, hiddenField, pkcePair, redirectParams, registerClient, TestBrowser, tokenRequest } from './factories/oauth';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
 import { connectClient, LEGACY_VERSIONS, MODERN_VERSION } from './helpers/mcp';
 import { callTool, listToolsRaw } from './helpers/mcp-raw';
 import { freePort } from './helpers/postgres-server';
+import { ClonedDatabase, cloneTemplateDatabase } from './helpers/template-database';
 import { readTestState, testDatabaseKind } from './helpers/test-state';
 
 /**
@@ -19,29 +19,18 @@ const onPostgres = testDatabaseKind() === 'postgres';
   let a: GatewayProcess;
   let b: GatewayProcess;
   let publicUrl: string;
-  let dropDatabase: () => Promise<void>;
+  let database: ClonedDatabase | undefined;
 
   beforeAll(async () => {
     const { postgres } = readTestState();
     if (!postgres) throw new Error('the PostgreSQL run has no server');
-    const name = `scale_${randomUUID().replace(/-/g, '')}`;
-    const adminUrl = `postgres://postgres@127.0.0.1:${postgres.port}/postgres`;
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ag_template`);
-    await admin.end();
-    dropDatabase = async () => {
-      const c = new Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
+    database = await cloneTemplateDatabase(postgres.port, 'scale');
     const [portA, portB] = [await freePort(), await freePort()];
     // Behind a load balancer both answer for one public URL: the issuer and resource are the same.
     publicUrl = `http://127.0.0.1:${portA}`;
     const shared = {
       BASE_URL: publicUrl,
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${postgres.port}/${name}`,
+      DATABASE_URL: database.url,
       SESSION_SECRET: randomBytes(32).toString('hex'),
     };
     [a, b] = await Promise.all([startGatewayProcess(portA, shared), startGatewayProcess(portB, shared)]);
@@ -49,7 +38,7 @@ const onPostgres = testDatabaseKind() === 'postgres';
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
-    await dropDatabase?.();
+    await database?.drop();
   });
 
   async function json(url: string, path: string, init: { method?: string; token?: string; body?: unknown } = {}) {

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { Client } from 'pg';
 import { createAgentToken, createProjectWithToken } from './factories';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
 import { connectClient } from './helpers/mcp';
 import { freePort } from './helpers/postgres-server';
 import { startTestApp, TestApp } from './helpers/test-app';
+import { ClonedDatabase, cloneTemplateDatabase } from './helpers/template-database';
 import { readTestState } from './helpers/test-state';
 
 const LEGACY = '2025-11-25';
@@ -265,7 +265,7 @@ describe('traces: the service exporting over OTLP/HTTP', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'ag-traces-'));
   let collector: Awaited<ReturnType<typeof startCollector>>;
   let gateway: GatewayProcess;
-  let dropDatabase: (() => Promise<void>) | undefined;
+  let database: ClonedDatabase | undefined;
 
   beforeAll(async () => {
     collector = await startCollector();
@@ -276,18 +276,15 @@ describe('traces: the service exporting over OTLP/HTTP', () => {
     };
     const { postgres } = readTestState();
     if (postgres) {
-      const name = `traces_${randomUUID().replace(/-/g, '')}`;
-      const admin = `postgres://postgres@127.0.0.1:${postgres.port}/postgres`;
-      await withClient(admin, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ag_template`));
-      env.DATABASE_URL = `postgres://postgres@127.0.0.1:${postgres.port}/${name}`;
-      dropDatabase = () => withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined);
+      database = await cloneTemplateDatabase(postgres.port, 'traces');
+      env.DATABASE_URL = database.url;
     }
     gateway = await startGatewayProcess(await freePort(), env);
   }, 120_000);
   afterAll(async () => {
     await gateway?.stop();
     await new Promise((resolve) => collector?.server.close(resolve));
-    await dropDatabase?.();
+    await database?.drop();
     rmSync(cwd, { recursive: true, force: true });
   });
 
@@ -383,13 +380,3 @@ describe('traces: the service exporting over OTLP/HTTP', () => {
     for (const secret of [password, accessToken, token, querySecret]) expect(exported).not.toContain(secret);
   }, 60_000);
 });
-
-async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}

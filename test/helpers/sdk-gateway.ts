@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client as PgClient } from 'pg';
 import type { BrowserContext } from 'playwright-core';
 import { CallbackServer } from './callback-server';
 import { Chromium, launchChromium } from './chromium';
 import { DocumentServer } from './document-server';
 import { GatewayProcess, startGatewayProcess } from './gateway-process';
 import { freePort } from './postgres-server';
+import { ClonedDatabase, cloneTemplateDatabase } from './template-database';
 import { readTestState, testDatabaseKind } from './test-state';
 
 /**
@@ -38,20 +38,10 @@ export async function startSdkGateway(): Promise<SdkGateway> {
     CLIENT_METADATA_ALLOW_LOOPBACK: 'true',
     NODE_EXTRA_CA_CERTS: join(certDir, 'cert.pem'),
   };
-  let dropDatabase: (() => Promise<void>) | undefined;
+  let database: ClonedDatabase | undefined;
   if (testDatabaseKind() === 'postgres') {
-    const { postgres } = readTestState();
-    const name = `cimd_${randomUUID().replace(/-/g, '')}`;
-    const adminUrl = `postgres://postgres@127.0.0.1:${postgres!.port}/postgres`;
-    const admin = async (sql: string) => {
-      const c = new PgClient({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(sql);
-      await c.end();
-    };
-    await admin(`CREATE DATABASE ${name} TEMPLATE ag_template`);
-    dropDatabase = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    env.DATABASE_URL = `postgres://postgres@127.0.0.1:${postgres!.port}/${name}`;
+    database = await cloneTemplateDatabase(readTestState().postgres!.port, 'cimd');
+    env.DATABASE_URL = database.url;
   }
   const gateway = await startGatewayProcess(port, env);
   return {
@@ -59,7 +49,7 @@ export async function startSdkGateway(): Promise<SdkGateway> {
     documents,
     async close() {
       await gateway.stop();
-      await dropDatabase?.();
+      await database?.drop();
       await documents.close();
       rmSync(certDir, { recursive: true, force: true });
     },

@@ -1,14 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { createGatewayApp } from '../../apps/gateway/src/configure-app';
 import { freePort } from './postgres-server';
+import { cloneTemplateDatabase } from './template-database';
 import { readTestState } from './test-state';
 
 export interface TestApp {
@@ -43,17 +42,8 @@ async function startTestAppOnce(env: Record<string, string>, options: { controll
   const state = readTestState();
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'ag-app-'));
-  let databaseUrl: string | undefined;
-  let dropDatabase: (() => Promise<void>) | undefined;
-  if (state.kind === 'postgres' && state.postgres) {
-    const name = `t_${randomUUID().replace(/-/g, '')}`;
-    const adminUrl = `postgres://postgres@127.0.0.1:${state.postgres.port}/postgres`;
-    await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ag_template`));
-    databaseUrl = `postgres://postgres@127.0.0.1:${state.postgres.port}/${name}`;
-    dropDatabase = async () => {
-      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    };
-  }
+  const database = state.kind === 'postgres' && state.postgres ? await cloneTemplateDatabase(state.postgres.port, 't') : undefined;
+  const databaseUrl = database?.url;
   const config = AppConfig.fromEnvironment({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -67,7 +57,7 @@ async function startTestAppOnce(env: Record<string, string>, options: { controll
   const snapshot =
     state.kind === 'embedded' && state.snapshotFile ? new Blob([readFileSync(state.snapshotFile)]) : undefined;
   const cleanUp = async () => {
-    await dropDatabase?.();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
   const app = await createGatewayApp(config, { database: { embeddedSnapshot: snapshot }, controllers: options.controllers }).catch(
@@ -94,14 +84,4 @@ async function startTestAppOnce(env: Record<string, string>, options: { controll
       await cleanUp();
     },
   };
-}
-
-async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
 }
