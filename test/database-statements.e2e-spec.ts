@@ -1,11 +1,13 @@
 import type { Pool } from 'pg';
-import { readStatement, statement } from '@app/database';
+import { readStatement, statement, statementIn } from '@app/database';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { testDatabaseKind } from './helpers/test-state';
 
 const onPostgres = testDatabaseKind() === 'postgres';
 const ADD = statement('test.add', 'SELECT $1::int + $2::int AS sum');
 const BROKEN = statement('test.broken', 'SELECT FROM no_such_table');
+const WRITE = statement('test.write', 'INSERT INTO statement_probe (n) VALUES ($1) RETURNING n');
+const BUMP = statement('test.bump', 'UPDATE statement_probe SET n = n + 100 WHERE n = $1 RETURNING n');
 
 /**
  * The request path's named reads (`readStatement`): on PostgreSQL prepared once per pooled
@@ -16,7 +18,9 @@ describe('named statements', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
+    await t.dataSource.query('CREATE TABLE statement_probe (n int NOT NULL)');
   });
+  const probe = async () => (await t.dataSource.query('SELECT n FROM statement_probe ORDER BY n')).map((r: { n: number }) => r.n);
   afterAll(async () => t?.close());
 
   /** The statements prepared in the session of the connection the pool lends next (the one just given back). */
@@ -44,6 +48,50 @@ describe('named statements', () => {
 
   it('refuses a second text under a name already given', () => {
     expect(() => statement('test.add', 'SELECT 1')).toThrow('statement test.add is declared twice');
+  });
+
+  describe('inside a transaction (statementIn)', () => {
+    it(`runs on the transaction's own connection${onPostgres ? ', prepared by name' : ', unprepared'}, and its writes commit with it`, async () => {
+      const prepared = await t.dataSource.transaction(async (em) => {
+        expect(await statementIn<{ n: number }>(em, WRITE, [1])).toEqual([{ n: 1 }]);
+        // The row is visible to the transaction's next query: the same connection.
+        expect(await em.query('SELECT n FROM statement_probe WHERE n = 1')).toEqual([{ n: 1 }]);
+        return (await em.query('SELECT name FROM pg_prepared_statements')).map((r: { name: string }) => r.name);
+      });
+      if (onPostgres) expect(prepared).toContain('test.write');
+      else expect(prepared).not.toContain('test.write');
+      expect(await probe()).toContain(1);
+    });
+
+    it('answers the RETURNING rows of an UPDATE, and none when nothing matched', async () => {
+      await t.dataSource.transaction(async (em) => {
+        await statementIn(em, WRITE, [7]);
+        expect(await statementIn<{ n: number }>(em, BUMP, [7])).toEqual([{ n: 107 }]);
+        expect(await statementIn(em, BUMP, [7])).toEqual([]);
+      });
+      expect(await probe()).toContain(107);
+    });
+
+    it('keeps nothing of a transaction that fails after the statement', async () => {
+      await expect(
+        t.dataSource.transaction(async (em) => {
+          await statementIn(em, WRITE, [2]);
+          throw new Error('later step failed');
+        }),
+      ).rejects.toThrow('later step failed');
+      expect(await probe()).not.toContain(2);
+    });
+
+    it('fails a broken statement with the database error, rolls the transaction back and keeps serving', async () => {
+      await expect(
+        t.dataSource.transaction(async (em) => {
+          await statementIn(em, WRITE, [3]);
+          await statementIn(em, BROKEN, []);
+        }),
+      ).rejects.toThrow(/no_such_table/);
+      expect(await probe()).not.toContain(3);
+      await t.dataSource.transaction(async (em) => expect(await statementIn<{ sum: number }>(em, ADD, [20, 22])).toEqual([{ sum: 42 }]));
+    });
   });
 
   (onPostgres ? it : it.skip)('prepares nothing with DATABASE_PREPARED_STATEMENTS=false', async () => {

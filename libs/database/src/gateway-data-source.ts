@@ -1,8 +1,9 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { DataSourceOptions, QueryRunner, ReplicationMode } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { translateDatabaseError } from './database-unavailable';
-import { runStatement, type Statement, type StatementContext, type StatementReader } from './statement';
+import { splitResult } from './query-returning';
+import { runStatement, type Statement, type StatementContext, type StatementReader, type StatementRunner } from './statement';
 
 /** The data source's options, plus whether named statements are prepared on the server. */
 export type GatewayDataSourceOptions = DataSourceOptions & { preparedStatements?: boolean };
@@ -84,6 +85,20 @@ export class GatewayDataSource extends DataSource implements StatementReader {
         throw translateDatabaseError(error);
       }
     }) as QueryRunner['query'];
+    const prepared = this.preparedStatements;
+    const logger = this.logger;
+    (runner as QueryRunner & StatementRunner).runStatement = async <T>(statement: Statement, parameters: readonly unknown[]): Promise<T[]> => {
+      if (!prepared) return splitResult(await runner.query(statement.text, [...parameters])).rows as T[];
+      if (hookEnabled && runner.isTransactionActive) statements.push(statement.text);
+      const client = (await runner.connect()) as PoolClient;
+      try {
+        const result = await client.query({ name: statement.name, text: statement.text, values: parameters as unknown[] });
+        return result.rows as T[];
+      } catch (error) {
+        logger.logQueryError(error as Error, statement.text, [], runner);
+        throw translateDatabaseError(error);
+      }
+    };
     return runner;
   }
 }

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { isDatabaseUnavailable, translateDatabaseError } from './database-unavailable';
+import { queryReturning } from './query-returning';
 
 /**
  * A read the request path runs all the time (the agent token lookup, a task by id), written
@@ -37,6 +38,23 @@ export interface StatementReader {
 export function readStatement<T>(dataSource: DataSource, statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
   const reader = dataSource as DataSource & Partial<StatementReader>;
   return reader.readStatement ? reader.readStatement<T>(statement, parameters) : dataSource.query(statement.text, [...parameters]);
+}
+
+/** What a query runner of the gateway's data source adds: a statement on its own connection. */
+export interface StatementRunner {
+  runStatement<T>(statement: Statement, parameters: readonly unknown[]): Promise<T[]>;
+}
+
+/**
+ * The rows of one statement inside `em`'s transaction (reads and writes alike; an `UPDATE` or
+ * `DELETE` answers its `RETURNING` rows). On PostgreSQL through the gateway's data source it is
+ * prepared by name on the transaction's connection, as `readStatement` does outside one;
+ * anywhere else it runs as `em.query` would.
+ */
+export async function statementIn<T>(em: EntityManager, statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
+  const runner = em.queryRunner as (EntityManager['queryRunner'] & Partial<StatementRunner>) | undefined;
+  if (runner?.runStatement) return runner.runStatement<T>(statement, parameters);
+  return queryReturning<T>(em, statement.text, [...parameters]);
 }
 
 /** What the data source lends `runStatement`. */

@@ -25,13 +25,16 @@ type Endpoint = keyof typeof ENDPOINTS;
  * The token and revocation endpoints' limits, on the database counters every instance shares
  * (`RateLimitService`).
  *
- * - Failed requests per (client_id, client IP), one counter per endpoint: counted before the
- *   request is handled, so parallel guesses cannot overrun the limit, and taken back when it
- *   succeeds, so the count is of failures. Past `TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP` (token)
+ * - Failed requests per (client_id, client IP), one counter per endpoint: read before the
+ *   request is handled and counted once it has failed (an OAuth error, or a revocation that
+ *   ended nothing; not the database being unavailable). Past `TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP` (token)
  *   or `REVOCATION_MAX_FAILURES_PER_CLIENT_AND_IP` (revoke) in `TOKEN_FAILURE_WINDOW_SECONDS`,
  *   that address gets 429 for that client at that endpoint until the window ends. A revocation
  *   succeeds when its token was one the caller may revoke; an unknown token or another client's
- *   counts as a failure (the answer is 200 either way, RFC 7009 §2.2).
+ *   counts as a failure (the answer is 200 either way, RFC 7009 §2.2). A success writes
+ *   nothing, so a hosted client refreshing for many people from one address never queues on
+ *   one counter row; the price is that failures in flight together are counted only after
+ *   each has passed the check (a limit against guessing 256-bit tokens loses nothing by it).
  * - Per client alone, only failed authentication of a confidential client (a wrong secret), at
  *   either endpoint, on one counter: past `TOKEN_MAX_AUTH_FAILURES_PER_CLIENT`, a failed
  *   authentication answers 429 instead of 401. A request that authenticates, or that carries a
@@ -61,21 +64,24 @@ export class TokenRateLimit {
 
   private async limited<T>(endpoint: Endpoint, limit: number, requester: TokenRequester, handle: () => Promise<T>, succeeded: (result: T) => boolean): Promise<T> {
     const { key, requests } = ENDPOINTS[endpoint];
-    const pairKey = requester.ip ? `${key}:client-ip:${digest(requester.clientId)}:${requester.ip}` : null;
-    if (pairKey) {
-      const decision = await this.rateLimits.consume([{ key: pairKey, limit, windowSeconds: this.config.tokenFailureWindowSeconds }]);
-      if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds, requests, 'from this address for this client');
-    }
+    const pairRule = requester.ip
+      ? [{ key: `${key}:client-ip:${digest(requester.clientId)}:${requester.ip}`, limit, windowSeconds: this.config.tokenFailureWindowSeconds }]
+      : [];
+    const decision = await this.rateLimits.check(pairRule);
+    if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds, requests, 'from this address for this client');
     let result: T;
     try {
       result = await handle();
     } catch (error) {
-      if (error instanceof OAuthError && error.error === 'invalid_client' && requester.secretPresented && requester.clientId) {
-        await this.clientAuthenticationFailed(requester.clientId, requests);
+      if (error instanceof OAuthError) {
+        await this.rateLimits.consume(pairRule);
+        if (error.error === 'invalid_client' && requester.secretPresented && requester.clientId) {
+          await this.clientAuthenticationFailed(requester.clientId, requests);
+        }
       }
       throw error;
     }
-    if (pairKey && succeeded(result)) await this.rateLimits.release(pairKey);
+    if (!succeeded(result)) await this.rateLimits.consume(pairRule);
     return result;
   }
 

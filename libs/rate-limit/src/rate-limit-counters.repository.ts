@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { deleteInBatches } from '@app/database';
+import { deleteInBatches, readStatement, statement } from '@app/database';
+
+/** The live counters among some keys: their hits and the seconds left in their window. */
+const LIVE_COUNTERS = statement(
+  'rate_limit_counters.live',
+  `SELECT key, hits, ceil(extract(epoch FROM window_ends_at - now()))::int AS retry_after
+     FROM rate_limit_counters WHERE key = ANY($1::text[]) AND window_ends_at > now()`,
+);
 
 /** The `rate_limit_counters` table: one fixed-window counter per key. The only code that touches it. */
 @Injectable()
@@ -23,6 +30,11 @@ export class RateLimitCountersRepository {
        RETURNING c.key, c.hits, ceil(extract(epoch FROM c.window_ends_at - now()))::int AS retry_after`,
       [keys, windowSeconds],
     );
+  }
+
+  /** The counters of `keys` whose window is still open (a read: nothing is counted or locked). */
+  live(keys: string[]): Promise<{ key: string; hits: number; retry_after: number }[]> {
+    return readStatement(this.dataSource, LIVE_COUNTERS, [keys]);
   }
 
   /** Takes one hit back from a live window. */

@@ -52,6 +52,24 @@ export class RateLimitService implements OnModuleInit {
     return retryAfter > 0 ? { allowed: false, retryAfterSeconds: retryAfter } : { allowed: true };
   }
 
+  /**
+   * Whether every rule is still below its limit, without counting a hit: for limits that count
+   * only failures, counted (`consume`) once a request has failed. Refused when a rule's live
+   * window already holds `limit` hits. One read, no lock: requests checked at the same moment
+   * all pass before any of their failures is counted, so such a limit can be overrun by the
+   * requests in flight together.
+   */
+  async check(rules: RateLimitRule[]): Promise<RateLimitDecision> {
+    if (rules.length === 0) return { allowed: true };
+    const rows = await this.counters.live(rules.map((r) => r.key));
+    let retryAfter = 0;
+    for (const row of rows) {
+      const rule = rules.find((r) => r.key === row.key)!;
+      if (row.hits >= rule.limit) retryAfter = Math.max(retryAfter, Math.min(rule.windowSeconds, Math.max(1, row.retry_after)));
+    }
+    return retryAfter > 0 ? { allowed: false, retryAfterSeconds: retryAfter } : { allowed: true };
+  }
+
   /** Takes one hit back (the attempt turned out not to count, e.g. a successful login). */
   async release(key: string): Promise<void> {
     await this.counters.release(key);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
-import { isUuid } from '@app/database';
+import { isUuid, readStatement, statement, statementIn } from '@app/database';
 import { Membership } from './entities/membership.entity';
 import { Organization } from './entities/organization.entity';
 import { Project } from './entities/project.entity';
@@ -30,6 +30,13 @@ export interface DeletedProject {
 }
 
 const COLUMNS = { id: true, name: true, organizationId: true, createdAt: true } as const;
+
+const REACHABLE = statement(
+  'projects.reachable_by',
+  `SELECT EXISTS (
+     SELECT 1 FROM projects p JOIN memberships m ON m.organization_id = p.organization_id AND m.user_id = $1
+      WHERE p.id = $2 AND p.organization_id = $3 AND p.deleted_at IS NULL) AS reachable`,
+);
 
 /**
  * The `projects` table. Deleted projects are soft-deleted (`deleted_at`) and invisible to every
@@ -143,11 +150,9 @@ export class ProjectDirectory {
 
   /** Whether the project is live, in that organisation, and the person is a member of it. */
   async isReachableBy(userId: string, organizationId: string, projectId: string, em?: EntityManager): Promise<boolean> {
-    return this.repo(em)
-      .createQueryBuilder('p')
-      .innerJoin(Membership, 'm', 'm.organizationId = p.organizationId AND m.userId = :userId', { userId })
-      .where('p.id = :projectId AND p.organizationId = :organizationId AND p.deletedAt IS NULL', { projectId, organizationId })
-      .getExists();
+    const parameters = [userId, projectId, organizationId];
+    const [row] = em ? await statementIn<{ reachable: boolean }>(em, REACHABLE, parameters) : await readStatement<{ reachable: boolean }>(this.dataSource, REACHABLE, parameters);
+    return row.reachable;
   }
 
   async create(organizationId: string, name: string, em?: EntityManager): Promise<ProjectRecord> {

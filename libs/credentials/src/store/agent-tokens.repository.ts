@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
-import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, queryReturning, readStatement, statement } from '@app/database';
+import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, queryReturning, readStatement, statement, statementIn } from '@app/database';
 import { AgentToken } from '../entities/agent-token.entity';
 import type { AgentPermission } from '../permissions';
 
@@ -58,6 +58,13 @@ const FIND_LIVE_BY_HASH = statement(
   WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
 );
 
+const INSERT = statement(
+  'agent_tokens.insert',
+  `INSERT INTO agent_tokens (token_hash, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10::int))
+   RETURNING id, created_at`,
+);
+
 @Injectable()
 export class AgentTokensRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -87,14 +94,21 @@ export class AgentTokensRepository {
 
   /** Stores a token; a second live token of one service key for one project fails on the unique index. */
   async insert(em: EntityManager, token: NewAgentToken): Promise<{ id: string; createdAt: Date }> {
-    const { ttlSeconds, ...fields } = token;
-    const ttl = ttlSeconds == null ? null : Math.trunc(ttlSeconds);
-    const result = await em.getRepository(AgentToken).insert({
-      ...fields,
-      expiresAt: ttl === null ? null : () => `now() + make_interval(secs => ${ttl})`,
-    });
-    const generated = result.generatedMaps[0] as { id: string; createdAt: Date };
-    return { id: generated.id, createdAt: generated.createdAt };
+    const ttl = token.ttlSeconds == null ? null : Math.trunc(token.ttlSeconds);
+    // A null lifetime makes `now() + make_interval(…)` null: no expiry.
+    const [row] = await statementIn<{ id: string; created_at: Date }>(em, INSERT, [
+      token.tokenHash,
+      token.source,
+      token.organizationId,
+      token.projectId,
+      token.permissions,
+      token.serviceKeyId ?? null,
+      token.grantId ?? null,
+      token.clientId ?? null,
+      token.userId ?? null,
+      ttl,
+    ]);
+    return { id: row.id, createdAt: row.created_at };
   }
 
   /** The project tokens derived from the given service keys, oldest first. */

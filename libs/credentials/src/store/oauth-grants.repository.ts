@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { KEYSET_SQL, KeysetPosition } from '@app/common';
-import { queryReturning } from '@app/database';
+import { queryReturning, statement, statementIn } from '@app/database';
 import { OAuthGrant } from '../entities/oauth-grant.entity';
 import type { AgentPermission } from '../permissions';
 
@@ -33,10 +33,27 @@ const LISTED_COLUMNS = `g.id, g.client_id, g.project_id, g.organization_id, g.us
   (SELECT max(greatest(t.last_used_at, t.created_at)) FROM agent_tokens t WHERE t.grant_id = g.id) AS last_used_at`;
 const PRODUCED_TOKENS = 'EXISTS (SELECT 1 FROM agent_tokens t WHERE t.grant_id = g.id)';
 
+interface GrantRow {
+  id: string;
+  user_id: string;
+  client_id: string;
+  organization_id: string;
+  project_id: string;
+  permissions: AgentPermission[];
+  resource: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
 /** A grant that was just ended, for its audit event. */
 export type RevokedGrant = Pick<OAuthGrant, 'id' | 'organizationId' | 'projectId' | 'clientId' | 'userId'> & { revokedAt: Date };
 
 const REVOKED_COLUMNS = 'id, organization_id, project_id, client_id, user_id, revoked_at';
+
+const FIND_FOR_UPDATE = statement(
+  'oauth_grants.find_for_update',
+  'SELECT id, user_id, client_id, organization_id, project_id, permissions, resource, created_at, revoked_at FROM oauth_grants WHERE id = $1 FOR UPDATE',
+);
 
 /** The `oauth_grants` table: what a person approved for one client on one project. */
 @Injectable()
@@ -69,8 +86,20 @@ export class OAuthGrantsRepository {
    * rotate, revoke) takes this lock first, so concurrent requests on one grant queue in one
    * order instead of deadlocking on its token rows.
    */
-  findForUpdate(em: EntityManager, grantId: string): Promise<OAuthGrant | null> {
-    return em.getRepository(OAuthGrant).findOne({ where: { id: grantId }, lock: { mode: 'pessimistic_write' } });
+  async findForUpdate(em: EntityManager, grantId: string): Promise<OAuthGrant | null> {
+    const [row] = await statementIn<GrantRow>(em, FIND_FOR_UPDATE, [grantId]);
+    if (!row) return null;
+    return {
+      id: row.id,
+      userId: row.user_id,
+      clientId: row.client_id,
+      organizationId: row.organization_id,
+      projectId: row.project_id,
+      permissions: row.permissions,
+      resource: row.resource,
+      createdAt: row.created_at,
+      revokedAt: row.revoked_at,
+    };
   }
 
   /** Which of these grants were revoked more than `seconds` ago (for other tables' cleanups). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { deleteInBatches, queryAffected, queryReturning } from '@app/database';
+import { deleteInBatches, queryAffected, statement, statementIn } from '@app/database';
 import type { RefreshTokenOrigin } from '../entities/refresh-token.entity';
 
 /** A presented refresh token's state, read in the rotating transaction. */
@@ -14,6 +14,24 @@ export interface PresentedRefreshToken {
   expired: boolean;
 }
 
+const INSERT = statement(
+  'oauth_refresh_tokens.insert',
+  `INSERT INTO oauth_refresh_tokens (token_hash, grant_id, parent_id, issued_by, expires_at)
+   VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
+);
+const FIND_BY_HASH = statement(
+  'oauth_refresh_tokens.find_by_hash',
+  `SELECT r.id, r.grant_id, g.client_id, r.rotated_at IS NOT NULL AS rotated, r.revoked_at IS NOT NULL AS revoked,
+          r.expires_at <= now() AS expired
+     FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id
+    WHERE r.token_hash = $1`,
+);
+const ROTATE = statement(
+  'oauth_refresh_tokens.rotate',
+  `UPDATE oauth_refresh_tokens SET rotated_at = now()
+    WHERE id = $1 AND rotated_at IS NULL AND revoked_at IS NULL RETURNING id`,
+);
+
 /** The `oauth_refresh_tokens` table: rotating `dgr_` tokens of a grant. */
 @Injectable()
 export class RefreshTokensRepository {
@@ -23,33 +41,21 @@ export class RefreshTokensRepository {
     em: EntityManager,
     token: { tokenHash: string; grantId: string; parentId: string | null; issuedBy: RefreshTokenOrigin; ttlSeconds: number },
   ): Promise<void> {
-    await em.query(
-      `INSERT INTO oauth_refresh_tokens (token_hash, grant_id, parent_id, issued_by, expires_at)
-       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-      [token.tokenHash, token.grantId, token.parentId, token.issuedBy, token.ttlSeconds],
-    );
+    await statementIn(em, INSERT, [token.tokenHash, token.grantId, token.parentId, token.issuedBy, token.ttlSeconds]);
   }
 
   async findByHash(em: EntityManager, tokenHash: string): Promise<PresentedRefreshToken | null> {
-    const [row]: { id: string; grant_id: string; client_id: string; rotated: boolean; revoked: boolean; expired: boolean }[] =
-      await em.query(
-        `SELECT r.id, r.grant_id, g.client_id, r.rotated_at IS NOT NULL AS rotated, r.revoked_at IS NOT NULL AS revoked,
-                r.expires_at <= now() AS expired
-           FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id
-          WHERE r.token_hash = $1`,
-        [tokenHash],
-      );
+    const [row] = await statementIn<{ id: string; grant_id: string; client_id: string; rotated: boolean; revoked: boolean; expired: boolean }>(
+      em,
+      FIND_BY_HASH,
+      [tokenHash],
+    );
     return row ? { id: row.id, grantId: row.grant_id, clientId: row.client_id, rotated: row.rotated, revoked: row.revoked, expired: row.expired } : null;
   }
 
   /** Conditional: true for exactly one caller, the one whose update marked the token rotated. */
   async rotate(em: EntityManager, id: string): Promise<boolean> {
-    const won = await queryReturning(
-      em,
-      `UPDATE oauth_refresh_tokens SET rotated_at = now()
-        WHERE id = $1 AND rotated_at IS NULL AND revoked_at IS NULL RETURNING id`,
-      [id],
-    );
+    const won = await statementIn(em, ROTATE, [id]);
     return won.length === 1;
   }
 

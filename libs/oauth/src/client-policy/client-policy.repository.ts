@@ -1,9 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
+import { readStatement, statement, statementIn } from '@app/database';
 import { OrganizationClientPolicy } from './client-policy.entity';
 import { ANY_CLIENT, ClientPolicy } from './client-policy';
 
 export type StoredClientPolicy = ClientPolicy & { updatedAt: Date | null };
+
+const FIND = statement(
+  'organization_client_policies.find',
+  'SELECT mode, allowed_hosts, allow_registered_clients, updated_at FROM organization_client_policies WHERE organization_id = $1',
+);
+
+interface PolicyRow {
+  mode: ClientPolicy['mode'];
+  allowed_hosts: string[];
+  allow_registered_clients: boolean;
+  updated_at: Date;
+}
 
 /** The only queries on `organization_client_policies`. */
 @Injectable()
@@ -11,10 +24,10 @@ export class ClientPolicyRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The organisation's policy; "any client" when none is stored. */
-  async find(organizationId: string, em: EntityManager = this.dataSource.manager): Promise<StoredClientPolicy> {
-    const row = await em.getRepository(OrganizationClientPolicy).findOneBy({ organizationId });
+  async find(organizationId: string, em?: EntityManager): Promise<StoredClientPolicy> {
+    const [row] = em ? await statementIn<PolicyRow>(em, FIND, [organizationId]) : await readStatement<PolicyRow>(this.dataSource, FIND, [organizationId]);
     if (!row) return { ...ANY_CLIENT, updatedAt: null };
-    return { mode: row.mode, allowedHosts: row.allowedHosts, allowRegisteredClients: row.allowRegisteredClients, updatedAt: row.updatedAt };
+    return { mode: row.mode, allowedHosts: row.allowed_hosts, allowRegisteredClients: row.allow_registered_clients, updatedAt: row.updated_at };
   }
 
   /** Policies of several organisations (missing ones are "any client"). */

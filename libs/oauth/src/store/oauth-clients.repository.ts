@@ -1,10 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { queryAffected } from '@app/database';
+import { queryAffected, readStatement, statement } from '@app/database';
 import { OAuthClient } from '../entities/oauth-client.entity';
 
 /** A registration as stored, with its secret's digest (null for a public client). */
 export type StoredClient = Pick<OAuthClient, 'clientId' | 'clientName' | 'redirectUris' | 'grantTypes' | 'tokenEndpointAuthMethod' | 'clientSecretHash'>;
+
+const FIND = statement(
+  'oauth_clients.find',
+  'SELECT client_id, client_name, redirect_uris, grant_types, token_endpoint_auth_method, client_secret_hash FROM oauth_clients WHERE client_id = $1',
+);
+
+interface ClientRow {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  token_endpoint_auth_method: StoredClient['tokenEndpointAuthMethod'];
+  client_secret_hash: string | null;
+}
 
 /** The `oauth_clients` table (RFC 7591 registrations). */
 @Injectable()
@@ -33,11 +47,17 @@ export class OAuthClientsRepository {
     );
   }
 
-  find(clientId: string): Promise<StoredClient | null> {
-    return this.dataSource.getRepository(OAuthClient).findOne({
-      select: { clientId: true, clientName: true, redirectUris: true, grantTypes: true, tokenEndpointAuthMethod: true, clientSecretHash: true },
-      where: { clientId },
-    });
+  async find(clientId: string): Promise<StoredClient | null> {
+    const [row] = await readStatement<ClientRow>(this.dataSource, FIND, [clientId]);
+    if (!row) return null;
+    return {
+      clientId: row.client_id,
+      clientName: row.client_name,
+      redirectUris: row.redirect_uris,
+      grantTypes: row.grant_types,
+      tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+      clientSecretHash: row.client_secret_hash,
+    };
   }
 
   /** Client names by id (for the connected-clients list). */
