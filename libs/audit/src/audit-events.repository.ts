@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { statement, statementIn } from '@app/database';
 import { AuditEvent } from './entities/audit-event.entity';
 
 /** An event with its exact position: `created_at` as whole microseconds since the epoch (a JS Date keeps only milliseconds). */
@@ -11,9 +12,12 @@ export interface AuditEventFilters {
   action?: string;
 }
 
-const INSERT_EVENT = `INSERT INTO audit_events
-  (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)`;
+const INSERT_EVENT = statement(
+  'audit_events.insert',
+  `INSERT INTO audit_events
+     (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)`,
+);
 
 /** The `audit_events` table. The only code that reads or writes it. */
 @Injectable()
@@ -25,7 +29,7 @@ export class AuditEventsRepository {
    * One written-out statement (id and time from the column defaults): every agent write runs it.
    */
   async insert(em: EntityManager, event: Omit<AuditEvent, 'id' | 'createdAt'>): Promise<void> {
-    await em.query(INSERT_EVENT, [
+    await statementIn(em, INSERT_EVENT, [
       event.organizationId,
       event.projectId,
       event.actorType,

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { keysetPage } from '@app/common';
-import { isUuid, queryReturning, readStatement, statement } from '@app/database';
+import { isUuid, queryReturning, readStatement, statement, statementIn } from '@app/database';
 import type { TaskStatus } from './entities/task.entity';
 import { InvalidCursorError } from './tasks.errors';
 
@@ -51,6 +51,14 @@ const COLUMNS = `id, project_id, title, description, status, created_at, updated
 
 /** `get_task`'s read: a named statement, prepared once per connection on PostgreSQL. */
 const GET_TASK = statement('tasks.get', `SELECT ${COLUMNS} FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')}`);
+/** The writes every agent makes, named and prepared on the transaction's connection alike. */
+const CREATE_TASK = statement(
+  'tasks.create',
+  `INSERT INTO tasks (project_id, title, description, status)
+   SELECT id, $2, $3, 'todo' FROM projects WHERE id = $1 AND deleted_at IS NULL
+   RETURNING ${COLUMNS}`,
+);
+const DELETE_TASK = statement('tasks.delete', `DELETE FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING id`);
 
 /**
  * The tasks of exactly one project. It is built from a capability's project context (see
@@ -98,12 +106,7 @@ export class ProjectTasks {
   /** The new task, or null when the project has been deleted meanwhile. */
   create(input: { title: string; description?: string | null }): Promise<TaskView | null> {
     return this.dataSource.transaction(async (em) => {
-      const rows: TaskRow[] = await em.query(
-        `INSERT INTO tasks (project_id, title, description, status)
-         SELECT id, $2, $3, 'todo' FROM projects WHERE id = $1 AND deleted_at IS NULL
-         RETURNING ${COLUMNS}`,
-        [this.projectId, input.title, input.description ?? null],
-      );
+      const rows = await statementIn<TaskRow>(em, CREATE_TASK, [this.projectId, input.title, input.description ?? null]);
       await this.recordWrite(em, rows[0]?.id ?? null, rows[0] ? 'succeeded' : 'not_found');
       return rows[0] ? toView(rows[0]) : null;
     });
@@ -135,11 +138,7 @@ export class ProjectTasks {
   delete(id: string): Promise<boolean> {
     return this.dataSource.transaction(async (em) => {
       const rows = isUuid(id)
-        ? await queryReturning<{ id: string }>(
-            em,
-            `DELETE FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING id`,
-            [id, this.projectId],
-          )
+        ? await statementIn<{ id: string }>(em, DELETE_TASK, [id, this.projectId])
         : [];
       await this.recordWrite(em, id, rows.length === 1 ? 'succeeded' : 'not_found');
       return rows.length === 1;
