@@ -99,6 +99,11 @@ describe('named statements', () => {
     try {
       expect(await readStatement<{ sum: number }>(unprepared.dataSource, ADD, [2, 2])).toEqual([{ sum: 4 }]);
       expect(await preparedNames(unprepared)).not.toContain('test.add');
+      const inTransaction = await unprepared.dataSource.transaction(async (em) => {
+        expect(await statementIn<{ sum: number }>(em, ADD, [3, 4])).toEqual([{ sum: 7 }]);
+        return (await em.query('SELECT name FROM pg_prepared_statements')).map((r: { name: string }) => r.name);
+      });
+      expect(inTransaction).not.toContain('test.add');
     } finally {
       await unprepared.close();
     }

@@ -44,12 +44,8 @@ export class RateLimitService implements OnModuleInit {
       sorted.map((r) => r.key),
       sorted.map((r) => r.windowSeconds),
     );
-    let retryAfter = 0;
-    for (const row of rows) {
-      const rule = sorted.find((r) => r.key === row.key)!;
-      if (row.hits > rule.limit) retryAfter = Math.max(retryAfter, Math.min(rule.windowSeconds, Math.max(1, row.retry_after)));
-    }
-    return retryAfter > 0 ? { allowed: false, retryAfterSeconds: retryAfter } : { allowed: true };
+    // This hit is counted already: refused once the count has gone past the limit.
+    return decide(sorted, rows, (hits, limit) => hits > limit);
   }
 
   /**
@@ -62,12 +58,8 @@ export class RateLimitService implements OnModuleInit {
   async check(rules: RateLimitRule[]): Promise<RateLimitDecision> {
     if (rules.length === 0) return { allowed: true };
     const rows = await this.counters.live(rules.map((r) => r.key));
-    let retryAfter = 0;
-    for (const row of rows) {
-      const rule = rules.find((r) => r.key === row.key)!;
-      if (row.hits >= rule.limit) retryAfter = Math.max(retryAfter, Math.min(rule.windowSeconds, Math.max(1, row.retry_after)));
-    }
-    return retryAfter > 0 ? { allowed: false, retryAfterSeconds: retryAfter } : { allowed: true };
+    // Nothing counted yet: refused once the limit is reached.
+    return decide(rules, rows, (hits, limit) => hits >= limit);
   }
 
   /** Takes one hit back (the attempt turned out not to count, e.g. a successful login). */
@@ -84,4 +76,18 @@ export class RateLimitService implements OnModuleInit {
   async deleteExpired(): Promise<number> {
     return this.counters.deleteExpired();
   }
+}
+
+/** Refused when a counter is over its rule's limit; `retryAfterSeconds` is when the last such window ends (at least 1, at most the window). */
+function decide(
+  rules: RateLimitRule[],
+  rows: { key: string; hits: number; retry_after: number }[],
+  over: (hits: number, limit: number) => boolean,
+): RateLimitDecision {
+  let retryAfter = 0;
+  for (const row of rows) {
+    const rule = rules.find((r) => r.key === row.key)!;
+    if (over(row.hits, rule.limit)) retryAfter = Math.max(retryAfter, Math.min(rule.windowSeconds, Math.max(1, row.retry_after)));
+  }
+  return retryAfter > 0 ? { allowed: false, retryAfterSeconds: retryAfter } : { allowed: true };
 }
