@@ -318,6 +318,21 @@ describe('token and revocation endpoint limits', () => {
     expect((await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: other.refreshToken, client_id: other.client.client_id }, from(ip))).status).toBe(200);
   });
 
+  it('failures sent at once: each is counted, and past the limit the address is refused, even for a valid token', async () => {
+    const c = await connectClient(t);
+    const ip = freshIp();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: `dgr_burst${i}`, client_id: c.client.client_id }, from(ip))),
+    );
+    // Each is refused: 400 when it passed the counter's read before the others were counted, 429 after.
+    for (const res of answers) expect([400, 429]).toContain(res.status);
+    const counted = answers.filter((res) => res.status === 400).length;
+    expect(counted).toBeGreaterThanOrEqual(3);
+    const rows: { hits: number }[] = await t.dataSource.query(`SELECT hits FROM rate_limit_counters WHERE key LIKE 'oauth-token:%' AND key LIKE $1`, [`%:${ip}`]);
+    expect(rows).toEqual([{ hits: counted }]);
+    expectLimited(await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: c.refreshToken, client_id: c.client.client_id }, from(ip)));
+  });
+
   it('successful requests do not count', async () => {
     const c = await connectClient(t);
     const ip = freshIp();
