@@ -63,6 +63,13 @@ describe('named statements', () => {
       expect(await probe()).toContain(1);
     });
 
+    it(`outside a transaction, through the data source's own manager, runs as readStatement${onPostgres ? ' (prepared)' : ''}`, async () => {
+      const MULTIPLY = statement('test.multiply', 'SELECT $1::int * $2::int AS product');
+      expect(await statementIn<{ product: number }>(t.dataSource.manager, MULTIPLY, [6, 7])).toEqual([{ product: 42 }]);
+      if (onPostgres) expect(await preparedNames(t)).toContain('test.multiply');
+      else expect(await preparedNames(t)).not.toContain('test.multiply');
+    });
+
     it('answers the RETURNING rows of an UPDATE, and none when nothing matched', async () => {
       await t.dataSource.transaction(async (em) => {
         await statementIn(em, WRITE, [7]);

@@ -2,7 +2,6 @@ import type { Pool, PoolClient } from 'pg';
 import type { DataSourceOptions, QueryRunner, ReplicationMode } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { translateDatabaseError } from './database-unavailable';
-import { splitResult } from './query-returning';
 import { runStatement, type Statement, type StatementContext, type StatementReader, type StatementRunner } from './statement';
 
 /** The data source's options, plus whether named statements are prepared on the server. */
@@ -85,10 +84,10 @@ export class GatewayDataSource extends DataSource implements StatementReader {
         throw translateDatabaseError(error);
       }
     }) as QueryRunner['query'];
-    const prepared = this.preparedStatements;
+    // Unprepared, a statement runs as any other query of the runner (`statementIn`).
+    if (!this.preparedStatements) return runner;
     const logger = this.logger;
     (runner as QueryRunner & StatementRunner).runStatement = async <T>(statement: Statement, parameters: readonly unknown[]): Promise<T[]> => {
-      if (!prepared) return splitResult(await runner.query(statement.text, [...parameters])).rows as T[];
       if (hookEnabled && runner.isTransactionActive) statements.push(statement.text);
       const client = (await runner.connect()) as PoolClient;
       try {

@@ -6,7 +6,7 @@ import type { DataSource, EntityManager } from 'typeorm';
  * knows it: every conditional `UPDATE … RETURNING` / `DELETE … RETURNING` goes through
  * `queryReturning`, every count of changed rows through `queryAffected`.
  */
-export function splitResult(result: unknown): { rows: unknown[]; affected: number | undefined } {
+function splitResult(result: unknown): { rows: unknown[]; affected: number | undefined } {
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
     return { rows: result[0] as unknown[], affected: result[1] };
   }

@@ -40,20 +40,22 @@ export function readStatement<T>(dataSource: DataSource, statement: Statement, p
   return reader.readStatement ? reader.readStatement<T>(statement, parameters) : dataSource.query(statement.text, [...parameters]);
 }
 
-/** What a query runner of the gateway's data source adds: a statement on its own connection. */
+/** What a query runner of the gateway's data source adds when it prepares statements: one on the runner's own connection. */
 export interface StatementRunner {
   runStatement<T>(statement: Statement, parameters: readonly unknown[]): Promise<T[]>;
 }
 
 /**
- * The rows of one statement inside `em`'s transaction (reads and writes alike; an `UPDATE` or
- * `DELETE` answers its `RETURNING` rows). On PostgreSQL through the gateway's data source it is
- * prepared by name on the transaction's connection, as `readStatement` does outside one;
- * anywhere else it runs as `em.query` would.
+ * The rows of one statement run through `em` (reads and writes alike; an `UPDATE` or `DELETE`
+ * answers its `RETURNING` rows). Inside a transaction it runs on the transaction's connection,
+ * prepared by name on PostgreSQL through the gateway's data source; through the data source's
+ * own manager (no transaction) it is `readStatement` on a pooled connection. Anywhere else it
+ * runs as `em.query` would.
  */
 export async function statementIn<T>(em: EntityManager, statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
   const runner = em.queryRunner as (EntityManager['queryRunner'] & Partial<StatementRunner>) | undefined;
-  if (runner?.runStatement) return runner.runStatement<T>(statement, parameters);
+  if (!runner) return readStatement<T>(em.connection, statement, parameters);
+  if (runner.runStatement) return runner.runStatement<T>(statement, parameters);
   return queryReturning<T>(em, statement.text, [...parameters]);
 }
 

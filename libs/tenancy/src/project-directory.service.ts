@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
-import { isUuid, readStatement, statement, statementIn } from '@app/database';
+import { isUuid, statement, statementIn } from '@app/database';
 import { Membership } from './entities/membership.entity';
 import { Organization } from './entities/organization.entity';
 import { Project } from './entities/project.entity';
@@ -150,8 +150,7 @@ export class ProjectDirectory {
 
   /** Whether the project is live, in that organisation, and the person is a member of it. */
   async isReachableBy(userId: string, organizationId: string, projectId: string, em?: EntityManager): Promise<boolean> {
-    const parameters = [userId, projectId, organizationId];
-    const [row] = em ? await statementIn<{ reachable: boolean }>(em, REACHABLE, parameters) : await readStatement<{ reachable: boolean }>(this.dataSource, REACHABLE, parameters);
+    const [row] = await statementIn<{ reachable: boolean }>(em ?? this.dataSource.manager, REACHABLE, [userId, projectId, organizationId]);
     return row.reachable;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { readStatement, statement, statementIn } from '@app/database';
+import { statement, statementIn } from '@app/database';
 import { OrganizationClientPolicy } from './client-policy.entity';
 import { ANY_CLIENT, ClientPolicy } from './client-policy';
 
@@ -24,8 +24,8 @@ export class ClientPolicyRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The organisation's policy; "any client" when none is stored. */
-  async find(organizationId: string, em?: EntityManager): Promise<StoredClientPolicy> {
-    const [row] = em ? await statementIn<PolicyRow>(em, FIND, [organizationId]) : await readStatement<PolicyRow>(this.dataSource, FIND, [organizationId]);
+  async find(organizationId: string, em: EntityManager = this.dataSource.manager): Promise<StoredClientPolicy> {
+    const [row] = await statementIn<PolicyRow>(em, FIND, [organizationId]);
     if (!row) return { ...ANY_CLIENT, updatedAt: null };
     return { mode: row.mode, allowedHosts: row.allowed_hosts, allowRegisteredClients: row.allow_registered_clients, updatedAt: row.updated_at };
   }
