@@ -101,6 +101,65 @@ describe('named statements', () => {
     });
   });
 
+  describe('rows', () => {
+    const MIXED = statement(
+      'test.mixed',
+      `SELECT $1::uuid AS id, $2::text AS name, ARRAY['tasks:read', 'tasks:write']::text[] AS permissions,
+              '2026-11-26 06:00:00.123+00'::timestamptz AS at, NULL::timestamptz AS never, 9007199254740993::bigint AS big,
+              '{"a":[1,2]}'::jsonb AS doc, true AS flag, 2.5::float8 AS ratio, $3::int AS n`,
+    );
+    const params = ['6f0a3c1e-2b4d-4e8f-9a1b-2c3d4e5f6a7b', 'probe', 7];
+
+    it('come out as pg itself gives them, every type alike, execution after execution', async () => {
+      const [expected] = await t.dataSource.query(MIXED.text, params);
+      expect(expected.at).toBeInstanceOf(Date);
+      for (let i = 0; i < 3; i++) {
+        const rows = await readStatement<Record<string, unknown>>(t.dataSource, MIXED, params);
+        expect(rows).toEqual([expected]);
+        expect(Object.keys(rows[0]!)).toEqual(['id', 'name', 'permissions', 'at', 'never', 'big', 'doc', 'flag', 'ratio', 'n']);
+        expect(rows[0]!.at).toBeInstanceOf(Date);
+        expect((rows[0]!.at as Date).toISOString()).toBe('2026-11-26T06:00:00.123Z');
+        expect(rows[0]!.big).toBe('9007199254740993');
+      }
+      const inTransaction = await t.dataSource.transaction((em) => statementIn<Record<string, unknown>>(em, MIXED, params));
+      expect(inTransaction).toEqual([expected]);
+    });
+
+    it('answers every row of a statement, and none when nothing matches', async () => {
+      const SERIES = statement('test.series', 'SELECT n, n * 2 AS twice FROM generate_series(1, $1::int) AS n');
+      expect(await readStatement(t.dataSource, SERIES, [3])).toEqual([
+        { n: 1, twice: 2 },
+        { n: 2, twice: 4 },
+        { n: 3, twice: 6 },
+      ]);
+      expect(await readStatement(t.dataSource, SERIES, [0])).toEqual([]);
+    });
+
+    it('follows a table whose columns change under a running service', async () => {
+      // Unprepared (text `SELECT *`), so the description itself changes from one execution to the next.
+      const unprepared = onPostgres ? await startTestApp({ DATABASE_PREPARED_STATEMENTS: 'false' }) : t;
+      const db = unprepared.dataSource;
+      try {
+        await db.query('CREATE TABLE shape_probe (n int NOT NULL)');
+        await db.query('INSERT INTO shape_probe (n) VALUES (1)');
+        const ALL = statement('test.shape', 'SELECT * FROM shape_probe');
+        expect(await readStatement(db, ALL, [])).toEqual([{ n: 1 }]);
+        await db.query(`ALTER TABLE shape_probe ADD COLUMN label text NOT NULL DEFAULT 'x'`);
+        expect(await readStatement(db, ALL, [])).toEqual([{ n: 1, label: 'x' }]);
+        await db.query('ALTER TABLE shape_probe ALTER COLUMN n TYPE bigint');
+        expect(await readStatement(db, ALL, [])).toEqual([{ n: '1', label: 'x' }]);
+      } finally {
+        if (unprepared !== t) await unprepared.close();
+      }
+    });
+
+    it('fails a statement whose value cannot be read with that error, and the connection keeps serving', async () => {
+      const BAD_CAST = statement('test.bad_cast', 'SELECT $1::int AS n');
+      await expect(readStatement(t.dataSource, BAD_CAST, ['not a number'])).rejects.toThrow(/invalid input syntax for type integer/);
+      expect(await readStatement(t.dataSource, BAD_CAST, ['12'])).toEqual([{ n: 12 }]);
+    });
+  });
+
   (onPostgres ? it : it.skip)('prepares nothing with DATABASE_PREPARED_STATEMENTS=false', async () => {
     const unprepared = await startTestApp({ DATABASE_PREPARED_STATEMENTS: 'false' });
     try {

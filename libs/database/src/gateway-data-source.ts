@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { DataSourceOptions, QueryRunner, ReplicationMode } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { translateDatabaseError } from './database-unavailable';
+import { queryStatement } from './statement-query';
 import { runStatement, type Statement, type StatementContext, type StatementReader, type StatementRunner } from './statement';
 
 /** The data source's options, plus whether named statements are prepared on the server. */
@@ -91,8 +92,7 @@ export class GatewayDataSource extends DataSource implements StatementReader {
       if (hookEnabled && runner.isTransactionActive) statements.push(statement.text);
       const client = (await runner.connect()) as PoolClient;
       try {
-        const result = await client.query({ name: statement.name, text: statement.text, values: parameters as unknown[] });
-        return result.rows as T[];
+        return await queryStatement<T>(client, statement, parameters, true);
       } catch (error) {
         logger.logQueryError(error as Error, statement.text, [], runner);
         throw translateDatabaseError(error);

@@ -1,7 +1,8 @@
-import type { Pool, PoolClient, QueryConfig } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isDatabaseUnavailable, translateDatabaseError } from './database-unavailable';
 import { queryReturning } from './query-returning';
+import { queryStatement } from './statement-query';
 
 /**
  * A read the request path runs all the time (the agent token lookup, a task by id), written
@@ -80,26 +81,39 @@ export async function runStatement<T>(context: StatementContext, statement: Stat
   } catch (error) {
     throw translateDatabaseError(error);
   }
+  const watched = watchForBreaks(client);
   let failure: Error | undefined;
-  // A lent connection has no listener of the pool's: one that breaks while lent (the database
-  // going away mid-query) would otherwise emit an unhandled 'error' and end the process.
-  const onBroken = (error: Error) => (failure = error);
-  client.on('error', onBroken);
   try {
-    const query: QueryConfig = context.prepared
-      ? { name: statement.name, text: statement.text, values: parameters as unknown[] }
-      : { text: statement.text, values: parameters as unknown[] };
     const started = Date.now();
-    const result = await client.query(query);
+    const rows = await queryStatement<T>(client, statement, parameters, context.prepared);
     const took = Date.now() - started;
     if (context.slowMs !== undefined && took > context.slowMs) context.onSlow(took, statement.text);
-    return result.rows as T[];
+    return rows;
   } catch (error) {
     if (isDatabaseUnavailable(error)) failure = error as Error;
     context.onError(error, statement.text);
     throw translateDatabaseError(error);
   } finally {
-    client.removeListener('error', onBroken);
-    client.release(failure);
+    client.release(watched[BROKEN] ?? failure);
   }
+}
+
+const BROKEN = Symbol('broken');
+type WatchedClient = PoolClient & { [BROKEN]?: Error };
+const watchedClients = new WeakSet<PoolClient>();
+
+/**
+ * A lent connection has no listener of the pool's: one that breaks while lent (the database
+ * going away mid-query) would otherwise emit an unhandled 'error' and end the process. Each
+ * connection gets one listener for its life, which notes the break on the connection, instead of
+ * one added and removed per statement; the note is cleared when the connection is lent.
+ */
+function watchForBreaks(client: PoolClient): WatchedClient {
+  const watched = client as WatchedClient;
+  if (!watchedClients.has(client)) {
+    watchedClients.add(client);
+    client.on('error', (error: Error) => (watched[BROKEN] = error));
+  }
+  watched[BROKEN] = undefined;
+  return watched;
 }
