@@ -47,15 +47,20 @@ export function textGuard(req: Request, res: Response, next: NextFunction): void
 
 /** Where the first unstorable text is ("the query parameter client_id", …), or undefined. */
 function unstorableTextIn(req: Request): { where: string; bodyPath?: string } | undefined {
-  if (/%00/i.test(req.originalUrl.split('?')[0]!) || isUnstorableText(req.path)) return { where: 'the path' };
-  const query = findUnstorableText(req.query);
+  const url = req.originalUrl;
+  const queryAt = url.indexOf('?');
+  if (/%00/i.test(queryAt < 0 ? url : url.slice(0, queryAt)) || isUnstorableText(req.path)) return { where: 'the path' };
+  // Without a query string there are no query parameters to parse.
+  const query = queryAt < 0 ? undefined : findUnstorableText(req.query);
   if (query) return { where: named('query parameter', query.path) };
   const body = findUnstorableText(req.body);
   if (body) return { where: named('body field', body.path), bodyPath: body.path };
   const cookies = findUnstorableText(req.cookies);
   if (cookies) return { where: named('cookie', cookies.path) };
-  for (const [name, value] of Object.entries(req.headers)) {
-    if ((Array.isArray(value) ? value : [value ?? '']).some(isUnstorableText)) return { where: `the ${name} header` };
+  // Every value as received (names and values alternate), repeated headers one by one.
+  const raw = req.rawHeaders;
+  for (let i = 1; i < raw.length; i += 2) {
+    if (isUnstorableText(raw[i]!)) return { where: `the ${raw[i - 1]!.toLowerCase()} header` };
   }
   return undefined;
 }

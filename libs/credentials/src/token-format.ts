@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -52,9 +52,9 @@ export function isWellFormedToken(token: string, prefix: TokenPrefix): boolean {
   return checksum(head) === token.slice(-CHECKSUM_LENGTH);
 }
 
-/** SHA-256 hex digest: the only form in which a secret is stored or looked up. */
+/** SHA-256 hex digest: the only form in which a secret is stored or looked up (one-shot: no hash object per call). */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export type CredentialForm = 'agent_token' | 'api_key' | 'session_jwt' | 'unrecognised';
