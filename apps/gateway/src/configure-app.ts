@@ -1,6 +1,6 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import type { NextFunction, Request, Response } from 'express';
@@ -13,6 +13,7 @@ import { METRICS_PATH, Metrics, metricsEndpoint, observeRequests } from '@app/ob
 import { AppExceptionFilter } from './app-exception.filter';
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors.middleware';
+import { GatewayExpressAdapter } from './gateway-express-adapter';
 import { closeConnectionsWhenDraining } from './graceful-shutdown';
 import { createLogger, createRequestLog } from './logger';
 import { mcpRoute } from './mcp-route';
@@ -24,7 +25,7 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** Builds the application exactly as `main.ts` runs it; e2e tests use this too. */
 export async function createGatewayApp(config: AppConfig, options: AppModuleOptions = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), new ExpressAdapter(strictServer()), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), new GatewayExpressAdapter(strictServer()), {
     bodyParser: false,
     logger: createLogger(config.logLevel),
     abortOnError: false,
