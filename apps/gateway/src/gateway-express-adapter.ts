@@ -30,7 +30,11 @@ export class GatewayExpressAdapter extends ExpressAdapter {
   }
 }
 
-/** Node's request and response classes, extended with the methods `app` would give each of their objects. */
+/**
+ * Node's request and response classes, extended with the methods `app` would give each of their
+ * objects; their prototypes become `app.request` and `app.response`, which Express sets on every
+ * request and response it handles.
+ */
 export function expressShapedClasses(app: express.Express): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
   class ExpressRequest extends IncomingMessage {}
   class ExpressResponse extends ServerResponse {}

@@ -13,5 +13,9 @@ describe('unstorable text', () => {
     expect(findUnstorableText({ a: [1, 'ok', { b: 'x\u0000' }] })).toEqual({ path: 'a[2].b' });
     expect(findUnstorableText({ ['k\u0000']: 1 })).toEqual({ path: 'k\u0000' });
     expect(findUnstorableText({ a: 'fine', n: null, t: true })).toBeUndefined();
+    // A clean branch walked before the finding leaves nothing of itself in the path.
+    expect(findUnstorableText({ a: { b: 'ok', c: ['ok'] }, d: [['ok', 'x\ud800']] })).toEqual({ path: 'd[0][1]' });
+    expect(findUnstorableText(['ok', 'x\u0000'])).toEqual({ path: '[1]' });
+    expect(findUnstorableText('x\u0000')).toEqual({ path: '' });
   });
 });

@@ -11,42 +11,38 @@ export function isUnstorableText(text: string): boolean {
 
 /**
  * Where in a parsed value (object keys included) the first unstorable text is, or undefined.
- * The walk that finds nothing (every request) builds no paths; only a value that has such text
- * is walked again to name where.
+ * The walk keeps the keys and indexes it is under on one stack and spells the path out only
+ * when it finds something, so the walk that finds nothing (every request) builds no strings.
  */
 export function findUnstorableText(value: unknown): { path: string } | undefined {
-  return hasUnstorableText(value, 0) ? locateUnstorableText(value, '', 0) : undefined;
+  const trail: (string | number)[] = [];
+  return walk(value, trail, 0) ? { path: spell(trail) } : undefined;
 }
 
-function hasUnstorableText(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return UNSTORABLE_RE.test(value);
+/** True when `value` holds unstorable text; `trail` then names where (else it is left as it came). */
+function walk(value: unknown, trail: (string | number)[], depth: number): boolean {
+  if (typeof value === 'string') return isUnstorableText(value);
   if (value === null || typeof value !== 'object' || depth > 100) return false;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (hasUnstorableText(value[i], depth + 1)) return true;
+    for (let i = 0; i < value.length; i++) {
+      trail.push(i);
+      if (walk(value[i], trail, depth + 1)) return true;
+      trail.pop();
+    }
     return false;
   }
   for (const key in value) {
     if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-    if (UNSTORABLE_RE.test(key) || hasUnstorableText((value as Record<string, unknown>)[key], depth + 1)) return true;
+    trail.push(key);
+    if (isUnstorableText(key) || walk((value as Record<string, unknown>)[key], trail, depth + 1)) return true;
+    trail.pop();
   }
   return false;
 }
 
-function locateUnstorableText(value: unknown, path: string, depth: number): { path: string } | undefined {
-  if (typeof value === 'string') return isUnstorableText(value) ? { path } : undefined;
-  if (value === null || typeof value !== 'object' || depth > 100) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = locateUnstorableText(value[i], `${path}[${i}]`, depth + 1);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    const child = path ? `${path}.${key}` : key;
-    if (isUnstorableText(key)) return { path: child };
-    const found = locateUnstorableText(inner, child, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
+/** `a[2].b` for the trail `a`, 2, `b`. */
+function spell(trail: readonly (string | number)[]): string {
+  let path = '';
+  for (const step of trail) path = typeof step === 'number' ? `${path}[${step}]` : path ? `${path}.${step}` : step;
+  return path;
 }

@@ -2,20 +2,10 @@ import type { Pool, PoolClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isDatabaseUnavailable, translateDatabaseError } from './database-unavailable';
 import { queryReturning } from './query-returning';
-import { queryStatement } from './statement-query';
+import { queryStatement, type Statement } from './statement-query';
 
-/**
- * A read the request path runs all the time (the agent token lookup, a task by id), written
- * once with a name. On PostgreSQL it is prepared by name once per pooled connection and then
- * only bound and executed: the server parses and plans it once instead of on every request
- * (measured on this machine: the database's CPU for the token lookup and the task read fell from
- * about 150 to about 40 µs per pair). The embedded database serves one session to every
- * connection, so there it runs unprepared, as any other query.
- */
-export interface Statement {
-  readonly name: string;
-  readonly text: string;
-}
+// The type is defined beside the query that runs it (`statement-query.ts`); statements are declared here.
+export type { Statement };
 
 const names = new Set<string>();
 
