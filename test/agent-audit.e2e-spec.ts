@@ -1,4 +1,6 @@
 import request from 'supertest';
+import type { ProjectContext } from '@app/capabilities';
+import { TasksRepository } from '@app/tasks';
 import { createAgentToken } from './factories';
 import { adminRest, signupOverHttp, SignedUp } from './factories/rest';
 import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';
@@ -94,6 +96,46 @@ describe('an audit of what agents changed', () => {
       // No event for get_task or list_tasks anywhere.
       const all = await events(`projectId=${m.project.id}&limit=100`);
       expect(all.some((e) => e.action === 'capability.get_task' || e.action === 'capability.list_tasks')).toBe(false);
+    } finally {
+      await m.client.close();
+    }
+  });
+
+  it('a create_task whose project is deleted while it runs writes no task and records the refusal', async () => {
+    const m = await machine('Vanishing');
+    try {
+      // The token was accepted; the project's deletion commits before the task's insert.
+      await t.dataSource.query('UPDATE projects SET deleted_at = now() WHERE id = $1', [m.project.id]);
+      const context: ProjectContext = {
+        projectId: m.project.id,
+        organizationId: admin.organization.id,
+        permissions: ['tasks:write'],
+        principal: {
+          kind: 'agent',
+          tokenId: m.derived.id,
+          source: 'service_key',
+          organizationId: admin.organization.id,
+          projectId: m.project.id,
+          permissions: ['tasks:write'],
+          serviceKeyId: m.key.id,
+          grantId: null,
+          clientId: null,
+          userId: null,
+          expiresAt: null,
+        },
+      };
+      expect(await t.app.get(TasksRepository).forProject(context, 'create_task').create({ title: 'Too late' })).toBeNull();
+      expect(await t.dataSource.query('SELECT id FROM tasks WHERE project_id = $1', [m.project.id])).toEqual([]);
+      const creates = (await events(`credential=${m.derived.id}`)).filter((e) => e.action === 'capability.create_task');
+      expect(creates).toEqual([
+        expect.objectContaining({
+          projectId: m.project.id,
+          actorId: m.derived.id,
+          targetType: 'task',
+          targetId: null,
+          metadata: { tool: 'create_task', outcome: 'not_found', serviceKeyId: m.key.id },
+        }),
+      ]);
     } finally {
       await m.client.close();
     }

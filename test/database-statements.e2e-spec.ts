@@ -1,5 +1,5 @@
-import type { Pool } from 'pg';
-import { readStatement, statement, statementIn } from '@app/database';
+import type { Pool, PoolClient } from 'pg';
+import { readStatement, runAtomically, statement, statementIn } from '@app/database';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { testDatabaseKind } from './helpers/test-state';
 
@@ -20,7 +20,7 @@ describe('named statements', () => {
     t = await startTestApp();
     await t.dataSource.query('CREATE TABLE statement_probe (n int NOT NULL)');
   });
-  const probe = async () => (await t.dataSource.query('SELECT n FROM statement_probe ORDER BY n')).map((r: { n: number }) => r.n);
+  const probe = async (): Promise<number[]> => (await t.dataSource.query('SELECT n FROM statement_probe ORDER BY n')).map((r: { n: number }) => r.n);
   afterAll(async () => t?.close());
 
   /** The statements prepared in the session of the connection the pool lends next (the one just given back). */
@@ -160,6 +160,94 @@ describe('named statements', () => {
     });
   });
 
+  describe('atomic writes (runAtomically)', () => {
+    const ADD_ROW = statement('test.atomic.add', 'INSERT INTO statement_probe (n) VALUES ($1) RETURNING n, txid_current()::text AS tx');
+    const ADD_ROWS = statement(
+      'test.atomic.add_two',
+      'INSERT INTO statement_probe (n) VALUES ($1), ($2) RETURNING n, txid_current()::text AS tx',
+    );
+    const MUST_BE_POSITIVE = statement('test.atomic.positive', 'INSERT INTO statement_probe (n) SELECT $1::int WHERE 1 / sign($1::int) > 0 RETURNING n');
+    const added = (n: number) => ({ statement: ADD_ROW, parameters: [n] });
+
+    /** The exchanges (a ready-for-query each) the database answered on the pool's connections while `work` ran. */
+    async function exchangesDuring(app: TestApp, work: () => Promise<unknown>): Promise<number> {
+      const clients = (app.dataSource.driver as unknown as { master: Pool & { _clients: PoolClient[] } }).master._clients;
+      let count = 0;
+      const counted = () => count++;
+      const connections = clients.map((client) => (client as unknown as { connection: NodeJS.EventEmitter }).connection);
+      connections.forEach((connection) => connection.on('readyForQuery', counted));
+      try {
+        await work();
+      } finally {
+        connections.forEach((connection) => connection.removeListener('readyForQuery', counted));
+      }
+      return count;
+    }
+
+    it(`writes every step in one transaction and answers each one's rows, in order${onPostgres ? ', in one exchange' : ''}`, async () => {
+      await readStatement(t.dataSource, ADD, [0, 0]); // a pooled connection to watch
+      let results: Record<string, unknown>[][] = [];
+      const exchanges = await exchangesDuring(t, async () => {
+        results = await runAtomically(t.dataSource, [added(401), { statement: ADD_ROWS, parameters: [402, 403] }]);
+      });
+      expect(results.map((rows) => rows.map((row) => row.n))).toEqual([[401], [402, 403]]);
+      const transactions = new Set(results.flat().map((row) => row.tx));
+      expect(transactions.size).toBe(1);
+      // One exchange on PostgreSQL; on the embedded database, BEGIN, the two statements and COMMIT.
+      expect(exchanges).toBe(onPostgres ? 1 : 4);
+      expect(await probe()).toEqual(expect.arrayContaining([401, 402, 403]));
+      if (onPostgres) expect(await preparedNames(t)).toEqual(expect.arrayContaining(['test.atomic.add', 'test.atomic.add_two']));
+    });
+
+    it('keeps nothing of the earlier steps when a later one fails, and the connection keeps serving', async () => {
+      await expect(runAtomically(t.dataSource, [added(411), { statement: MUST_BE_POSITIVE, parameters: [0] }])).rejects.toThrow(/division by zero/);
+      // A statement the server cannot parse, after one it can.
+      await expect(runAtomically(t.dataSource, [added(412), { statement: BROKEN, parameters: [] }])).rejects.toThrow(/no_such_table/);
+      // A statement the server cannot parse first, that one parsed for the first time after it.
+      const LATE = statement('test.atomic.late', 'INSERT INTO statement_probe (n) VALUES ($1) RETURNING n');
+      await expect(runAtomically(t.dataSource, [{ statement: BROKEN, parameters: [] }, { statement: LATE, parameters: [413] }])).rejects.toThrow(
+        /no_such_table/,
+      );
+      expect((await probe()).filter((n) => n >= 411 && n <= 413)).toEqual([]);
+      // The same statements again, after the failures: each parsed once per connection, whichever failed.
+      for (let round = 0; round < 3; round++) {
+        const [first, second] = await runAtomically(t.dataSource, [added(420 + round), { statement: MUST_BE_POSITIVE, parameters: [430 + round] }]);
+        expect([first, second]).toEqual([[expect.objectContaining({ n: 420 + round })], [{ n: 430 + round }]]);
+        expect(await runAtomically(t.dataSource, [{ statement: LATE, parameters: [440 + round] }])).toEqual([[{ n: 440 + round }]]);
+      }
+      expect(await readStatement<{ sum: number }>(t.dataSource, ADD, [1, 2])).toEqual([{ sum: 3 }]);
+    });
+
+    it('refuses a value it cannot send before writing anything', async () => {
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      const JSON_ROW = statement('test.atomic.json', 'SELECT $1::jsonb AS doc');
+      await expect(runAtomically(t.dataSource, [added(450), { statement: JSON_ROW, parameters: [circular] }])).rejects.toThrow(/circular/i);
+      expect(await probe()).not.toContain(450);
+      expect(await runAtomically(t.dataSource, [added(451), { statement: JSON_ROW, parameters: [{ a: [1, 2] }] }])).toEqual([
+        [expect.objectContaining({ n: 451 })],
+        [{ doc: { a: [1, 2] } }],
+      ]);
+    });
+
+    it('writes all of each of many concurrent atomic writes, and none of the failed ones', async () => {
+      const writes = Array.from({ length: 60 }, (_, i) => {
+        const n = 1000 + i * 2;
+        // Every third one fails in its second step.
+        const second = i % 3 === 0 ? { statement: MUST_BE_POSITIVE, parameters: [0] } : added(n + 1);
+        return runAtomically(t.dataSource, [added(n), second]).then(
+          () => 'ok',
+          () => 'failed',
+        );
+      });
+      const outcomes = await Promise.all(writes);
+      expect(outcomes.filter((o) => o === 'failed')).toHaveLength(20);
+      const rows = (await probe()).filter((n) => n >= 1000 && n < 1200);
+      const expected = outcomes.flatMap((o, i) => (o === 'ok' ? [1000 + i * 2, 1001 + i * 2] : []));
+      expect(rows).toEqual(expected);
+    });
+  });
+
   (onPostgres ? it : it.skip)('prepares nothing with DATABASE_PREPARED_STATEMENTS=false', async () => {
     const unprepared = await startTestApp({ DATABASE_PREPARED_STATEMENTS: 'false' });
     try {
@@ -170,6 +258,12 @@ describe('named statements', () => {
         return (await em.query('SELECT name FROM pg_prepared_statements')).map((r: { name: string }) => r.name);
       });
       expect(inTransaction).not.toContain('test.add');
+      const CHECKED_SUM = statement('test.unprepared.sum', 'SELECT $1::int + $2::int AS sum');
+      expect(await runAtomically(unprepared.dataSource, [{ statement: CHECKED_SUM, parameters: [1, 2] }, { statement: ADD, parameters: [3, 4] }])).toEqual([
+        [{ sum: 3 }],
+        [{ sum: 7 }],
+      ]);
+      expect(await preparedNames(unprepared)).not.toEqual(expect.arrayContaining(['test.unprepared.sum']));
     } finally {
       await unprepared.close();
     }

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { statement, statementIn } from '@app/database';
+import { type BoundStatement, statement, statementIn } from '@app/database';
 import { AuditEvent } from './entities/audit-event.entity';
 
 /** An event with its exact position: `created_at` as whole microseconds since the epoch (a JS Date keeps only milliseconds). */
 export type PositionedAuditEvent = AuditEvent & { createdUs: string };
+
+/** An event to write: everything but the id and time, which the columns' defaults give. */
+export type NewAuditEvent = Omit<AuditEvent, 'id' | 'createdAt'>;
 
 export interface AuditEventFilters {
   projectId?: string;
@@ -28,19 +31,28 @@ export class AuditEventsRepository {
    * In the caller's transaction, so the event commits or rolls back with the change it records.
    * One written-out statement (id and time from the column defaults): every agent write runs it.
    */
-  async insert(em: EntityManager, event: Omit<AuditEvent, 'id' | 'createdAt'>): Promise<void> {
-    await statementIn(em, INSERT_EVENT, [
-      event.organizationId,
-      event.projectId,
-      event.actorType,
-      event.actorId,
-      event.action,
-      event.targetType,
-      event.targetId,
-      JSON.stringify(event.metadata),
-      event.ip,
-      event.userAgent,
-    ]);
+  async insert(em: EntityManager, event: NewAuditEvent): Promise<void> {
+    const step = this.insertStep(event);
+    await statementIn(em, step.statement, step.parameters);
+  }
+
+  /** The same insert as a step of an atomic write (`runAtomically`), for the caller to run with its change. */
+  insertStep(event: NewAuditEvent): BoundStatement {
+    return {
+      statement: INSERT_EVENT,
+      parameters: [
+        event.organizationId,
+        event.projectId,
+        event.actorType,
+        event.actorId,
+        event.action,
+        event.targetType,
+        event.targetId,
+        JSON.stringify(event.metadata),
+        event.ip,
+        event.userAgent,
+      ],
+    };
   }
 
   /**

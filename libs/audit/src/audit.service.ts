@@ -1,7 +1,8 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { Metrics } from '@app/observability';
 import { EntityManager } from 'typeorm';
-import { AuditEventsRepository } from './audit-events.repository';
+import type { BoundStatement } from '@app/database';
+import { AuditEventsRepository, type NewAuditEvent } from './audit-events.repository';
 
 /** The actions the audit trail records (SPEC §6), besides agents' capability calls. */
 export const AUDIT_ACTIONS = [
@@ -116,18 +117,7 @@ export class AuditService {
 
   async record(em: EntityManager, event: AuditEventInput): Promise<void> {
     if (event.action in REVOCATIONS) this.metrics?.recordRevocation(REVOCATIONS[event.action as keyof typeof REVOCATIONS]);
-    await this.events.insert(em, {
-      organizationId: event.organizationId,
-      projectId: event.projectId ?? null,
-      actorType: event.actorType,
-      actorId: event.actorId ?? null,
-      action: event.action,
-      targetType: event.targetType ?? null,
-      targetId: event.targetId ?? null,
-      metadata: event.metadata ?? {},
-      ip: event.origin?.ip ?? null,
-      userAgent: event.origin?.userAgent?.slice(0, 512) ?? null,
-    });
+    await this.events.insert(em, rowOf(event));
   }
 
   /**
@@ -136,19 +126,46 @@ export class AuditService {
    * list's `credential` filter finds it. Reads are not recorded.
    */
   async recordAgentWrite(em: EntityManager, write: AgentWrite): Promise<void> {
-    const { credential } = write;
-    const source = credential.serviceKeyId
-      ? { serviceKeyId: credential.serviceKeyId }
-      : { grantId: credential.grantId, clientId: credential.clientId };
-    await this.record(em, {
-      organizationId: write.organizationId,
-      projectId: write.projectId,
-      actorType: 'agent_token',
-      actorId: credential.tokenId,
-      action: `capability.${write.tool}`,
-      targetType: write.targetType,
-      targetId: write.targetId,
-      metadata: { tool: write.tool, outcome: write.outcome, ...source },
-    });
+    await this.record(em, agentEvent(write));
   }
+
+  /**
+   * The same event as a step of the write's atomic statements (`runAtomically` of the database
+   * library), for a write that sends its change and its event together.
+   */
+  agentWriteStep(write: AgentWrite): BoundStatement {
+    return this.events.insertStep(rowOf(agentEvent(write)));
+  }
+}
+
+function agentEvent(write: AgentWrite): AuditEventInput {
+  const { credential } = write;
+  const source = credential.serviceKeyId
+    ? { serviceKeyId: credential.serviceKeyId }
+    : { grantId: credential.grantId, clientId: credential.clientId };
+  return {
+    organizationId: write.organizationId,
+    projectId: write.projectId,
+    actorType: 'agent_token',
+    actorId: credential.tokenId,
+    action: `capability.${write.tool}`,
+    targetType: write.targetType,
+    targetId: write.targetId,
+    metadata: { tool: write.tool, outcome: write.outcome, ...source },
+  };
+}
+
+function rowOf(event: AuditEventInput): NewAuditEvent {
+  return {
+    organizationId: event.organizationId,
+    projectId: event.projectId ?? null,
+    actorType: event.actorType,
+    actorId: event.actorId ?? null,
+    action: event.action,
+    targetType: event.targetType ?? null,
+    targetId: event.targetId ?? null,
+    metadata: event.metadata ?? {},
+    ip: event.origin?.ip ?? null,
+    userAgent: event.origin?.userAgent?.slice(0, 512) ?? null,
+  };
 }

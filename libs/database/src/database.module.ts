@@ -86,6 +86,8 @@ export class DatabaseModule {
             // The embedded database serves every connection one session: a name prepared by one
             // connection would clash with the next connection's. On PostgreSQL, as configured.
             preparedStatements: !db.embedded && config.databasePreparedStatements,
+            // An atomic write's statements in one round trip, with one sync (PostgreSQL only: see above).
+            oneTripWrites: !db.embedded,
           }),
           dataSourceFactory: async (dataSourceOptions) => {
             const dataSource = await new GatewayDataSource(dataSourceOptions as GatewayDataSourceOptions).initialize();

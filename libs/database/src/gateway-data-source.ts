@@ -3,10 +3,25 @@ import type { DataSourceOptions, QueryRunner, ReplicationMode } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { translateDatabaseError } from './database-unavailable';
 import { queryStatement } from './statement-query';
-import { runStatement, type Statement, type StatementContext, type StatementReader, type StatementRunner } from './statement';
+import {
+  type AtomicWriter,
+  type BoundStatement,
+  runStatement,
+  runStepsAtomically,
+  type Statement,
+  type StatementContext,
+  type StatementReader,
+  type StatementRunner,
+  stepByStep,
+} from './statement';
 
-/** The data source's options, plus whether named statements are prepared on the server. */
-export type GatewayDataSourceOptions = DataSourceOptions & { preparedStatements?: boolean };
+/**
+ * The data source's options, plus whether named statements are prepared on the server and
+ * whether an atomic write's statements go in one round trip (PostgreSQL; the embedded
+ * database's socket server interleaves connections' messages, so there they run in a
+ * transaction).
+ */
+export type GatewayDataSourceOptions = DataSourceOptions & { preparedStatements?: boolean; oneTripWrites?: boolean };
 
 /**
  * The variable that enables `setBeforeCommitHook` (tests only). Without it the hook is never
@@ -38,26 +53,39 @@ export function setBeforeCommitHook(hook: BeforeCommitHook | undefined): void {
  * "unavailable, retry later" and no service has to know about sockets. The request path's hot
  * reads (`readStatement`) skip the query runner and, on PostgreSQL, are prepared by name.
  */
-export class GatewayDataSource extends DataSource implements StatementReader {
+export class GatewayDataSource extends DataSource implements StatementReader, AtomicWriter {
   private readonly hookEnabled: boolean;
   private readonly preparedStatements: boolean;
+  private readonly oneTripWrites: boolean;
   private statements: StatementContext | undefined;
 
   constructor(options: GatewayDataSourceOptions) {
     super(options);
     this.hookEnabled = process.env[BEFORE_COMMIT_HOOK_ENV] === '1';
     this.preparedStatements = options.preparedStatements ?? false;
+    this.oneTripWrites = options.oneTripWrites ?? false;
   }
 
   readStatement<T>(statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
-    this.statements ??= {
+    return runStatement<T>(this.statementContext(), statement, parameters);
+  }
+
+  /**
+   * `steps` all applied or none, each one's rows in order: on PostgreSQL in one round trip on a
+   * pooled connection (one implicit transaction, `queryAtomically`), else in a transaction.
+   */
+  runAtomically(steps: readonly BoundStatement[]): Promise<Record<string, unknown>[][]> {
+    return this.oneTripWrites ? runStepsAtomically(this.statementContext(), steps) : stepByStep(this, steps);
+  }
+
+  private statementContext(): StatementContext {
+    return (this.statements ??= {
       pool: (this.driver as unknown as { master: Pool }).master,
       prepared: this.preparedStatements,
       slowMs: this.options.maxQueryExecutionTime,
       onError: (error, text) => this.logger.logQueryError(error as Error, text),
       onSlow: (ms, text) => this.logger.logQuerySlow(ms, text),
-    };
-    return runStatement<T>(this.statements, statement, parameters);
+    });
   }
 
   override createQueryRunner(mode?: ReplicationMode): QueryRunner {

@@ -1,3 +1,4 @@
+import * as pg from 'pg';
 import { type FieldDef, type PoolClient, Query, types } from 'pg';
 
 /**
@@ -82,20 +83,23 @@ class StatementQuery extends PgQuery {
     const shape = this.rowShape;
     if (!shape) return super.handleDataRow(message);
     if (this._canceledDueToError) return;
-    const { names, parsers } = shape;
-    const values = message.fields;
-    const row: Record<string, unknown> = {};
     try {
-      for (let i = 0; i < names.length; i++) {
-        const value = values[i];
-        row[names[i]!] = value === null ? null : parsers[i]!(value!);
-      }
+      this.collected.push(rowOf(shape, message.fields));
     } catch (error) {
       this._canceledDueToError = error;
-      return;
     }
-    this.collected.push(row);
   }
+}
+
+/** One row as an object keyed by column, each value read by its column's parser. */
+function rowOf(shape: RowShape, values: readonly (string | null)[]): Record<string, unknown> {
+  const { names, parsers } = shape;
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < names.length; i++) {
+    const value = values[i];
+    row[names[i]!] = value === null ? null : parsers[i]!(value!);
+  }
+  return row;
 }
 
 function shapeFor(name: string, fields: readonly FieldDef[], typeSource: TypeSource): RowShape | undefined {
@@ -127,5 +131,173 @@ export function queryStatement<T>(client: PoolClient, statement: Statement, valu
     client.query(
       new StatementQuery(statement, values as unknown[], prepared, (error, rows) => (error ? reject(error) : resolve(rows as T[]))) as never,
     );
+  });
+}
+
+/** A statement and the values to bind to it: one step of an atomic write (`queryAtomically`). */
+export interface BoundStatement {
+  readonly statement: Statement;
+  readonly parameters: readonly unknown[];
+}
+
+/** What a pg client hands its active query: the connection's messages it sends. */
+interface WireConnection {
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  stream: { cork?(): void; uncork?(): void };
+  parse(message: { text: string; name: string }): void;
+  bind(message: { statement: string; values: unknown[] }): void;
+  describe(message: { type: 'P'; name: string }): void;
+  execute(message?: object): void;
+  sync(): void;
+  sendCopyFail(reason: string): void;
+  on(event: 'parseComplete', listener: () => void): void;
+  removeListener(event: 'parseComplete', listener: () => void): void;
+}
+
+/** pg's own value mapping (a Date, an array, an object as JSON…), as a query's bind applies it. */
+const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils.prepareValue;
+
+/**
+ * Several statements in one exchange with the server: for each, parse (once per connection when
+ * prepared), bind, describe and execute, then a single sync, written at once. PostgreSQL runs
+ * everything before a sync as one implicit transaction: it commits at the sync when every
+ * statement succeeded; at the first failure it skips the rest and rolls all of it back. So the
+ * steps apply together or not at all, in one round trip instead of a transaction's four
+ * (`BEGIN`, the statements, `COMMIT`). It is handed to `client.query` like pg's own query and
+ * answers each step's rows, in order.
+ */
+class AtomicQuery {
+  /** pg's client records a parse under its active query's name: this one has none and records its own. */
+  readonly name = undefined;
+  readonly text = undefined;
+  callback: ((error: Error | null | undefined) => void) | undefined;
+  private readonly values: unknown[][];
+  private readonly results: Record<string, unknown>[][];
+  private step = 0;
+  private shape: RowShape | undefined;
+  private failure: unknown;
+  private settled = false;
+  /** Names this exchange parses, in order, until the server confirms each. */
+  private readonly parsing: string[] = [];
+  private connection: WireConnection | undefined;
+  private readonly parsed = () => {
+    const name = this.parsing.shift();
+    if (name !== undefined && this.connection) {
+      this.connection.parsedStatements[name] = this.connection.submittedNamedStatements[name]!;
+      delete this.connection.submittedNamedStatements[name];
+    }
+  };
+
+  constructor(
+    private readonly steps: readonly BoundStatement[],
+    private readonly prepared: boolean,
+    private readonly done: (error: unknown, results?: Record<string, unknown>[][]) => void,
+  ) {
+    this.results = steps.map(() => []);
+    // Mapped before anything is written: a value that cannot be sent must fail the whole, not leave a sync after half.
+    this.values = steps.map((step) => step.parameters.map((value) => prepareValue(value)));
+    this.callback = (error) => this.finish(error ?? new Error('the query was cancelled'));
+  }
+
+  submit(connection: WireConnection): Error | null {
+    this.connection = connection;
+    // Checked before anything is written: corked messages would still go out, and the next sync would commit them.
+    for (const { statement } of this.steps) {
+      const known = this.prepared ? (connection.parsedStatements[statement.name] ?? connection.submittedNamedStatements[statement.name]) : undefined;
+      if (known !== undefined && known !== statement.text) {
+        return new Error(`Prepared statements must be unique - '${statement.name}' was used for a different statement`);
+      }
+    }
+    connection.stream.cork?.();
+    try {
+      this.steps.forEach(({ statement }, i) => {
+        const name = this.prepared ? statement.name : '';
+        if (name === '' || (connection.parsedStatements[name] === undefined && connection.submittedNamedStatements[name] === undefined)) {
+          connection.parse({ text: statement.text, name });
+          if (name !== '') {
+            connection.submittedNamedStatements[name] = statement.text;
+            this.parsing.push(name);
+          }
+        }
+        connection.bind({ statement: name, values: this.values[i]! });
+        connection.describe({ type: 'P', name: '' });
+        connection.execute();
+      });
+      if (this.parsing.length > 0) connection.on('parseComplete', this.parsed);
+      connection.sync();
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  handleRowDescription(message: { fields: FieldDef[] }): void {
+    const statement = this.steps[this.step]?.statement;
+    if (!statement) return;
+    const shape = shapeFor(statement.name, message.fields, types);
+    if (shape) this.shape = shape;
+    else this.failure ??= new Error(`${statement.name} answered a binary column`);
+  }
+
+  handleDataRow(message: { fields: (string | null)[] }): void {
+    if (this.failure || !this.shape) return;
+    try {
+      this.results[this.step]!.push(rowOf(this.shape, message.fields));
+    } catch (error) {
+      this.failure = error;
+    }
+  }
+
+  handleCommandComplete(): void {
+    this.step++;
+    this.shape = undefined;
+  }
+
+  handleEmptyQuery(): void {
+    this.handleCommandComplete();
+  }
+
+  handlePortalSuspended(): void {}
+
+  handleCopyInResponse(connection: WireConnection): void {
+    connection.sendCopyFail('No source stream defined');
+  }
+
+  handleCopyData(): void {}
+
+  handleError(error: Error): void {
+    this.stopListening();
+    // The names whose parse was not confirmed are not on the connection.
+    for (const name of this.parsing) if (this.connection) delete this.connection.submittedNamedStatements[name];
+    this.parsing.length = 0;
+    this.finish(this.failure ?? error);
+  }
+
+  handleReadyForQuery(): void {
+    this.stopListening();
+    if (this.failure) this.finish(this.failure);
+    else this.finish(undefined, this.results);
+  }
+
+  private stopListening(): void {
+    this.connection?.removeListener('parseComplete', this.parsed);
+  }
+
+  private finish(error: unknown, results?: Record<string, unknown>[][]): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (error === undefined) this.done(undefined, results);
+    else this.done(error);
+  }
+}
+
+/**
+ * Runs `steps` on `client` as one implicit transaction in one round trip (`AtomicQuery`):
+ * all of them apply or none. The rows of each step, in order.
+ */
+export function queryAtomically(client: PoolClient, steps: readonly BoundStatement[], prepared: boolean): Promise<Record<string, unknown>[][]> {
+  return new Promise((resolve, reject) => {
+    client.query(new AtomicQuery(steps, prepared, (error, results) => (error === undefined ? resolve(results!) : reject(error))) as never);
   });
 }

@@ -2,10 +2,10 @@ import type { Pool, PoolClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isDatabaseUnavailable, translateDatabaseError } from './database-unavailable';
 import { queryReturning } from './query-returning';
-import { queryStatement, type Statement } from './statement-query';
+import { type BoundStatement, queryAtomically, queryStatement, type Statement } from './statement-query';
 
-// The type is defined beside the query that runs it (`statement-query.ts`); statements are declared here.
-export type { Statement };
+// The types are defined beside the queries that run them (`statement-query.ts`); statements are declared here.
+export type { BoundStatement, Statement };
 
 const names = new Set<string>();
 
@@ -59,12 +59,48 @@ export interface StatementContext {
   onSlow(ms: number, text: string): void;
 }
 
+/** What the data source adds when it runs several statements as one atomic write. */
+export interface AtomicWriter {
+  runAtomically(steps: readonly BoundStatement[]): Promise<Record<string, unknown>[][]>;
+}
+
 /**
- * Runs `statement` on a connection of `pool` and gives the connection back (dropped when the
+ * Runs `steps` in order, all applied or none, and answers each one's rows. Through the
+ * gateway's data source on PostgreSQL: in one round trip (`queryAtomically`); anywhere else (the
+ * embedded database, a plain TypeORM data source): in a transaction, a statement at a time.
+ * For writes whose steps need nothing of each other's rows (ids made by the caller).
+ */
+export function runAtomically(dataSource: DataSource, steps: readonly BoundStatement[]): Promise<Record<string, unknown>[][]> {
+  const writer = dataSource as DataSource & Partial<AtomicWriter>;
+  return writer.runAtomically ? writer.runAtomically(steps) : stepByStep(dataSource, steps);
+}
+
+/** `steps` in a transaction, one statement after the other. */
+export function stepByStep(dataSource: DataSource, steps: readonly BoundStatement[]): Promise<Record<string, unknown>[][]> {
+  return dataSource.transaction(async (em) => {
+    const results: Record<string, unknown>[][] = [];
+    for (const step of steps) results.push(await statementIn<Record<string, unknown>>(em, step.statement, step.parameters));
+    return results;
+  });
+}
+
+/** Runs `statement` on a connection of `context`'s pool (see `onPooledConnection`). */
+export function runStatement<T>(context: StatementContext, statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
+  return onPooledConnection(context, statement.text, (client) => queryStatement<T>(client, statement, parameters, context.prepared));
+}
+
+/** Runs `steps` on a connection of `context`'s pool in one round trip, all applied or none (see `onPooledConnection`). */
+export function runStepsAtomically(context: StatementContext, steps: readonly BoundStatement[]): Promise<Record<string, unknown>[][]> {
+  const text = steps.map((step) => step.statement.text).join(';\n');
+  return onPooledConnection(context, text, (client) => queryAtomically(client, steps, context.prepared));
+}
+
+/**
+ * Runs `query` on a connection of `pool` and gives the connection back (dropped when the
  * failure says the database is gone). Failures are logged as the data source logs them and
  * turned into `DatabaseUnavailableError` when the database cannot be reached.
  */
-export async function runStatement<T>(context: StatementContext, statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
+async function onPooledConnection<T>(context: StatementContext, text: string, query: (client: PoolClient) => Promise<T>): Promise<T> {
   let client: PoolClient;
   try {
     client = await context.pool.connect();
@@ -75,13 +111,13 @@ export async function runStatement<T>(context: StatementContext, statement: Stat
   let failure: Error | undefined;
   try {
     const started = Date.now();
-    const rows = await queryStatement<T>(client, statement, parameters, context.prepared);
+    const result = await query(client);
     const took = Date.now() - started;
-    if (context.slowMs !== undefined && took > context.slowMs) context.onSlow(took, statement.text);
-    return rows;
+    if (context.slowMs !== undefined && took > context.slowMs) context.onSlow(took, text);
+    return result;
   } catch (error) {
     if (isDatabaseUnavailable(error)) failure = error as Error;
-    context.onError(error, statement.text);
+    context.onError(error, text);
     throw translateDatabaseError(error);
   } finally {
     client.release(watched[BROKEN] ?? failure);

@@ -1,6 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { keysetPage } from '@app/common';
-import { isUuid, queryReturning, readStatement, statement, statementIn } from '@app/database';
+import {
+  type BoundStatement,
+  isNotNullViolation,
+  isUuid,
+  queryReturning,
+  readStatement,
+  runAtomically,
+  statement,
+  statementIn,
+} from '@app/database';
 import type { TaskStatus } from './entities/task.entity';
 import { InvalidCursorError } from './tasks.errors';
 
@@ -27,8 +37,13 @@ export interface TaskChanges {
   status?: TaskStatus;
 }
 
-/** Records one write (its target and outcome) inside the write's transaction. */
-export type TaskWriteRecorder = (em: EntityManager, targetId: string | null, outcome: 'succeeded' | 'not_found') => Promise<void>;
+type WriteOutcome = 'succeeded' | 'not_found';
+
+/** The audit of one write (its target and outcome): recorded in the write's transaction, or sent as a step with it. */
+export interface TaskWriteAudit {
+  record(em: EntityManager, targetId: string | null, outcome: WriteOutcome): Promise<void>;
+  step(targetId: string, outcome: WriteOutcome): BoundStatement;
+}
 
 interface TaskRow {
   id: string;
@@ -51,11 +66,16 @@ const COLUMNS = `id, project_id, title, description, status, created_at, updated
 
 /** `get_task`'s read: a named statement, prepared once per connection on PostgreSQL. */
 const GET_TASK = statement('tasks.get', `SELECT ${COLUMNS} FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')}`);
-/** The writes every agent makes, named and prepared on the transaction's connection alike. */
+/**
+ * The writes every agent makes, named and prepared on the connection alike. A new task's id is
+ * made here, so its audit event can go with it in the same round trip; a project deleted
+ * meanwhile gives the task no project, which its NOT NULL refuses, and the audit event is then
+ * not written with it.
+ */
 const CREATE_TASK = statement(
   'tasks.create',
-  `INSERT INTO tasks (project_id, title, description, status)
-   SELECT id, $2, $3, 'todo' FROM projects WHERE id = $1 AND deleted_at IS NULL
+  `INSERT INTO tasks (id, project_id, title, description, status)
+   VALUES ($1, (SELECT id FROM projects WHERE id = $2 AND deleted_at IS NULL), $3, $4, 'todo')
    RETURNING ${COLUMNS}`,
 );
 const DELETE_TASK = statement('tasks.delete', `DELETE FROM tasks WHERE id = $1 AND project_id = $2 AND ${liveProject('$2')} RETURNING id`);
@@ -72,7 +92,7 @@ export class ProjectTasks {
   constructor(
     private readonly dataSource: DataSource,
     readonly projectId: string,
-    private readonly recordWrite: TaskWriteRecorder,
+    private readonly audit: TaskWriteAudit,
   ) {}
 
   /** Oldest first (creation order, then id), keyset-paginated with an opaque cursor. */
@@ -103,13 +123,24 @@ export class ProjectTasks {
     return rows[0] ? toView(rows[0]) : null;
   }
 
-  /** The new task, or null when the project has been deleted meanwhile. */
-  create(input: { title: string; description?: string | null }): Promise<TaskView | null> {
-    return this.dataSource.transaction(async (em) => {
-      const rows = await statementIn<TaskRow>(em, CREATE_TASK, [this.projectId, input.title, input.description ?? null]);
-      await this.recordWrite(em, rows[0]?.id ?? null, rows[0] ? 'succeeded' : 'not_found');
-      return rows[0] ? toView(rows[0]) : null;
-    });
+  /**
+   * The new task, or null when the project has been deleted meanwhile. The task and its audit
+   * event are one atomic write of two statements (one round trip on PostgreSQL); when the
+   * project is gone, neither is written and the refusal is recorded on its own.
+   */
+  async create(input: { title: string; description?: string | null }): Promise<TaskView | null> {
+    const id = randomUUID();
+    try {
+      const [created] = await runAtomically(this.dataSource, [
+        { statement: CREATE_TASK, parameters: [id, this.projectId, input.title, input.description ?? null] },
+        this.audit.step(id, 'succeeded'),
+      ]);
+      return toView(created![0] as unknown as TaskRow);
+    } catch (error) {
+      if (!isNotNullViolation(error, 'tasks', 'project_id')) throw error;
+      await this.dataSource.transaction((em) => this.audit.record(em, null, 'not_found'));
+      return null;
+    }
   }
 
   update(id: string, changes: TaskChanges): Promise<TaskView | null> {
@@ -129,7 +160,7 @@ export class ProjectTasks {
             params,
           )
         : [];
-      await this.recordWrite(em, id, rows[0] ? 'succeeded' : 'not_found');
+      await this.audit.record(em, id, rows[0] ? 'succeeded' : 'not_found');
       return rows[0] ? toView(rows[0]) : null;
     });
   }
@@ -140,7 +171,7 @@ export class ProjectTasks {
       const rows = isUuid(id)
         ? await statementIn<{ id: string }>(em, DELETE_TASK, [id, this.projectId])
         : [];
-      await this.recordWrite(em, id, rows.length === 1 ? 'succeeded' : 'not_found');
+      await this.audit.record(em, id, rows.length === 1 ? 'succeeded' : 'not_found');
       return rows.length === 1;
     });
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService } from '@app/audit';
 import type { ProjectContext } from '@app/capabilities';
-import { ProjectTasks, TaskWriteRecorder } from './project-tasks';
+import { ProjectTasks, type TaskWriteAudit } from './project-tasks';
 
 /**
  * The only way to reach tasks: from a capability's project context, never from a project id a
@@ -18,16 +18,19 @@ export class TasksRepository {
 
   forProject(context: ProjectContext, tool: string): ProjectTasks {
     const { principal } = context;
-    const record: TaskWriteRecorder = (em: EntityManager, targetId: string | null, outcome: string) =>
-      this.audit.recordAgentWrite(em, {
-        organizationId: context.organizationId,
-        projectId: context.projectId,
-        credential: principal,
-        tool,
-        targetType: 'task',
-        targetId,
-        outcome,
-      });
-    return new ProjectTasks(this.dataSource, context.projectId, record);
+    const write = (targetId: string | null, outcome: string) => ({
+      organizationId: context.organizationId,
+      projectId: context.projectId,
+      credential: principal,
+      tool,
+      targetType: 'task',
+      targetId,
+      outcome,
+    });
+    const audit: TaskWriteAudit = {
+      record: (em: EntityManager, targetId, outcome) => this.audit.recordAgentWrite(em, write(targetId, outcome)),
+      step: (targetId, outcome) => this.audit.agentWriteStep(write(targetId, outcome)),
+    };
+    return new ProjectTasks(this.dataSource, context.projectId, audit);
   }
 }
