@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { readStatement, runAtomically, statement, statementIn } from '@app/database';
+import { DatabaseUnavailableError, READ_PIPELINE_CONNECTIONS, readStatement, runAtomically, statement, statementIn } from '@app/database';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { testDatabaseKind } from './helpers/test-state';
 
@@ -34,11 +34,92 @@ describe('named statements', () => {
     }
   }
 
+  const PREPARED_HERE = statement('test.prepared_here', 'SELECT name FROM pg_prepared_statements');
+  const BACKEND = statement('test.backend', 'SELECT pg_backend_pid() AS pid');
+
+  /** The statements prepared in the sessions `readStatement` runs on (each connection of the read pipeline, in turn). */
+  async function statementNames(app: TestApp): Promise<string[]> {
+    const names = new Set<string>();
+    for (let i = 0; i < READ_PIPELINE_CONNECTIONS; i++) {
+      for (const row of await readStatement<{ name: string }>(app.dataSource, PREPARED_HERE, [])) names.add(row.name);
+    }
+    return [...names];
+  }
+
+  /** The server processes (one per connection) that `readStatement` ran `n` statements on. */
+  async function readBackends(app: TestApp, n = 40): Promise<Set<number>> {
+    const rows = await Promise.all(Array.from({ length: n }, () => readStatement<{ pid: number }>(app.dataSource, BACKEND, [])));
+    return new Set(rows.map(([row]) => row!.pid));
+  }
+
   it(`answers the statement's rows${onPostgres ? ', prepared by name on the connection' : ', unprepared'}`, async () => {
     expect(await readStatement<{ sum: number }>(t.dataSource, ADD, [2, 3])).toEqual([{ sum: 5 }]);
     expect(await readStatement<{ sum: number }>(t.dataSource, ADD, [40, 2])).toEqual([{ sum: 42 }]);
-    if (onPostgres) expect(await preparedNames(t)).toContain('test.add');
-    else expect(await preparedNames(t)).not.toContain('test.add');
+    if (onPostgres) expect(await statementNames(t)).toContain('test.add');
+    else expect(await statementNames(t)).not.toContain('test.add');
+  });
+
+  describe('the read pipeline', () => {
+    (onPostgres ? it : it.skip)(
+      `runs every statement of concurrent requests on its ${READ_PIPELINE_CONNECTIONS} connections, none of the pool's, each answering its own`,
+      async () => {
+        const sums = await Promise.all(Array.from({ length: 300 }, (_, i) => readStatement<{ sum: number }>(t.dataSource, ADD, [i, 1000])));
+        expect(sums.map(([row]) => row!.sum)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1000));
+        const backends = await readBackends(t);
+        expect(backends.size).toBe(READ_PIPELINE_CONNECTIONS);
+        const pooled = await Promise.all(Array.from({ length: 5 }, () => t.dataSource.query('SELECT pg_backend_pid() AS pid')));
+        for (const [row] of pooled) expect(backends.has(row.pid)).toBe(false);
+      },
+    );
+
+    it('fails a broken statement alone among concurrent ones', async () => {
+      const outcomes = await Promise.all(
+        Array.from({ length: 120 }, (_, i) =>
+          (i % 4 === 0 ? readStatement(t.dataSource, BROKEN, []) : readStatement<{ sum: number }>(t.dataSource, ADD, [i, 1])).then(
+            (rows) => rows,
+            (error: Error) => error.message,
+          ),
+        ),
+      );
+      outcomes.forEach((outcome, i) => {
+        if (i % 4 === 0) expect(outcome).toMatch(/no_such_table/);
+        else expect(outcome).toEqual([{ sum: i + 1 }]);
+      });
+    });
+
+    (onPostgres ? it : it.skip)('opens new connections when the server ends its own, failing only what was sent on them as unavailable', async () => {
+      const before = await readBackends(t);
+      await t.dataSource.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY($1)', [[...before]]);
+      const failures: unknown[] = [];
+      let answered = false;
+      for (let attempt = 0; attempt < 50 && !answered; attempt++) {
+        try {
+          expect(await readStatement<{ sum: number }>(t.dataSource, ADD, [20, 22])).toEqual([{ sum: 42 }]);
+          answered = true;
+        } catch (error) {
+          failures.push(error);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+      expect(answered).toBe(true);
+      for (const failure of failures) expect(failure).toBeInstanceOf(DatabaseUnavailableError);
+      // Both connections replaced once each has been used again.
+      const after = await readBackends(t);
+      expect(after.size).toBe(READ_PIPELINE_CONNECTIONS);
+      for (const pid of after) expect(before.has(pid)).toBe(false);
+    });
+
+    (onPostgres ? it : it.skip)('ends its connections with the application', async () => {
+      const other = await startTestApp();
+      let backends: Set<number>;
+      try {
+        backends = await readBackends(other);
+      } finally {
+        await other.close();
+      }
+      const left = await t.dataSource.query('SELECT pid FROM pg_stat_activity WHERE pid = ANY($1)', [[...backends]]);
+      expect(left).toEqual([]);
+    });
   });
 
   it('fails a broken statement with the database error and keeps serving', async () => {
@@ -66,8 +147,8 @@ describe('named statements', () => {
     it(`outside a transaction, through the data source's own manager, runs as readStatement${onPostgres ? ' (prepared)' : ''}`, async () => {
       const MULTIPLY = statement('test.multiply', 'SELECT $1::int * $2::int AS product');
       expect(await statementIn<{ product: number }>(t.dataSource.manager, MULTIPLY, [6, 7])).toEqual([{ product: 42 }]);
-      if (onPostgres) expect(await preparedNames(t)).toContain('test.multiply');
-      else expect(await preparedNames(t)).not.toContain('test.multiply');
+      if (onPostgres) expect(await statementNames(t)).toContain('test.multiply');
+      else expect(await statementNames(t)).not.toContain('test.multiply');
     });
 
     it('answers the RETURNING rows of an UPDATE, and none when nothing matched', async () => {

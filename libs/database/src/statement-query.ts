@@ -1,5 +1,5 @@
 import * as pg from 'pg';
-import { type FieldDef, type PoolClient, Query, types } from 'pg';
+import { type ClientBase, type FieldDef, Query, types } from 'pg';
 
 /**
  * A read the request path runs all the time (the agent token lookup, a task by id), written
@@ -39,6 +39,7 @@ interface QueryInternals {
   _result: { _types?: TypeSource };
   handleRowDescription(message: { fields: FieldDef[] }): void;
   handleDataRow(message: { fields: (string | null)[] }): void;
+  submit(connection: unknown): Error | null;
 }
 
 const PgQuery = Query as unknown as new (text: string) => QueryInternals;
@@ -70,6 +71,19 @@ class StatementQuery extends PgQuery {
     if (prepared) this.name = source.name;
     this.values = values;
     this.callback = (error, result) => (error ? done(error) : done(undefined, this.rowShape ? this.collected : (result as { rows: Record<string, unknown>[] }).rows));
+  }
+
+  /**
+   * On a pipelined connection a statement can be sent while the parse of its name is still on
+   * its way: bound to that name it would fail with the parse ("prepared statement does not
+   * exist") instead of on its own. Until the server has confirmed the parse, it goes unnamed.
+   */
+  override submit(connection: { parsedStatements: Record<string, string>; submittedNamedStatements: Record<string, string> }): Error | null {
+    const name = this.name;
+    if (name !== undefined && connection.parsedStatements[name] === undefined && connection.submittedNamedStatements[name] !== undefined) {
+      this.name = undefined;
+    }
+    return super.submit(connection);
   }
 
   override handleRowDescription(message: { fields: FieldDef[] }): void {
@@ -126,7 +140,7 @@ function matches(shape: RowShape, fields: readonly FieldDef[]): boolean {
 }
 
 /** The rows of `statement` run on `client` (prepared by name when `prepared`), as objects keyed by column. */
-export function queryStatement<T>(client: PoolClient, statement: Statement, values: readonly unknown[], prepared: boolean): Promise<T[]> {
+export function queryStatement<T>(client: ClientBase, statement: Statement, values: readonly unknown[], prepared: boolean): Promise<T[]> {
   return new Promise<T[]>((resolve, reject) => {
     client.query(
       new StatementQuery(statement, values as unknown[], prepared, (error, rows) => (error ? reject(error) : resolve(rows as T[]))) as never,
@@ -296,7 +310,7 @@ class AtomicQuery {
  * Runs `steps` on `client` as one implicit transaction in one round trip (`AtomicQuery`):
  * all of them apply or none. The rows of each step, in order.
  */
-export function queryAtomically(client: PoolClient, steps: readonly BoundStatement[], prepared: boolean): Promise<Record<string, unknown>[][]> {
+export function queryAtomically(client: ClientBase, steps: readonly BoundStatement[], prepared: boolean): Promise<Record<string, unknown>[][]> {
   return new Promise((resolve, reject) => {
     client.query(new AtomicQuery(steps, prepared, (error, results) => (error === undefined ? resolve(results!) : reject(error))) as never);
   });

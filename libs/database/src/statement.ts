@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isDatabaseUnavailable, translateDatabaseError } from './database-unavailable';
 import { queryReturning } from './query-returning';
+import type { ReadPipeline } from './read-pipeline';
 import { type BoundStatement, queryAtomically, queryStatement, type Statement } from './statement-query';
 
 // The types are defined beside the queries that run them (`statement-query.ts`); statements are declared here.
@@ -53,6 +54,8 @@ export async function statementIn<T>(em: EntityManager, statement: Statement, pa
 /** What the data source lends `runStatement`. */
 export interface StatementContext {
   pool: Pool;
+  /** Where `runStatement` sends its statements when set (PostgreSQL with prepared statements); else the pool. */
+  pipeline?: ReadPipeline;
   prepared: boolean;
   slowMs: number | undefined;
   onError(error: unknown, text: string): void;
@@ -84,8 +87,13 @@ export function stepByStep(dataSource: DataSource, steps: readonly BoundStatemen
   });
 }
 
-/** Runs `statement` on a connection of `context`'s pool (see `onPooledConnection`). */
+/**
+ * Runs `statement` on `context`'s read pipeline when it has one, else on a connection of its
+ * pool (see `onPooledConnection`); failures are logged and translated alike.
+ */
 export function runStatement<T>(context: StatementContext, statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
+  const pipeline = context.pipeline;
+  if (pipeline) return observed(context, statement.text, () => pipeline.query<T>(statement, parameters));
   return onPooledConnection(context, statement.text, (client) => queryStatement<T>(client, statement, parameters, context.prepared));
 }
 
@@ -97,8 +105,7 @@ export function runStepsAtomically(context: StatementContext, steps: readonly Bo
 
 /**
  * Runs `query` on a connection of `pool` and gives the connection back (dropped when the
- * failure says the database is gone). Failures are logged as the data source logs them and
- * turned into `DatabaseUnavailableError` when the database cannot be reached.
+ * failure says the database is gone), observed as `observed` does.
  */
 async function onPooledConnection<T>(context: StatementContext, text: string, query: (client: PoolClient) => Promise<T>): Promise<T> {
   let client: PoolClient;
@@ -110,17 +117,28 @@ async function onPooledConnection<T>(context: StatementContext, text: string, qu
   const watched = watchForBreaks(client);
   let failure: Error | undefined;
   try {
-    const started = Date.now();
-    const result = await query(client);
+    return await observed(context, text, () => query(client), (error) => (failure = error));
+  } finally {
+    client.release(watched[BROKEN] ?? failure);
+  }
+}
+
+/**
+ * `query`'s result, timed: a slow one is reported as the data source reports them, a failure is
+ * logged as it logs them and turned into `DatabaseUnavailableError` when the database cannot be
+ * reached (`unavailable` hears of it first).
+ */
+async function observed<T>(context: StatementContext, text: string, query: () => Promise<T>, unavailable?: (error: Error) => void): Promise<T> {
+  const started = Date.now();
+  try {
+    const result = await query();
     const took = Date.now() - started;
     if (context.slowMs !== undefined && took > context.slowMs) context.onSlow(took, text);
     return result;
   } catch (error) {
-    if (isDatabaseUnavailable(error)) failure = error as Error;
+    if (unavailable && isDatabaseUnavailable(error)) unavailable(error as Error);
     context.onError(error, text);
     throw translateDatabaseError(error);
-  } finally {
-    client.release(watched[BROKEN] ?? failure);
   }
 }
 
