@@ -185,6 +185,8 @@ class AtomicQuery {
   /** pg's client records a parse under its active query's name: this one has none and records its own. */
   readonly name = undefined;
   readonly text = undefined;
+  /** Where the client puts its type parsers (`client.query` fills `_types` in, as for its own queries). */
+  readonly _result: { _types?: TypeSource } = {};
   callback: ((error: Error | null | undefined) => void) | undefined;
   private readonly values: unknown[][];
   private readonly results: Record<string, unknown>[][];
@@ -249,7 +251,7 @@ class AtomicQuery {
   handleRowDescription(message: { fields: FieldDef[] }): void {
     const statement = this.steps[this.step]?.statement;
     if (!statement) return;
-    const shape = shapeFor(statement.name, message.fields, types);
+    const shape = shapeFor(statement.name, message.fields, this._result._types ?? types);
     if (shape) this.shape = shape;
     else this.failure ??= new Error(`${statement.name} answered a binary column`);
   }
