@@ -19,11 +19,7 @@ const { ReadPipeline } = require(join(__dirname, '../../dist/libs/database/src/r
 const N = Number(process.argv[2] ?? 20000);
 const ROUNDS = Number(process.argv[3] ?? 4);
 const IN_FLIGHT = 20;
-const STATEMENT = {
-  name: 'micro.token',
-  text: `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at, last_used_at
-         FROM micro_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-};
+const { LOOKUP: STATEMENT, createTokens } = require('./micro-tokens');
 const TICK_US = 1e6 / 100; // /proc counts CPU in clock ticks (100 a second)
 
 /** CPU (µs) of every process named postgres (the server whose cluster this script started is the only one it reads meanwhile). */
@@ -65,12 +61,7 @@ async function main() {
   const pool = new Pool({ connectionString: server.url('postgres'), max: 10 });
   const pipeline = new ReadPipeline({ connectionString: server.url('postgres') }, 2);
   try {
-    await pool.query(`CREATE TABLE micro_tokens (
-      id uuid PRIMARY KEY DEFAULT gen_random_uuid(), source text NOT NULL, organization_id uuid NOT NULL DEFAULT gen_random_uuid(),
-      project_id uuid NOT NULL DEFAULT gen_random_uuid(), permissions text[] NOT NULL, service_key_id uuid, grant_id uuid, client_id text,
-      user_id uuid, expires_at timestamptz, last_used_at timestamptz, revoked_at timestamptz, token_hash text NOT NULL UNIQUE)`);
-    await pool.query(`INSERT INTO micro_tokens (source, permissions, token_hash)
-      SELECT 'oauth', ARRAY['tasks:read'], 'h' || g FROM generate_series(1, 1000) g`);
+    await createTokens(pool);
     const ways = {
       pool: async (values) => {
         const client = await pool.connect();

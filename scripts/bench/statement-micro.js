@@ -17,11 +17,7 @@ const { queryStatement } = require(join(__dirname, '../../dist/libs/database/src
 const N = Number(process.argv[2] ?? 20000);
 const ROUNDS = Number(process.argv[3] ?? 8);
 const IN_FLIGHT = 10;
-const STATEMENT = {
-  name: 'micro.token',
-  text: `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at, last_used_at
-         FROM micro_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-};
+const { LOOKUP: STATEMENT, createTokens } = require('./micro-tokens');
 
 const ways = {
   pg: async (client, values) => (await client.query({ name: STATEMENT.name, text: STATEMENT.text, values })).rows,
@@ -57,12 +53,7 @@ async function main() {
   const server = await startPostgres(findPostgresBin());
   const pool = new Pool({ connectionString: server.url('postgres'), max: IN_FLIGHT });
   try {
-    await pool.query(`CREATE TABLE micro_tokens (
-      id uuid PRIMARY KEY DEFAULT gen_random_uuid(), source text NOT NULL, organization_id uuid NOT NULL DEFAULT gen_random_uuid(),
-      project_id uuid NOT NULL DEFAULT gen_random_uuid(), permissions text[] NOT NULL, service_key_id uuid, grant_id uuid, client_id text,
-      user_id uuid, expires_at timestamptz, last_used_at timestamptz, revoked_at timestamptz, token_hash text NOT NULL UNIQUE)`);
-    await pool.query(`INSERT INTO micro_tokens (source, permissions, token_hash, expires_at, last_used_at)
-      SELECT 'oauth', ARRAY['tasks:read', 'tasks:write'], 'h' || g, now() + interval '1 day', now() FROM generate_series(1, 1000) g`);
+    await createTokens(pool);
     await round(pool, 'pg', 5000);
     await round(pool, 'gateway', 5000);
     const ratios = [];
