@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import type { Pool, PoolClient } from 'pg';
 import { DatabaseUnavailableError, READ_PIPELINE_CONNECTIONS, readStatement, runAtomically, statement, statementIn } from '@app/database';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -71,6 +72,29 @@ describe('named statements', () => {
         for (const [row] of pooled) expect(backends.has(row.pid)).toBe(false);
       },
     );
+
+    (onPostgres ? it : it.skip)('sends the statements asked for together in one write per connection', async () => {
+      await readBackends(t); // both connections open
+      const port = Number(new URL((t.dataSource.options as { url: string }).url).port);
+      const socket = Socket.prototype as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+      let writes = 0;
+      const count = (method: '_write' | '_writev') => {
+        const original = socket[method]!;
+        return jest.spyOn(socket, method).mockImplementation(function (this: Socket, ...args: unknown[]) {
+          if (this.remotePort === port) writes++;
+          return original.apply(this, args);
+        });
+      };
+      const spies = [count('_write'), count('_writev')];
+      try {
+        const sums = await Promise.all(Array.from({ length: 50 }, (_, i) => readStatement<{ sum: number }>(t.dataSource, ADD, [i, 1])));
+        expect(sums.map(([row]) => row!.sum)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      } finally {
+        spies.forEach((spy) => spy.mockRestore());
+      }
+      expect(writes).toBeGreaterThan(0);
+      expect(writes).toBeLessThanOrEqual(READ_PIPELINE_CONNECTIONS);
+    });
 
     it('fails a broken statement alone among concurrent ones', async () => {
       const outcomes = await Promise.all(

@@ -5,8 +5,9 @@ import { queryStatement, type Statement } from './statement-query';
  * The request path's named statements (`readStatement`) on a few connections of their own, in
  * pg's pipeline mode: a statement is written as soon as it is asked for, without waiting for the
  * answers to those before it on the connection, and without borrowing a connection from the pool.
- * Under load, the statements of many concurrent requests share each write and each read on both
- * sides, and PostgreSQL's backend runs them back to back instead of waking for each one.
+ * A connection's writes are held until the event loop has handled the I/O at hand: the
+ * statements of the requests that arrived together leave in one write, their answers come back
+ * in shared reads, and PostgreSQL's backend runs them back to back instead of waking for each.
  *
  * Each statement still has its own sync, so it is its own implicit transaction: one that fails
  * fails alone, and one sent after a commit sees it. These are the short indexed statements every
@@ -32,8 +33,26 @@ export class ReadPipeline {
     const slot = this.slots[this.next]!;
     this.next = (this.next + 1) % this.slots.length;
     const client = slot.client ?? (await this.connect(slot));
+    this.holdWrites(client);
     return queryStatement<T>(client, statement, parameters, true);
   }
+
+  /**
+   * Holds the connection's writes until the event loop has handled the I/O at hand (the rest of
+   * the requests that arrived together): their statements then leave in one write.
+   */
+  private holdWrites(client: Client): void {
+    const stream = (client as unknown as { connection: { stream: WritableStream } }).connection.stream;
+    if (this.held.includes(stream)) return;
+    stream.cork();
+    this.held.push(stream);
+    if (this.held.length === 1) setImmediate(this.release);
+  }
+
+  private readonly held: WritableStream[] = [];
+  private readonly release = () => {
+    for (const stream of this.held.splice(0)) stream.uncork();
+  };
 
   /** Ends every connection, once the statements sent on it are answered. */
   async close(): Promise<void> {
@@ -86,6 +105,11 @@ export class ReadPipeline {
     slot.client = client;
     return client;
   }
+}
+
+interface WritableStream {
+  cork(): void;
+  uncork(): void;
 }
 
 interface Slot {
