@@ -3,8 +3,8 @@ import { queryStatement, type Statement } from './statement-query';
 
 /**
  * The request path's named statements (`readStatement`) on a few connections of their own, in
- * pg's pipeline mode: a statement is written as soon as it is asked for, without waiting for the
- * answers to those before it on the connection, and without borrowing a connection from the pool.
+ * pg's pipeline mode: a statement is sent without waiting for the answers to those before it on
+ * the connection, and without borrowing a connection from the pool.
  * A connection's writes are held until the event loop has handled the I/O at hand: the
  * statements of the requests that arrived together leave in one write, their answers come back
  * in shared reads, and PostgreSQL's backend runs them back to back instead of waking for each.
@@ -20,6 +20,11 @@ export class ReadPipeline {
   private readonly slots: Slot[];
   private next = 0;
   private closed = false;
+  /** The connections whose writes are held until `release` runs. */
+  private readonly held: WritableStream[] = [];
+  private readonly release = () => {
+    for (const stream of this.held.splice(0)) stream.uncork();
+  };
 
   constructor(
     private readonly config: ClientConfig,
@@ -48,11 +53,6 @@ export class ReadPipeline {
     this.held.push(stream);
     if (this.held.length === 1) setImmediate(this.release);
   }
-
-  private readonly held: WritableStream[] = [];
-  private readonly release = () => {
-    for (const stream of this.held.splice(0)) stream.uncork();
-  };
 
   /** Ends every connection, once the statements sent on it are answered. */
   async close(): Promise<void> {
