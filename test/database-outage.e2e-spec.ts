@@ -51,9 +51,9 @@ describeWithPostgres('the database unavailable', () => {
     }
   }
 
-  function callTool(token: string, name = 'list_tasks', id: number | string = 7) {
+  function callTool(token: string, name = 'list_tasks', id: number | string = 7, path = '/api/mcp') {
     return request(t.baseUrl)
-      .post('/api/mcp')
+      .post(path)
       .set('Authorization', `Bearer ${token}`)
       .set('Accept', 'application/json, text/event-stream')
       .set('MCP-Protocol-Version', '2025-06-18')
@@ -84,15 +84,18 @@ describeWithPostgres('the database unavailable', () => {
         code: 'database_unavailable',
       });
 
-      const mcp = await callTool(token, 'list_tasks', 'call-1');
-      expect(mcp.status).toBe(503);
-      expect(mcp.headers['retry-after']).toBe('5');
-      expect(mcp.headers['content-type']).toMatch(/^application\/json/);
-      expect(mcp.body).toEqual({
-        jsonrpc: '2.0',
-        id: 'call-1',
-        error: { code: -32000, message: expect.stringContaining('temporarily unavailable'), data: { code: 'database_unavailable' } },
-      });
+      // The token's lookup fails: answered once the body is read, with the message's id, on both routes.
+      for (const [path, id] of [['/api/mcp', 'call-1'], ['/api/mcp?via=router', 'call-2']]) {
+        const mcp = await callTool(token, 'list_tasks', id, path);
+        expect(mcp.status).toBe(503);
+        expect(mcp.headers['retry-after']).toBe('5');
+        expect(mcp.headers['content-type']).toMatch(/^application\/json/);
+        expect(mcp.body).toEqual({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32000, message: expect.stringContaining('temporarily unavailable'), data: { code: 'database_unavailable' } },
+        });
+      }
 
       const oauth = await tokenRequest(t.baseUrl, {
         grant_type: 'refresh_token',

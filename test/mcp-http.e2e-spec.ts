@@ -1,5 +1,7 @@
 import fc from 'fast-check';
+import { connect } from 'node:net';
 import request from 'supertest';
+import { generateToken } from '@app/credentials';
 import { createProjectWithToken } from './factories';
 import { MCP_401_BODY, missingTokenChallenge } from './fixtures/mcp-401';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -10,6 +12,31 @@ const ACCEPT = 'application/json, text/event-stream';
 /** `levels` nested arrays inside a JSON-RPC request's params. */
 function deeplyNested(levels: number): string {
   return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_project","arguments":{"x":${'['.repeat(levels)}${']'.repeat(levels)}}}}`;
+}
+
+/**
+ * Writes a POST's head and `body` on a connection of its own. `line` resolves with the answer's
+ * status line, or rejects if the connection ends without one; `close` ends the connection.
+ */
+function rawPost(baseUrl: string, path: string, headers: Record<string, string>, body: string): { line: Promise<string>; close: () => void } {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect(Number(port), hostname);
+  const line = new Promise<string>((resolve, reject) => {
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      const end = received.indexOf('\r\n');
+      if (end !== -1) resolve(received.slice(0, end));
+    });
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error('connection closed without an answer')));
+  });
+  line.catch(() => undefined);
+  const lines = [`POST ${path} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Content-Type: application/json', `Accept: ${ACCEPT}`];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  return { line, close: () => socket.destroy() };
 }
 
 describe('MCP endpoint HTTP edges: bodies, sizes, origins (SPEC §3)', () => {
@@ -32,10 +59,46 @@ describe('MCP endpoint HTTP edges: bodies, sizes, origins (SPEC §3)', () => {
       expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the request body is not valid JSON' } });
     });
 
-    it('answers malformed JSON with -32700 even before the credential is checked', async () => {
-      const res = await request(t.baseUrl).post('/api/mcp').set('Content-Type', 'application/json').send('not json');
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe(-32700);
+    it.each([
+      ['malformed JSON', 'not json'],
+      ['a body nested too deep', deeplyNested(100)],
+      ['a body over 1 MiB', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1024 * 1024) } })],
+    ])('checks the credential before the body: %s without one gets the 401, on both routes', async (_what, body) => {
+      for (const path of ['/api/mcp', '/api/mcp?via=router']) {
+        const res = await request(t.baseUrl).post(path).set('Content-Type', 'application/json').send(body);
+        expect(res.status).toBe(401);
+        expect(res.headers['www-authenticate']).toBe(missingTokenChallenge(t.baseUrl));
+        expect(res.body).toEqual(MCP_401_BODY);
+      }
+    });
+
+    // Content-Length promises 1,000 bytes and only 11 are sent: only an answer that does not wait for the body arrives.
+    const partial = (path: string, credential: string) =>
+      rawPost(t.baseUrl, path, { authorization: `Bearer ${credential}`, 'content-length': '1000' }, '{"jsonrpc":');
+    /** The answer's status line, or 'no answer yet' after `ms`. */
+    const within = (line: Promise<string>, ms: number) =>
+      Promise.race([line, new Promise<string>((resolve) => setTimeout(() => resolve('no answer yet'), ms))]);
+
+    it('answers a request without a live agent token before its body has arrived, on both routes', async () => {
+      for (const path of ['/api/mcp', '/api/mcp?via=router']) {
+        for (const credential of [`dga_${'A'.repeat(49)}`, generateToken('dga_')]) {
+          const post = partial(path, credential);
+          try {
+            expect(await within(post.line, 10_000)).toBe('HTTP/1.1 401 Unauthorized');
+          } finally {
+            post.close();
+          }
+        }
+      }
+    });
+
+    it('waits for the whole body of a request with a live token', async () => {
+      const post = partial('/api/mcp', token);
+      try {
+        expect(await within(post.line, 300)).toBe('no answer yet');
+      } finally {
+        post.close();
+      }
     });
 
     it.each([

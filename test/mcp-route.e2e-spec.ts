@@ -22,7 +22,10 @@ interface Case {
   name: string;
   headers: (token: string) => Record<string, string>;
   body: string;
-  /** Refused by the body middleware, before the endpoint (the same functions on both routes). */
+  /**
+   * Refused before the endpoint, by the same functions on both routes: the credential check
+   * (before the body is read), then the body middleware.
+   */
   refusedBeforeEndpoint?: true;
 }
 
@@ -67,16 +70,24 @@ describe('MCP endpoint: its own route and the router answer alike', () => {
     { name: 'an empty body', headers: (k) => ({ ...LEGACY, ...bearer(k) }), body: '' },
     { name: 'a body nested too deep', headers: (k) => ({ ...LEGACY, ...bearer(k) }), body: `${'['.repeat(100)}${']'.repeat(100)}`, refusedBeforeEndpoint: true },
     { name: 'a body over 1 MiB', headers: (k) => ({ ...LEGACY, ...bearer(k) }), body: call(8, 'create_task', { title: 'x'.repeat(1024 * 1024) }), refusedBeforeEndpoint: true },
-    { name: 'no credential', headers: () => LEGACY, body: call(9, 'get_project', {}) },
-    { name: 'an unknown token', headers: () => ({ ...LEGACY, ...bearer(generateToken('dga_')) }), body: call(10, 'get_project', {}) },
-    { name: 'a token with a bad checksum', headers: () => ({ ...LEGACY, ...bearer(`dga_${'A'.repeat(49)}`) }), body: call(11, 'get_project', {}) },
-    { name: 'a session-like JWT', headers: () => ({ ...LEGACY, ...bearer('aaa.bbb.ccc') }), body: call(12, 'get_project', {}) },
-    { name: 'two different credentials', headers: (k) => ({ ...LEGACY, ...bearer(k), 'x-agent-token': generateToken('dga_') }), body: call(13, 'get_project', {}) },
+    { name: 'no credential', headers: () => LEGACY, body: call(9, 'get_project', {}), refusedBeforeEndpoint: true },
+    { name: 'an unknown token', headers: () => ({ ...LEGACY, ...bearer(generateToken('dga_')) }), body: call(10, 'get_project', {}), refusedBeforeEndpoint: true },
+    { name: 'a token with a bad checksum', headers: () => ({ ...LEGACY, ...bearer(`dga_${'A'.repeat(49)}`) }), body: call(11, 'get_project', {}), refusedBeforeEndpoint: true },
+    { name: 'a session-like JWT', headers: () => ({ ...LEGACY, ...bearer('aaa.bbb.ccc') }), body: call(12, 'get_project', {}), refusedBeforeEndpoint: true },
+    { name: 'two different credentials', headers: (k) => ({ ...LEGACY, ...bearer(k), 'x-agent-token': generateToken('dga_') }), body: call(13, 'get_project', {}), refusedBeforeEndpoint: true },
     { name: 'a text/plain body', headers: (k) => ({ ...LEGACY, 'content-type': 'text/plain', ...bearer(k) }), body: call(14, 'get_project', {}) },
     { name: 'an unsupported protocol version', headers: (k) => ({ ...LEGACY, 'mcp-protocol-version': '2024-11-05', ...bearer(k) }), body: call(15, 'get_project', {}) },
     { name: 'a tool the token may not call', headers: () => ({ ...LEGACY, ...bearer(readOnly) }), body: call(16, 'get_project', {}) },
     { name: 'a NUL character in the params', headers: (k) => ({ ...LEGACY, ...bearer(k) }), body: call(17, 'get_task', { id: 'a\u0000b' }), refusedBeforeEndpoint: true },
     { name: 'a NUL character in a cookie', headers: (k) => ({ ...LEGACY, ...bearer(k), cookie: 'x=%00' }), body: call(18, 'get_project', {}), refusedBeforeEndpoint: true },
+    { name: 'malformed JSON without a credential', headers: () => LEGACY, body: '{"jsonrpc": "2.0", ', refusedBeforeEndpoint: true },
+    {
+      name: 'a body over 1 MiB with an unknown token',
+      headers: () => ({ ...LEGACY, ...bearer(generateToken('dga_')) }),
+      body: call(21, 'create_task', { title: 'x'.repeat(1024 * 1024) }),
+      refusedBeforeEndpoint: true,
+    },
+    { name: 'a NUL character in the params without a credential', headers: () => LEGACY, body: call(22, 'get_task', { id: 'a\u0000b' }), refusedBeforeEndpoint: true },
     { name: 'a tool that does not exist', headers: (k) => ({ ...LEGACY, ...bearer(k) }), body: call(19, 'no_such_tool', {}) },
   ];
 
@@ -90,20 +101,22 @@ describe('MCP endpoint: its own route and the router answer alike', () => {
     expect(own).toEqual(routed);
   });
 
-  it('labels requests in the metrics as the router does: /api/mcp once past the body middleware, unmatched before', async () => {
+  it('labels requests in the metrics as the router does: /api/mcp once past the body middleware or refused the credential, unmatched before', async () => {
     const count = async (route: string, status: number) => {
       const { body } = await t.app.get(Metrics).render();
       const line = body.split('\n').find((l) => l.startsWith(`agent_gateway_http_requests_total{method="POST",route="${route}",status="${status}"}`));
       return line ? Number(line.split(' ').pop()) : 0;
     };
-    const [served, refused] = [await count('/api/mcp', 200), await count('unmatched', 400)];
+    const [served, refused, unauthorized] = [await count('/api/mcp', 200), await count('unmatched', 400), await count('/api/mcp', 401)];
     const legacy = { ...LEGACY, ...bearer(token) };
     for (const path of ['/api/mcp', '/api/mcp?via=router']) {
       expect((await answer(path, legacy, call(20, 'get_project', {}))).status).toBe(200);
       expect((await answer(path, legacy, '{"jsonrpc": ')).status).toBe(400);
+      expect((await answer(path, LEGACY, '{"jsonrpc": ')).status).toBe(401);
     }
     expect(await count('/api/mcp', 200)).toBe(served + 2);
     expect(await count('unmatched', 400)).toBe(refused + 2);
+    expect(await count('/api/mcp', 401)).toBe(unauthorized + 2);
   });
 
   /** Status, headers (but the varying ones) and body of one answer. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createProject } from './factories';
+import { createAgentToken, createProject } from './factories';
 import { createTeam } from './factories/rest';
 import { mountedRoutes } from './helpers/routes';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -16,11 +16,13 @@ const MESSAGE = /^The request contains a NUL character or an unpaired UTF-16 sur
 describe('NUL bytes and unpaired surrogates never reach the database', () => {
   let t: TestApp;
   let team: Awaited<ReturnType<typeof createTeam>>;
+  let project: Awaited<ReturnType<typeof createProject>>;
   let projectId: string;
   beforeAll(async () => {
     t = await startTestApp({ REGISTRATION_RATE_LIMIT_PER_MINUTE: '100000', SIGNUP_RATE_LIMIT_PER_HOUR: '100000' });
     team = await createTeam(t);
-    projectId = (await createProject(t.dataSource, team.organization.id)).id;
+    project = await createProject(t.dataSource, team.organization.id);
+    projectId = project.id;
   });
   afterAll(() => t.close());
 
@@ -88,7 +90,8 @@ describe('NUL bytes and unpaired surrogates never reach the database', () => {
   });
 
   it('the MCP endpoint answers JSON-RPC errors: invalid params to the request inside params, else 400 invalid request', async () => {
-    const mcp = () => request(t.baseUrl).post('/api/mcp').set('Accept', 'application/json, text/event-stream');
+    const { token } = await createAgentToken(t.dataSource, project);
+    const mcp = () => request(t.baseUrl).post('/api/mcp').set('Accept', 'application/json, text/event-stream').set('Authorization', `Bearer ${token}`);
     const params = await mcp().send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_task', arguments: { title: `t${NUL}` } } });
     expect(params.status).toBe(200);
     expect(params.body).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(MESSAGE) } });
@@ -96,9 +99,15 @@ describe('NUL bytes and unpaired surrogates never reach the database', () => {
     const method = await mcp().send({ jsonrpc: '2.0', id: 8, method: `tools/call${LONE_SURROGATE}` });
     expect(method.status).toBe(400);
     expect(method.body).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32600, message: expect.stringMatching(MESSAGE) } });
-    const header = await mcp().set('x-agent-token', 'dga_x').query({ q: NUL }).send({ jsonrpc: '2.0', id: 9, method: 'ping' });
-    expect(header.status).toBe(400);
-    expect(header.body.error.code).toBe(-32600);
+    const query = await mcp().set('x-agent-token', token).query({ q: NUL }).send({ jsonrpc: '2.0', id: 9, method: 'ping' });
+    expect(query.status).toBe(400);
+    expect(query.body.error.code).toBe(-32600);
+    // The credential is checked before the body is read: without a live agent token, the 401 whatever the text.
+    const anonymous = await request(t.baseUrl)
+      .post('/api/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .send({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'create_task', arguments: { title: `t${NUL}` } } });
+    expect(anonymous.status).toBe(401);
   });
 
   it('REST answers its 400 naming the field, and nothing was stored', async () => {

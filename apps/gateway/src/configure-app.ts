@@ -7,6 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import express, { json, urlencoded } from 'express';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
+import { CredentialGuard } from '@app/credentials';
 import { Readiness } from '@app/health';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError, McpEndpoint } from '@app/mcp';
 import { METRICS_PATH, Metrics, metricsEndpoint, observeRequests } from '@app/observability';
@@ -16,7 +17,7 @@ import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors
 import { GatewayExpressAdapter } from './gateway-express-adapter';
 import { closeConnectionsWhenDraining } from './graceful-shutdown';
 import { createLogger, createRequestLog } from './logger';
-import { mcpRoute } from './mcp-route';
+import { agentCheckFirst, mcpRoute } from './mcp-route';
 import { textGuard } from './text-guard.middleware';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
@@ -60,9 +61,13 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   // that is not a JSON-RPC message is answered -32600 by the SDK instead of -32700 here.
   const mcpJson = json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES });
   const cookies = cookieParser();
-  // POST /api/mcp itself is served here, by the same body middleware as below, ahead of Nest's routes.
+  const errors = new AppExceptionFilter(config);
+  // The endpoint's credential comes before its body: without a live agent token, a 401 and no body read.
+  const agentCheck = agentCheckFirst(app.get(CredentialGuard), errors);
+  // POST /api/mcp itself is served here, by the same middleware as below, ahead of Nest's routes.
   const server = app.getHttpAdapter().getInstance() as express.Express;
-  server.post(MCP_PATH, mcpRoute(app.get(McpEndpoint), new AppExceptionFilter(config), [mcpJson, bodyErrorHandler, bodyDepthGuard, cookies, textGuard]));
+  server.post(MCP_PATH, mcpRoute(app.get(McpEndpoint), errors, [agentCheck, mcpJson, bodyErrorHandler, bodyDepthGuard, cookies, textGuard]));
+  app.use((req: Request, res: Response, next: NextFunction) => (req.method === 'POST' && req.path === MCP_PATH ? agentCheck(req, res, next) : next()));
   app.use(MCP_PATH, mcpJson);
   app.use(json({ limit: MAX_BODY_BYTES, type: JSON_TYPES }));
   app.use(urlencoded({ extended: false, limit: MAX_BODY_BYTES, parameterLimit: 100 }));

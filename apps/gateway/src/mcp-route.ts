@@ -1,6 +1,6 @@
 import { context } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { AuthenticatedRequest } from '@app/credentials';
+import { type AuthenticatedRequest, type CredentialGuard, McpUnauthorizedException } from '@app/credentials';
 import type { McpEndpoint } from '@app/mcp';
 import { setRouteTemplate } from '@app/observability';
 import type { AppExceptionFilter } from './app-exception.filter';
@@ -10,12 +10,33 @@ import { MCP_PATH } from './cors.middleware';
 export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Response, next: NextFunction) => void);
 
 /**
+ * The agent credential of `POST /api/mcp`, checked before the body is read (docs/mcp.md, "A
+ * request's path"). A request without a live agent token is answered the 401 at once: its body
+ * is neither buffered nor parsed, so a caller without a credential cannot make the service read
+ * and parse a megabyte. Every other outcome goes on to the body middleware: a live token, and a
+ * check that failed for another reason (the database unavailable), which the endpoint answers
+ * once the body is read, so that its JSON-RPC error carries the message's id. The outcome stays
+ * with the request (`CredentialGuard.authenticateAgentRequest`) for the endpoint or Nest's guard.
+ */
+export function agentCheckFirst(guard: CredentialGuard, errors: AppExceptionFilter): (req: Request, res: Response, next: NextFunction) => Promise<void> {
+  return (req, res, next) =>
+    guard.authenticateAgentRequest(req as AuthenticatedRequest).then(
+      () => next(),
+      (refused: unknown) => {
+        if (!(refused instanceof McpUnauthorizedException)) return next();
+        setRouteTemplate(req, MCP_PATH);
+        errors.answer(refused, req, res);
+      },
+    );
+}
+
+/**
  * `POST /api/mcp` served ahead of Nest's routes, which agents call for every message. An Express
  * route registered right after the origin check and CORS (so traces show it as the request's
  * route handler, as they show Nest's), it runs, in order, the very middleware functions the
- * application runs for every request (`bodyStack`: the endpoint's JSON parser with its limits,
- * the body-error answers, the depth guard, cookies, the text guard), then the guard's agent
- * check and the endpoint itself (`McpEndpoint.serve`), and answers errors with the
+ * application runs for this endpoint (`stack`: the agent check before the body, the endpoint's
+ * JSON parser with its limits, the body-error answers, the depth guard, cookies, the text
+ * guard), then the endpoint itself (`McpEndpoint.serve`), and answers errors with the
  * application's exception filter. What it leaves out is only the walk through the router's other
  * layers and Nest's per-route pipeline (guard lookup, interceptors, pipes), which for this route
  * do nothing the endpoint does not do itself.
@@ -23,7 +44,7 @@ export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Res
  * It takes exactly `POST /api/mcp` (no query string, no trailing slash); every other request
  * goes on to the application's chain and Nest's `McpController`, which behaves the same.
  */
-export function mcpRoute(endpoint: McpEndpoint, errors: AppExceptionFilter, bodyStack: readonly Middleware[]): RequestHandler {
+export function mcpRoute(endpoint: McpEndpoint, errors: AppExceptionFilter, stack: readonly Middleware[]): RequestHandler {
   return (req, res, next) => {
     // Labelled as the application's chain labels it: only a request that gets past the body
     // middleware reaches a route (a refused body is `unmatched` there), so not by this one yet.
@@ -35,7 +56,7 @@ export function mcpRoute(endpoint: McpEndpoint, errors: AppExceptionFilter, body
       setRouteTemplate(req, MCP_PATH);
       endpoint.serve(req as AuthenticatedRequest, res).catch((thrown: unknown) => errors.answer(thrown, req, res));
     });
-    runStack(bodyStack, req, res, (error?: unknown) => {
+    runStack(stack, req, res, (error?: unknown) => {
       // An error no middleware answered goes on as it would from the application's own chain.
       if (error !== undefined) return next(error);
       serve();
@@ -45,8 +66,9 @@ export function mcpRoute(endpoint: McpEndpoint, errors: AppExceptionFilter, body
 
 /**
  * Runs `stack` as Express runs a sequence of `app.use` layers: `next()` goes to the next plain
- * middleware, `next(error)` to the next error-handling one (four parameters), a throw counts as
- * `next(error)`; `done` is called when the stack is passed through (with the error, if any).
+ * middleware, `next(error)` to the next error-handling one (four parameters), a throw or a
+ * returned promise that rejects counts as `next(error)`; `done` is called when the stack is
+ * passed through (with the error, if any).
  */
 export function runStack(stack: readonly Middleware[], req: Request, res: Response, done: (error?: unknown) => void): void {
   let index = 0;
@@ -57,12 +79,15 @@ export function runStack(stack: readonly Middleware[], req: Request, res: Respon
       const layer = stack[index++];
       if (!layer) return done(failed ? error : undefined);
       if (failed !== (layer.length === 4)) continue;
+      let returned: unknown;
       try {
-        if (failed) (layer as (e: unknown, q: Request, s: Response, n: NextFunction) => void)(error, req, res, next);
-        else (layer as RequestHandler)(req, res, next);
+        if (failed) returned = (layer as (e: unknown, q: Request, s: Response, n: NextFunction) => unknown)(error, req, res, next);
+        else returned = (layer as (q: Request, s: Response, n: NextFunction) => unknown)(req, res, next);
       } catch (thrown) {
         next(thrown);
+        return;
       }
+      if (returned instanceof Promise) returned.catch((rejected: unknown) => next(rejected || new Error('Rejected promise')));
       return;
     }
   };

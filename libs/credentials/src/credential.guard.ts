@@ -54,24 +54,38 @@ export class CredentialGuard implements CanActivate {
     try {
       return await this.check(context);
     } catch (error) {
-      this.metrics?.recordCredentialRefusal(...refusalOf(context.switchToHttp().getRequest<Request>(), error));
+      this.countRefusal(context.switchToHttp().getRequest<Request>(), error);
       throw error;
     }
   }
 
   /**
-   * The check of an `@AgentCapability()` route, for the MCP endpoint's own route, which serves
-   * `POST /api/mcp` ahead of Nest's router: the same extraction, strategy and principal, the
-   * same refusals (`McpUnauthorizedException`, a domain error when the database is unavailable),
-   * counted in the same metrics.
+   * The check of an `@AgentCapability()` route (`POST /api/mcp`): the extraction, the agent-token
+   * strategy and the principal, with its refusals (`McpUnauthorizedException`, a domain error
+   * when the database is unavailable) counted in the metrics. It runs once per request: the
+   * application calls it before the body is read, and the endpoint or this guard later get the
+   * same outcome.
    */
-  async authenticateAgentRequest(req: AuthenticatedRequest): Promise<void> {
-    try {
-      await this.authenticateAgent(req);
-    } catch (error) {
-      this.metrics?.recordCredentialRefusal(...refusalOf(req, error));
-      throw error;
+  authenticateAgentRequest(req: AuthenticatedRequest): Promise<void> {
+    let check = agentChecks.get(req);
+    if (!check) {
+      check = this.authenticateAgent(req).then(
+        () => undefined,
+        (error: unknown) => {
+          this.countRefusal(req, error);
+          throw error;
+        },
+      );
+      agentChecks.set(req, check);
     }
+    return check;
+  }
+
+  /** A request's refusal, in the metrics once (a failed agent check reaches `canActivate` too). */
+  private countRefusal(req: Request, error: unknown): void {
+    if (refusalsCounted.has(req)) return;
+    refusalsCounted.add(req);
+    this.metrics?.recordCredentialRefusal(...refusalOf(req, error));
   }
 
   private async check(context: ExecutionContext): Promise<boolean> {
@@ -89,7 +103,7 @@ export class CredentialGuard implements CanActivate {
       case 'public':
         return true;
       case 'agent':
-        return this.authenticateAgent(req);
+        return this.authenticateAgentRequest(req).then(() => true);
       case 'rest':
         return this.authenticateRest(req, access, this.organizationParam(context));
       case 'page':
@@ -154,6 +168,11 @@ export class CredentialGuard implements CanActivate {
     return true;
   }
 }
+
+/** Each request's agent check, made once (`authenticateAgentRequest`) and kept with the request. */
+const agentChecks = new WeakMap<Request, Promise<void>>();
+/** The requests whose refusal the metrics have counted. */
+const refusalsCounted = new WeakSet<Request>();
 
 /**
  * Thrown for a page route without a live session: the pages' filter sends the browser to sign in

@@ -10,8 +10,9 @@ import { McpService } from './mcp.service';
 /**
  * `POST /api/mcp` once its body is read and checked: the request limits, then the MCP service.
  * Nest's route (`McpController`) calls `post` after the global guard; the endpoint's own route
- * (`serve`, registered ahead of Nest's routes by the application) runs the guard's agent check
- * itself and answers the refusals the route's filters would.
+ * (`serve`, registered ahead of Nest's routes by the application) takes the guard's agent check
+ * itself (made once per request, before the body was read) and answers the refusals the route's
+ * filters would.
  */
 @Injectable()
 export class McpEndpoint {
@@ -35,7 +36,7 @@ export class McpEndpoint {
   }
 
   /**
-   * The whole authenticated POST: the agent check, then `post`. Refusals of the MCP transport
+   * The whole authenticated POST: the agent check's outcome, then `post`. Refusals of the MCP transport
    * (and domain errors, such as an unavailable database) are answered as `JsonRpcErrorFilter`
    * answers them; anything else (the 401 of a missing or invalid credential, a bug) is thrown for
    * the application's exception handling, as on Nest's route.
