@@ -119,6 +119,22 @@ describe('MCP endpoint: its own route and the router answer alike', () => {
     expect(await count('/api/mcp', 401)).toBe(unauthorized + 2);
   });
 
+  it('counts each refused credential once in the metrics, on either route', async () => {
+    const refusals = async (labels: string) => {
+      const { body } = await t.app.get(Metrics).render();
+      const line = body.split('\n').find((l) => l.startsWith(`agent_gateway_credential_refusals_total{${labels}}`));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const unknown = 'kind="agent_token",reason="invalid"';
+    const missing = 'kind="none",reason="missing"';
+    const before = [await refusals(unknown), await refusals(missing)];
+    for (const path of ['/api/mcp', '/api/mcp?via=router']) {
+      expect((await answer(path, { ...LEGACY, ...bearer(generateToken('dga_')) }, call(23, 'get_project', {}))).status).toBe(401);
+      expect((await answer(path, LEGACY, call(24, 'get_project', {}))).status).toBe(401);
+    }
+    expect([await refusals(unknown), await refusals(missing)]).toEqual([before[0] + 2, before[1] + 2]);
+  });
+
   /** Status, headers (but the varying ones) and body of one answer. */
   async function answer(path: string, headers: Record<string, string>, body: string) {
     const res = await fetch(`${t.baseUrl}${path}`, { method: 'POST', headers, body });

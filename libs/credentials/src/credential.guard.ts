@@ -54,7 +54,9 @@ export class CredentialGuard implements CanActivate {
     try {
       return await this.check(context);
     } catch (error) {
-      this.countRefusal(context.switchToHttp().getRequest<Request>(), error);
+      const req = context.switchToHttp().getRequest<Request>();
+      // An agent check counts its own refusal (`authenticateAgentRequest`).
+      if ((req as AgentChecked)[AGENT_CHECK] === undefined) this.metrics?.recordCredentialRefusal(...refusalOf(req, error));
       throw error;
     }
   }
@@ -67,25 +69,17 @@ export class CredentialGuard implements CanActivate {
    * same outcome.
    */
   authenticateAgentRequest(req: AuthenticatedRequest): Promise<void> {
-    let check = agentChecks.get(req);
-    if (!check) {
-      check = this.authenticateAgent(req).then(
-        () => undefined,
-        (error: unknown) => {
-          this.countRefusal(req, error);
-          throw error;
-        },
-      );
-      agentChecks.set(req, check);
-    }
-    return check;
+    const checked = req as AgentChecked;
+    return (checked[AGENT_CHECK] ??= this.checkAgent(req));
   }
 
-  /** A request's refusal, in the metrics once (a failed agent check reaches `canActivate` too). */
-  private countRefusal(req: Request, error: unknown): void {
-    if (refusalsCounted.has(req)) return;
-    refusalsCounted.add(req);
-    this.metrics?.recordCredentialRefusal(...refusalOf(req, error));
+  private async checkAgent(req: AuthenticatedRequest): Promise<void> {
+    try {
+      await this.authenticateAgent(req);
+    } catch (error) {
+      this.metrics?.recordCredentialRefusal(...refusalOf(req, error));
+      throw error;
+    }
   }
 
   private async check(context: ExecutionContext): Promise<boolean> {
@@ -113,14 +107,14 @@ export class CredentialGuard implements CanActivate {
 
   private async authenticateAgent(req: AuthenticatedRequest): Promise<boolean> {
     const extracted = extractCredential(req, true);
-    if (extracted.kind === 'none') throw new McpUnauthorizedException('missing');
+    if (extracted.kind === 'none') throw McpUnauthorizedException.missing;
     if (extracted.kind !== 'token' || credentialForm(extracted.token) !== 'agent_token') {
-      throw new McpUnauthorizedException('invalid');
+      throw McpUnauthorizedException.invalid;
     }
     // What the agent-token strategy validates with, called directly: this is every agent request,
     // and passport's round (a strategy object and closures per call) would add only garbage.
     const principal = await this.agentTokens.resolve(extracted.token);
-    if (!principal) throw new McpUnauthorizedException('invalid');
+    if (!principal) throw McpUnauthorizedException.invalid;
     req.principal = principal;
     req.auth = {
       token: extracted.token,
@@ -170,9 +164,8 @@ export class CredentialGuard implements CanActivate {
 }
 
 /** Each request's agent check, made once (`authenticateAgentRequest`) and kept with the request. */
-const agentChecks = new WeakMap<Request, Promise<void>>();
-/** The requests whose refusal the metrics have counted. */
-const refusalsCounted = new WeakSet<Request>();
+const AGENT_CHECK = Symbol('agentCheck');
+type AgentChecked = Request & { [AGENT_CHECK]?: Promise<void> };
 
 /**
  * Thrown for a page route without a live session: the pages' filter sends the browser to sign in

@@ -4,11 +4,15 @@ import { AGENT_PERMISSION_NAMES } from './permissions';
 /**
  * The one 401 of the MCP endpoint (seed, Errors). `missing`: no credential at all, so the
  * challenge carries no `error` (RFC 6750 §3.1); `invalid`: any credential that is not a live
- * agent token. An expected answer, never logged with a stack, so none is captured: a client
- * retrying with a dead token does not pay for one on every request.
+ * agent token. An expected answer, never logged with a stack, so none is captured; and since it
+ * holds nothing of the request, the two refusals are made once (`missing`, `invalid`) and
+ * thrown for every refused request: a client retrying with a dead token costs no new error.
  */
 export class McpUnauthorizedException extends Error {
-  constructor(readonly reason: 'missing' | 'invalid') {
+  static readonly missing = Object.freeze(new McpUnauthorizedException('missing'));
+  static readonly invalid = Object.freeze(new McpUnauthorizedException('invalid'));
+
+  private constructor(readonly reason: 'missing' | 'invalid') {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super('agent token required');
