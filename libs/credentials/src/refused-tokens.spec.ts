@@ -17,6 +17,14 @@ describe('RefusedTokens', () => {
     expect(['b', 'c', 'd'].every((d) => refused.has(d))).toBe(true);
   });
 
+  it('keeps dropping the oldest first as digests keep coming, past many turns of its capacity', () => {
+    const refused = new RefusedTokens(100);
+    for (let i = 0; i < 10_050; i++) refused.add(`d${i}`);
+    expect(refused.size).toBe(100);
+    expect(refused.has('d9949')).toBe(false);
+    for (let i = 9_950; i < 10_050; i++) expect(refused.has(`d${i}`)).toBe(true);
+  });
+
   it('counts a digest added twice once', () => {
     const refused = new RefusedTokens(2);
     refused.add('a');

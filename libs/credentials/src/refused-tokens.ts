@@ -13,8 +13,17 @@
  */
 export class RefusedTokens {
   private readonly digests = new Set<string>();
+  /**
+   * The digests in the order they came, as a ring: the slot at `next` holds the oldest once the
+   * ring is full. Evicting through it costs the same whatever came before; taking the oldest
+   * from the set's own iterator would walk past every entry deleted before it.
+   */
+  private readonly order: (string | undefined)[];
+  private next = 0;
 
-  constructor(readonly capacity = 10_000) {}
+  constructor(readonly capacity = 10_000) {
+    this.order = new Array<string | undefined>(capacity).fill(undefined);
+  }
 
   has(digest: string): boolean {
     return this.digests.has(digest);
@@ -22,10 +31,10 @@ export class RefusedTokens {
 
   add(digest: string): void {
     if (this.digests.has(digest)) return;
-    if (this.digests.size >= this.capacity) {
-      const oldest = this.digests.values().next().value as string;
-      this.digests.delete(oldest);
-    }
+    const oldest = this.order[this.next];
+    if (oldest !== undefined) this.digests.delete(oldest);
+    this.order[this.next] = digest;
+    this.next = (this.next + 1) % this.capacity;
     this.digests.add(digest);
   }
 
