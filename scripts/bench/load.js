@@ -9,12 +9,15 @@
  *                   | { kind: 'new-agent-token' } }
  *
  * `new-agent-token`: every request carries a new well-formed `dga_` token no one was issued
- * (the service's own generator, from the build), so none of them is ever refused from memory.
+ * (made by the service's own generator, from the build, before the run), so none of them is
+ * ever refused from memory.
  */
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 
 const scenario = JSON.parse(process.argv[2]);
+/** New tokens made before a `new-agent-token` run: more than one run answers at 20,000 a second. */
+const TOKENS_MADE_AHEAD = 300_000;
 
 function requestsFor(s) {
   if (!s.chain) return [{ method: s.method, path: s.path, headers: s.headers, body: s.body }];
@@ -41,13 +44,18 @@ function requestsFor(s) {
   }
   if (s.chain.kind === 'new-agent-token') {
     const { generateToken } = require(join(__dirname, '..', '..', 'dist/libs/credentials/src/token-format.js'));
+    // Made before the run: a token costs about 6 µs to make, CPU the client would otherwise take
+    // from the two cores the service runs on. Past the made ones, each request makes its own.
+    const made = Array.from({ length: TOKENS_MADE_AHEAD }, () => `Bearer ${generateToken('dga_')}`);
+    let next = 0;
     return [
       {
         method: s.method,
         path: s.path,
         body: s.body,
         setupRequest(req) {
-          return { ...req, headers: { ...s.headers, authorization: `Bearer ${generateToken('dga_')}` } };
+          const authorization = next < made.length ? made[next++] : `Bearer ${generateToken('dga_')}`;
+          return { ...req, headers: { ...s.headers, authorization } };
         },
       },
     ];
