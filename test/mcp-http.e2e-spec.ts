@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { connect } from 'node:net';
 import request from 'supertest';
 import { generateToken } from '@app/credentials';
+import { McpEndpoint } from '@app/mcp';
 import { createProjectWithToken } from './factories';
 import { MCP_401_BODY, missingTokenChallenge } from './fixtures/mcp-401';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -89,6 +90,32 @@ describe('MCP endpoint HTTP edges: bodies, sizes, origins (SPEC §3)', () => {
             post.close();
           }
         }
+      }
+    });
+
+    it('answers no further a client that went away while its token was looked up: the endpoint never gets a request without its body', async () => {
+      const served = jest.spyOn(t.app.get(McpEndpoint), 'serve');
+      try {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+        const { hostname, port } = new URL(t.baseUrl);
+        const head = [`POST /api/mcp HTTP/1.1`, `Host: ${hostname}:${port}`, 'Content-Type: application/json', `Accept: ${ACCEPT}`, 'MCP-Protocol-Version: 2025-11-25'];
+        // The whole request, then the end of the connection at once: the server sees the client
+        // go while the token's lookup is under way.
+        const gone = Array.from({ length: 20 }, () => {
+          const socket = connect(Number(port), hostname);
+          socket.on('error', () => undefined);
+          socket.end(`${[...head, `Authorization: Bearer ${token}`, `Content-Length: ${Buffer.byteLength(body)}`].join('\r\n')}\r\n\r\n${body}`);
+          return new Promise((resolve) => socket.on('close', resolve));
+        });
+        // Let the server see them go (bounded: it does not close every such connection at once).
+        await Promise.race([Promise.all(gone), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+        // A request after them on its own connection, answered: the ones before it have been handled.
+        expect((await post().set('MCP-Protocol-Version', '2025-11-25').send(body)).status).toBe(200);
+        const bodies = served.mock.calls.map(([req]) => (req as { body?: unknown }).body);
+        expect(bodies.length).toBeGreaterThanOrEqual(1);
+        expect(bodies.filter((b) => b === undefined)).toEqual([]);
+      } finally {
+        served.mockRestore();
       }
     });
 

@@ -21,13 +21,20 @@ export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Res
 export function agentCheckFirst(guard: CredentialGuard, errors: AppExceptionFilter): (req: Request, res: Response, next: NextFunction) => Promise<void> {
   return (req, res, next) =>
     guard.authenticateAgentRequest(req as AuthenticatedRequest).then(
-      () => next(),
+      // A client gone while its credential was looked up is answered no further: the body parser
+      // takes a request it can no longer answer for one already read and would pass it on without a body.
+      () => (gone(req) ? undefined : next()),
       (refused: unknown) => {
-        if (!(refused instanceof McpUnauthorizedException)) return next();
+        if (!(refused instanceof McpUnauthorizedException)) return gone(req) ? undefined : next();
         setRouteTemplate(req, MCP_PATH);
         errors.answer(refused, req, res);
       },
     );
+}
+
+/** The request's connection is closed or closing: nothing sent now would reach the client. */
+function gone(req: Request): boolean {
+  return req.destroyed || !req.socket?.writable;
 }
 
 /**
