@@ -1,55 +1,144 @@
 #!/usr/bin/env node
 /**
- * The whole suite: unit and e2e tests on the embedded database, then the e2e tests again on a
- * real PostgreSQL that the test helper starts itself. Where a laptop lacks the PostgreSQL
- * server binaries or Chromium, those parts are skipped with a notice; under CI=true they are
- * required and their absence fails the run.
+ * The whole suite (docs/testing.md): the unit tests, and the e2e tests on the embedded database
+ * and on a real PostgreSQL that the test helper starts itself. With the PostgreSQL server
+ * binaries present, the two databases run at the same time, each in its own Jest process (one
+ * worker each: the machine's two cores), and the files of `scripts/lib/test-plan.js` that need
+ * one run only (browser and database-independent files) run on PostgreSQL. Without them, every
+ * file runs on the embedded database. Under CI=true missing PostgreSQL binaries or Chromium fail
+ * the run, and every test id of `test/baseline-ids.txt` must have run.
+ *
+ *   node scripts/test.js                 the whole suite
+ *   node scripts/test.js --smoke         the smoke set (test-plan.js), on both databases
+ *   node scripts/test.js -- <jest args>  extra arguments for every Jest process
+ *
+ * Ends with the 20 slowest files and one line: `N passed, N failed, N skipped`. Each run's test
+ * ids are written to `test-results/ids.txt` (`npm run test:baseline` adds new ones to the
+ * baseline).
  */
-const { spawnSync } = require('node:child_process');
-const { existsSync, readFileSync, mkdtempSync, rmSync } = require('node:fs');
-const { join } = require('node:path');
-const { tmpdir } = require('node:os');
+const { spawn } = require('node:child_process');
+const { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } = require('node:fs');
+const { join, relative } = require('node:path');
 const { findPostgresBin } = require('./lib/postgres');
+const plan = require('./lib/test-plan');
+const baseline = require('./lib/baseline-ids');
 
+const ROOT = join(__dirname, '..');
 const ci = process.env.CI === 'true' || process.env.CI === '1';
-const extraArgs = process.argv.slice(2);
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const dashDash = args.indexOf('--');
+const extraArgs = dashDash >= 0 ? args.slice(dashDash + 1) : args.filter((a) => a !== '--smoke');
 const jest = require.resolve('jest/bin/jest');
+const resultsDir = join(ROOT, 'test-results');
 
+const started = Date.now();
+const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 
-const totals = { passed: 0, failed: 0, skipped: 0 };
-let failedRuns = 0;
+/** The embedded database's initdb template beside the sources, for services the tests start from them. */
+function prepareEmbeddedTemplate() {
+  const t = Date.now();
+  const out = require('node:child_process').spawnSync(
+    process.execPath,
+    ['-r', join(ROOT, 'test/helpers/register-ts.cjs'), join(ROOT, 'test/helpers/embedded-template-setup.ts')],
+    { stdio: 'inherit', cwd: ROOT },
+  );
+  if (out.status !== 0) throw new Error('could not prepare the embedded database template');
+  process.stdout.write(`embedded database template ready (${seconds(Date.now() - t)})\n`);
+}
 
-function runJest(label, args, env) {
-  const out = mkdtempSync(join(tmpdir(), 'ag-jest-'));
-  const resultFile = join(out, 'results.json');
-  process.stdout.write(`\n=== ${label} ===\n`);
-  const result = spawnSync(process.execPath, [jest, '--json', `--outputFile=${resultFile}`, ...args, ...extraArgs], {
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
+/** One Jest process; its output is kept and printed whole when it ends, so two runs do not interleave. */
+function runJest(run) {
+  const resultFile = join(resultsDir, `${run.name}.json`);
+  rmSync(resultFile, { force: true });
+  const argv = [jest, '--json', `--outputFile=${resultFile}`, '--maxWorkers=1', '--selectProjects', ...run.projects, ...extraArgs, '--', ...run.files];
+  const t = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, ...run.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    child.on('close', (status) => {
+      process.stdout.write(`\n=== ${run.label} (${seconds(Date.now() - t)}, exit ${status}) ===\n`);
+      process.stdout.write(Buffer.concat(chunks));
+      const results = existsSync(resultFile) ? JSON.parse(readFileSync(resultFile, 'utf8')) : undefined;
+      resolve({ run, status, results });
+    });
   });
-  if (existsSync(resultFile)) {
-    const r = JSON.parse(readFileSync(resultFile, 'utf8'));
-    totals.passed += r.numPassedTests;
-    totals.failed += r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
-    totals.skipped += r.numPendingTests + (r.numTodoTests || 0);
-  } else {
-    totals.failed += 1;
+}
+
+async function main() {
+  mkdirSync(resultsDir, { recursive: true });
+  const pgBin = findPostgresBin();
+  const failures = [];
+  if (!pgBin) {
+    if (ci) failures.push('CI=true but the PostgreSQL server binaries are missing (install postgresql-15)');
+    else process.stdout.write('\nSkipping the PostgreSQL run: no PostgreSQL server binaries (Debian package postgresql-15).\n');
   }
-  rmSync(out, { recursive: true, force: true });
-  if (result.status !== 0) failedRuns += 1;
+  prepareEmbeddedTemplate();
+
+  const e2e = plan.e2eFiles();
+  const runs = [];
+  if (smoke) {
+    runs.push({ name: 'smoke-embedded', label: 'smoke set on the embedded database', projects: ['e2e'], env: { TEST_DATABASE: 'embedded' },
+      files: plan.SMOKE.filter((f) => !(pgBin && plan.BROWSER.test(f))) });
+    if (pgBin) runs.push({ name: 'smoke-postgres', label: 'smoke set on PostgreSQL', projects: ['e2e'], env: { TEST_DATABASE: 'postgres' }, files: plan.SMOKE });
+  } else if (pgBin) {
+    runs.push({ name: 'embedded', label: 'unit + e2e on the embedded database', projects: ['unit', 'e2e'], env: { TEST_DATABASE: 'embedded' },
+      files: [...plan.unitFiles(), ...e2e.filter((f) => !plan.runsOnce(f))] });
+    runs.push({ name: 'postgres', label: 'e2e on PostgreSQL', projects: ['e2e'], env: { TEST_DATABASE: 'postgres' }, files: e2e });
+  } else {
+    runs.push({ name: 'embedded', label: 'unit + e2e on the embedded database', projects: ['unit', 'e2e'], env: { TEST_DATABASE: 'embedded' },
+      files: [...plan.unitFiles(), ...e2e] });
+  }
+
+  const outcomes = await Promise.all(runs.map(runJest));
+
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  const files = [];
+  const ran = [];
+  for (const { run, status, results } of outcomes) {
+    if (!results) {
+      failures.push(`${run.label}: Jest wrote no results (exit ${status})`);
+      totals.failed += 1;
+      continue;
+    }
+    if (status !== 0) failures.push(`${run.label}: Jest exited ${status}`);
+    totals.passed += results.numPassedTests;
+    totals.failed += results.numFailedTests + (results.numRuntimeErrorTestSuites || 0);
+    totals.skipped += results.numPendingTests + (results.numTodoTests || 0);
+    const database = run.env.TEST_DATABASE;
+    for (const file of results.testResults) {
+      const path = relative(ROOT, file.name);
+      files.push({ path, database, seconds: (file.endTime - file.startTime) / 1000 });
+      for (const test of file.assertionResults) ran.push({ kind: path.startsWith('test/') ? database : 'unit', path, name: test.fullName, status: test.status });
+    }
+  }
+  writeFileSync(join(resultsDir, 'ids.txt'), baseline.format(ran.filter((t) => t.status === 'passed')));
+
+  files.sort((a, b) => b.seconds - a.seconds);
+  process.stdout.write('\nThe 20 slowest test files:\n');
+  for (const f of files.slice(0, 20)) process.stdout.write(`${f.seconds.toFixed(1).padStart(7)} s  ${f.database.padEnd(8)}  ${f.path}\n`);
+
+  if (!smoke && pgBin) {
+    const missing = baseline.missing(baseline.read(), ran, plan.runsOnce);
+    if (missing.length > 0) {
+      failures.push(`${missing.length} test id(s) of test/baseline-ids.txt did not run`);
+      process.stdout.write(`\nThese ids of test/baseline-ids.txt did not run:\n${missing.slice(0, 50).map((l) => `  ${l}`).join('\n')}\n`);
+    } else {
+      process.stdout.write(`\nEvery id of test/baseline-ids.txt ran (${baseline.read().length}).\n`);
+    }
+  } else if (!smoke && ci) {
+    failures.push('the baseline check needs both databases');
+  }
+
+  for (const f of failures) process.stdout.write(`\nFAILED: ${f}\n`);
+  process.stdout.write(`\n${smoke ? 'smoke set' : 'whole suite'} on Node ${process.version} in ${seconds(Date.now() - started)}\n`);
+  process.stdout.write(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
+  process.exit(failures.length > 0 || totals.failed > 0 ? 1 : 0);
 }
 
-runJest('unit + e2e on the embedded database', ['--selectProjects', 'unit', 'e2e'], { TEST_DATABASE: 'embedded' });
-
-if (findPostgresBin()) {
-  runJest('e2e on PostgreSQL', ['--selectProjects', 'e2e'], { TEST_DATABASE: 'postgres' });
-} else if (ci) {
-  process.stdout.write('\nCI=true but the PostgreSQL server binaries are missing (install postgresql-15): failing.\n');
-  failedRuns += 1;
-  totals.failed += 1;
-} else {
-  process.stdout.write('\nSkipping the PostgreSQL run: no PostgreSQL server binaries (Debian package postgresql-15).\n');
-}
-
-process.stdout.write(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
-process.exit(failedRuns > 0 ? 1 : 0);
+main().catch((err) => {
+  process.stderr.write(`${err.stack ?? err}\n`);
+  process.exit(1);
+});

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { copyTemplate, createEmbeddedTemplate, EmbeddedPostgres, isUsableTemplate, pgliteVersion } from '@app/database';
+import { copyTemplate, createEmbeddedTemplate, EmbeddedPostgres, isUsableTemplate, pgliteVersion, templateStamp } from '@app/database';
 import { testDatabaseKind } from './helpers/test-state';
 
 async function query<T>(db: EmbeddedPostgres, sql: string): Promise<T[]> {
@@ -27,7 +27,7 @@ async function query<T>(db: EmbeddedPostgres, sql: string): Promise<T[]> {
   it('is made once, stamped with the PGlite version that made it', async () => {
     expect(await createEmbeddedTemplate(template)).toBe(true);
     expect(existsSync(join(template, 'PG_VERSION'))).toBe(true);
-    expect(JSON.parse(readFileSync(`${template}.json`, 'utf8'))).toEqual({ pglite: pgliteVersion(), made: expect.any(String) });
+    expect(JSON.parse(readFileSync(templateStamp(template), 'utf8'))).toEqual({ pglite: pgliteVersion(), made: expect.any(String) });
     expect(await createEmbeddedTemplate(template)).toBe(false);
   }, 120_000);
 
@@ -73,11 +73,11 @@ async function query<T>(db: EmbeddedPostgres, sql: string): Promise<T[]> {
     const stale = join(dir, 'stale-template');
     mkdirSync(stale);
     writeFileSync(join(stale, 'PG_VERSION'), '18\n');
-    writeFileSync(`${stale}.json`, JSON.stringify({ pglite: '0.0.1' }));
+    writeFileSync(templateStamp(stale), JSON.stringify({ pglite: '0.0.1' }));
     expect(isUsableTemplate(stale)).toBe(false);
     expect(copyTemplate(stale, join(dir, 'never'))).toBe(false);
     expect(existsSync(join(dir, 'never'))).toBe(false);
-    rmSync(`${stale}.json`);
+    rmSync(templateStamp(stale));
     expect(isUsableTemplate(stale)).toBe(false);
     expect(isUsableTemplate(template)).toBe(true);
   });

@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { EmbeddedPostgres } from '../../libs/database/src/embedded-postgres';
 import { MIGRATIONS } from '../../libs/database/src/migrations';
+import { ensureSourceTemplate } from './embedded-template-setup';
 import { findPostgresBin, startPostgres } from './postgres-server';
 import { TestState, testDatabaseKind } from './test-state';
 
@@ -18,9 +19,12 @@ async function migrate(url: string): Promise<void> {
 /**
  * Prepares one migrated database state per run, so each test file starts its own database from
  * it in well under a second: a PGlite snapshot (embedded), or a template database on a
- * throwaway PostgreSQL cluster (postgres).
+ * throwaway PostgreSQL cluster (postgres). Also makes sure the embedded database's initdb
+ * template is beside the sources (`embedded-template-setup.ts`).
  */
 export default async function globalSetup(): Promise<void> {
+  // Services and the command line started from the sources copy it (scripts/test.js made it already).
+  await ensureSourceTemplate();
   const dir = mkdtempSync(join(tmpdir(), 'ag-test-'));
   const kind = testDatabaseKind();
   let state: TestState;

@@ -19,15 +19,18 @@ export function pgliteVersion(): string {
   return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-function stampOf(templateDir: string): string {
-  return `${templateDir}.json`;
+/** The stamp beside the template. Not `<name>.json`: beside the sources, a folder `embedded-template`
+ * and a `embedded-template.json` would be found by `require('./embedded-template')` before the
+ * `.ts` file a require hook compiles. */
+export function templateStamp(templateDir: string): string {
+  return `${templateDir}.stamp`;
 }
 
 /** Whether `templateDir` holds a complete template made by the installed PGlite. */
 export function isUsableTemplate(templateDir: string): boolean {
-  if (!existsSync(join(templateDir, 'PG_VERSION')) || !existsSync(stampOf(templateDir))) return false;
+  if (!existsSync(join(templateDir, 'PG_VERSION')) || !existsSync(templateStamp(templateDir))) return false;
   try {
-    return (JSON.parse(readFileSync(stampOf(templateDir), 'utf8')) as { pglite?: string }).pglite === pgliteVersion();
+    return (JSON.parse(readFileSync(templateStamp(templateDir), 'utf8')) as { pglite?: string }).pglite === pgliteVersion();
   } catch {
     return false;
   }
@@ -47,7 +50,7 @@ export async function createEmbeddedTemplate(templateDir: string): Promise<boole
     await db.close();
     rmSync(templateDir, { recursive: true, force: true });
     renameSync(scratch, templateDir);
-    writeFileSync(stampOf(templateDir), `${JSON.stringify({ pglite: pgliteVersion(), made: new Date().toISOString() })}\n`);
+    writeFileSync(templateStamp(templateDir), `${JSON.stringify({ pglite: pgliteVersion(), made: new Date().toISOString() })}\n`);
     return true;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

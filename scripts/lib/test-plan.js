@@ -1,0 +1,64 @@
+/**
+ * Which test files run where (docs/testing.md, "How the suite runs"). The whole suite runs the
+ * unit tests and every e2e file on both databases, except the files named here, which run once:
+ *
+ * - browser files (`*-browser.e2e-spec.ts`): Chromium drives the pages; the pages' behaviour on
+ *   each database is covered by the pages' HTTP tests, which run on both. They run on PostgreSQL.
+ * - database-independent files: what they check does not touch the suite's database (a static
+ *   scan of the sources, the process's own embedded data folder, start-up refusals before any
+ *   connection, the route and OpenAPI descriptions built from the code).
+ *
+ * The smoke set is what the second Node line runs: boot, discovery, the 401, a tool call in each
+ * protocol generation, sign-in, consent in Chromium, on both databases.
+ */
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..', '..');
+
+const BROWSER = /-browser\.e2e-spec\.ts$/;
+
+/** Files whose assertions do not depend on the suite's database, each with why. */
+const DATABASE_INDEPENDENT = {
+  'test/architecture.e2e-spec.ts': 'reads the source tree and the import rules; starts no service',
+  'test/backup.e2e-spec.ts': 'backs up and restores its own embedded data folder, whatever the suite database',
+  'test/request-log.e2e-spec.ts': 'a service process on its own embedded data folder; checks its log lines',
+  'test/startup.e2e-spec.ts': 'configurations refused before any database connection',
+  'test/openapi.e2e-spec.ts': 'the OpenAPI document, built from the code',
+  'test/route-access.e2e-spec.ts': "the routes' declared access, read from the code",
+};
+
+/** The smoke set: file, and the part of it that runs (a test name pattern), or the whole file. */
+const SMOKE = [
+  'test/startup.e2e-spec.ts',
+  'test/discovery.e2e-spec.ts',
+  'test/mcp-auth.e2e-spec.ts',
+  'test/mcp-protocol.e2e-spec.ts',
+  'test/machine-flow.e2e-spec.ts',
+  'test/auth.e2e-spec.ts',
+  'test/consent-new-project-browser.e2e-spec.ts',
+];
+
+function list(dir, pattern) {
+  const out = [];
+  const walk = (rel) => {
+    for (const entry of readdirSync(join(ROOT, rel), { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(path);
+      else if (pattern.test(entry.name)) out.push(path);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+const unitFiles = () => [...list('libs', /\.spec\.ts$/), ...list('apps', /\.spec\.ts$/)];
+const e2eFiles = () => list('test', /\.e2e-spec\.ts$/);
+
+/** Files that run on one database only when both are there; on PostgreSQL. */
+function runsOnce(file) {
+  return BROWSER.test(file) || Object.prototype.hasOwnProperty.call(DATABASE_INDEPENDENT, file);
+}
+
+module.exports = { BROWSER, DATABASE_INDEPENDENT, SMOKE, unitFiles, e2eFiles, runsOnce };
