@@ -3,14 +3,14 @@ import { invalidClient, OAuthError, OAuthPageError } from './oauth.errors';
 
 describe('OAuth errors carry a kind, not a status', () => {
   it.each([
-    [new OAuthError('invalid_request', 'x'), 'invalid_input', 400],
-    [new OAuthError('invalid_grant', 'x'), 'invalid_input', 400],
-    [invalidClient('x', false), 'unauthenticated', 401],
-    [new OAuthError('temporarily_unavailable', 'x', { retryAfterSeconds: 30 }), 'rate_limited', 429],
-    [new OAuthPageError(403, 'Form expired', 'x'), 'forbidden', 403],
-    [new OAuthPageError(400, 'Invalid request', 'x'), 'invalid_input', 400],
-    [new OAuthPageError(429, 'Application could not be verified yet', 'x', 30), 'rate_limited', 429],
-  ] as const)('%s is %s (HTTP %d)', (error, kind, status) => {
+    ['OAuthError invalid_request', 'invalid_input', 400, new OAuthError('invalid_request', 'x')],
+    ['OAuthError invalid_grant', 'invalid_input', 400, new OAuthError('invalid_grant', 'x')],
+    ['OAuthError invalid_client', 'unauthenticated', 401, invalidClient('x', false)],
+    ['OAuthError temporarily_unavailable', 'rate_limited', 429, new OAuthError('temporarily_unavailable', 'x', { retryAfterSeconds: 30 })],
+    ['OAuthPageError 403', 'forbidden', 403, new OAuthPageError(403, 'Form expired', 'x')],
+    ['OAuthPageError 400', 'invalid_input', 400, new OAuthPageError(400, 'Invalid request', 'x')],
+    ['OAuthPageError 429', 'rate_limited', 429, new OAuthPageError(429, 'Application could not be verified yet', 'x', 30)],
+  ] as const)('%s is %s (HTTP %d)', (_name, kind, status, error) => {
     expect(error.kind).toBe(kind);
     expect(HTTP_STATUS_OF_KIND[error.kind]).toBe(status);
   });
