@@ -110,19 +110,7 @@ describe('an audit of what agents changed', () => {
         projectId: m.project.id,
         organizationId: admin.organization.id,
         permissions: ['tasks:write'],
-        principal: {
-          kind: 'agent',
-          tokenId: m.derived.id,
-          source: 'service_key',
-          organizationId: admin.organization.id,
-          projectId: m.project.id,
-          permissions: ['tasks:write'],
-          serviceKeyId: m.key.id,
-          grantId: null,
-          clientId: null,
-          userId: null,
-          expiresAt: null,
-        },
+        credential: { tokenId: m.derived.id, serviceKeyId: m.key.id, grantId: null, clientId: null },
       };
       expect(await t.app.get(TasksRepository).forProject(context, 'create_task').create({ title: 'Too late' })).toBeNull();
       expect(await t.dataSource.query('SELECT id FROM tasks WHERE project_id = $1', [m.project.id])).toEqual([]);

@@ -1,6 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import request from 'supertest';
-import { API_KEY_PERMISSION_NAMES, OrganizationRoute, Public, RestAuth, routeProblems } from '@app/credentials';
+import { API_KEY_PERMISSION_NAMES } from '@app/credential-store';
+import { OrganizationRoute, Public, RestAuth, routeProblems } from '@app/credentials';
 import { createApiKey, createTeam } from './factories/rest';
 import { REST_ERRORS } from './fixtures/rest-errors';
 import { startTestApp, TestApp } from './helpers/test-app';

@@ -1,7 +1,7 @@
 import { InsufficientScopeError } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
 import request from 'supertest';
-import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
 import { addMember, createAgentToken, createOrganization, createProject } from './factories';
 import { createOrganizationWithAdmin } from './factories/machine';
 import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';

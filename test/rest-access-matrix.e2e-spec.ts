@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { AGENT_PERMISSION_NAMES, API_KEY_PERMISSION_NAMES, ApiKeyPermission, generateToken, hashToken } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES } from '@app/capabilities';
+import { API_KEY_PERMISSION_NAMES, ApiKeyPermission } from '@app/credential-store';
+import { generateToken, hashToken } from '@app/credentials';
 import { addMember, createAgentToken, createOrganization, createProject } from './factories';
 import { createApiKey, createPersonWithoutPassword, createTeam } from './factories/rest';
 import { mountedRoutes } from './helpers/routes';

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { AGENT_PERMISSION_NAMES, AgentTokenService, generateToken, hashToken } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES } from '@app/capabilities';
+import { AgentTokenService, generateToken, hashToken } from '@app/credentials';
 import { createOrganization, createProject } from './factories';
 import { createApiKey, createOrganizationWithAdmin, createServiceKeyRow, createSessionUser } from './factories/machine';
 import { invalidTokenChallenge, MCP_401_BODY } from './fixtures/mcp-401';

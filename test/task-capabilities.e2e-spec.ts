@@ -1,5 +1,6 @@
 import { InsufficientScopeError, ProtocolError } from '@modelcontextprotocol/client';
-import { AgentPermission, TokenUsageRecorder } from '@app/credentials';
+import { AgentPermission } from '@app/capabilities';
+import { TokenUsageRecorder } from '@app/credentials';
 import { createAgentToken, createProjectWithToken } from './factories';
 import { insufficientScopeChallenge } from './fixtures/mcp-401';
 import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ApiKeyPermission, generateToken, hashToken, SessionTokenService } from '@app/credentials';
+import { ApiKeyPermission } from '@app/credential-store';
+import { generateToken, hashToken, SessionTokenService } from '@app/credentials';
 import type { TestApp } from '../helpers/test-app';
 import { addMember, createOrganization, createUser } from './index';
 

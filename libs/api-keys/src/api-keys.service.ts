@@ -3,17 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, DEFAULT_OVERLAP_SECONDS, isUuid, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
-import {
-  API_KEY_PERMISSION_NAMES,
-  ApiKey,
-  ApiKeyPermission,
-  ApiKeysRepository,
-  CredentialRevoker,
-  generateToken,
-  hashToken,
-  TOKEN_PREFIXES,
-  requireUser,
-} from '@app/credentials';
+import { API_KEY_PERMISSION_NAMES, ApiKey, ApiKeyPermission, ApiKeyStore, CredentialRevoker } from '@app/credential-store';
+import { generateToken, hashToken, TOKEN_PREFIXES, requireUser } from '@app/credentials';
 import { ApiKeyNotFoundError, ApiKeyNotActiveError, ApiKeyRotatingError } from './api-keys.errors';
 import type { ApiKeyDto, ApiKeyListDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
 
@@ -25,7 +16,7 @@ import type { ApiKeyDto, ApiKeyListDto, ApiKeyStatus, CreatedApiKeyDto, RevokedA
 export class ApiKeysService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly keys: ApiKeysRepository,
+    private readonly keys: ApiKeyStore,
     private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,
   ) {}

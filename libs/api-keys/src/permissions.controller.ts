@@ -1,7 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '@app/common';
-import { AGENT_PERMISSIONS, API_KEY_PERMISSIONS, RestAuth } from '@app/credentials';
+import { AGENT_PERMISSIONS } from '@app/capabilities';
+import { API_KEY_PERMISSIONS } from '@app/credential-store';
+import { RestAuth } from '@app/credentials';
 import { PermissionCataloguesDto } from './dto/api-key.dto';
 
 const CATALOGUES: PermissionCataloguesDto = {

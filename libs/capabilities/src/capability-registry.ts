@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from './agent-permissions';
 import { CAPABILITY_METADATA, CapabilityDefinition } from './capability';
 
 /** One capability with everything the MCP layer needs, built once at start-up. */

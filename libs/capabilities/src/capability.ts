@@ -1,16 +1,29 @@
 import { SetMetadata } from '@nestjs/common';
 import type { z } from 'zod';
-import type { AgentPermission, AgentPrincipal } from '@app/credentials';
+import type { AgentPermission } from './agent-permissions';
+
+/**
+ * The credential a capability runs under, by its ids: what an agent's write records as its
+ * actor and source (the token, and the service key or the OAuth grant and client it comes from).
+ */
+export interface AgentCredentialRef {
+  readonly tokenId: string;
+  readonly serviceKeyId: string | null;
+  readonly grantId: string | null;
+  readonly clientId: string | null;
+}
 
 /**
  * What a capability handler gets instead of a project id from its input: the one project the
- * credential is bound to. Handlers scope every query by `projectId` from here.
+ * credential is bound to. Handlers scope every query by `projectId` from here. The transport
+ * that calls the capability (the MCP endpoint) builds it from the request's credential; a
+ * capability never sees the credential's principal.
  */
 export interface ProjectContext {
   readonly projectId: string;
   readonly organizationId: string;
   readonly permissions: readonly AgentPermission[];
-  readonly principal: AgentPrincipal;
+  readonly credential: AgentCredentialRef;
 }
 
 /**

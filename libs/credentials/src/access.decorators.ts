@@ -2,7 +2,7 @@ import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/com
 import type { Request } from 'express';
 import { AuditActor, requestOrigin } from '@app/audit';
 import type { MembershipRole } from '@app/tenancy';
-import type { ApiKeyPermission } from './permissions';
+import type { ApiKeyPermission } from '@app/credential-store';
 import { actorOf, Principal } from './principal';
 
 export const ACCESS_METADATA = 'agent-gateway:access';

@@ -1,5 +1,5 @@
 import { AgentTokenService } from './agent-token.service';
-import type { AgentTokensRepository, LiveAgentToken } from './store/agent-tokens.repository';
+import type { AgentTokenLookup, LiveAgentToken } from '@app/credential-store';
 import { generateToken, hashToken, TOKEN_PREFIXES } from './token-format';
 import type { TokenUsageRecorder } from './token-usage.recorder';
 
@@ -12,7 +12,7 @@ function tokenTable() {
       lookups.push(digest);
       return live.get(digest) ?? null;
     },
-  } as unknown as AgentTokensRepository;
+  } as unknown as AgentTokenLookup;
   return { live, lookups, repository };
 }
 
@@ -63,7 +63,7 @@ describe('AgentTokenService', () => {
         if (down) throw new Error('database unavailable');
         return table.repository.findLiveByHash(digest);
       },
-    } as unknown as AgentTokensRepository;
+    } as unknown as AgentTokenLookup;
     const service = new AgentTokenService(repository, usage);
     const token = generateToken(TOKEN_PREFIXES.agentAccess);
     table.live.set(hashToken(token), row('t2'));

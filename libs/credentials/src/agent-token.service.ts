@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { AgentTokenLookup } from '@app/credential-store';
 import type { AgentPrincipal } from './principal';
 import { RefusedTokens } from './refused-tokens';
-import { AgentTokensRepository } from './store/agent-tokens.repository';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 import { TokenUsageRecorder } from './token-usage.recorder';
 
@@ -15,7 +15,7 @@ import { TokenUsageRecorder } from './token-usage.recorder';
 @Injectable()
 export class AgentTokenService {
   constructor(
-    private readonly tokens: AgentTokensRepository,
+    private readonly tokens: AgentTokenLookup,
     private readonly usage: TokenUsageRecorder,
   ) {}
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { ApiKeyStore } from '@app/credential-store';
 import { ApiKeyUsageRecorder } from './token-usage.recorder';
 import type { ApiKeyPrincipal } from './principal';
-import { ApiKeysRepository } from './store/api-keys.repository';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 
 /**
@@ -11,7 +11,7 @@ import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 @Injectable()
 export class ApiKeyResolver {
   constructor(
-    private readonly keys: ApiKeysRepository,
+    private readonly keys: ApiKeyStore,
     private readonly usage: ApiKeyUsageRecorder,
   ) {}
 

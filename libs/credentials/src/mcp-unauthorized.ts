@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { AGENT_PERMISSION_NAMES } from './permissions';
+import { AGENT_PERMISSION_NAMES } from '@app/capabilities';
 
 /**
  * The one 401 of the MCP endpoint (seed, Errors). `missing`: no credential at all, so the

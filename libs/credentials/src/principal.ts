@@ -1,7 +1,7 @@
 import type { AuditActor, RequestOrigin } from '@app/audit';
 import { DomainError } from '@app/common';
-import type { AgentTokenSource } from './entities/agent-token.entity';
-import type { AgentPermission, ApiKeyPermission } from './permissions';
+import type { AgentPermission } from '@app/capabilities';
+import type { AgentTokenSource, ApiKeyPermission } from '@app/credential-store';
 
 /** A `dga_` token: opens capabilities on exactly one project. */
 export interface AgentPrincipal {

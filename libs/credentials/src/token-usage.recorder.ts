@@ -1,7 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AgentTokensRepository } from './store/agent-tokens.repository';
-import { ApiKeysRepository } from './store/api-keys.repository';
+import { AgentTokenLookup, ApiKeyStore } from '@app/credential-store';
 
 /** `last_used_at` is kept to this resolution: at most one write per credential per interval. */
 export const AGENT_TOKEN_USAGE_RESOLUTION_MS = 60_000;
@@ -76,7 +75,7 @@ abstract class LastUsedRecorder implements OnModuleInit, BeforeApplicationShutdo
 /** `last_used_at` of agent tokens (OAuth access tokens and derived project tokens). */
 @Injectable()
 export class TokenUsageRecorder extends LastUsedRecorder {
-  constructor(dataSource: DataSource, tokens: AgentTokensRepository) {
+  constructor(dataSource: DataSource, tokens: AgentTokenLookup) {
     super(dataSource, tokens);
   }
 }
@@ -84,7 +83,7 @@ export class TokenUsageRecorder extends LastUsedRecorder {
 /** `last_used_at` of scoped `rk_` API keys. */
 @Injectable()
 export class ApiKeyUsageRecorder extends LastUsedRecorder {
-  constructor(dataSource: DataSource, keys: ApiKeysRepository) {
+  constructor(dataSource: DataSource, keys: ApiKeyStore) {
     super(dataSource, keys);
   }
 }

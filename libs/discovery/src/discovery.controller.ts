@@ -3,7 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/core';
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import { AppConfig } from '@app/config';
-import { AGENT_PERMISSION_NAMES, Public } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES } from '@app/capabilities';
+import { Public } from '@app/credentials';
 
 /**
  * OAuth discovery (RFC 9728 protected-resource metadata, RFC 8414 authorization-server

@@ -182,8 +182,8 @@ function principalOf(authInfo: AuthInfo | undefined): AgentPrincipal {
 
 /** The one project a request acts on, from that request's own credential. */
 function projectContextOf(authInfo: AuthInfo | undefined): ProjectContext {
-  const principal = principalOf(authInfo);
-  return { projectId: principal.projectId, organizationId: principal.organizationId, permissions: principal.permissions, principal };
+  const { projectId, organizationId, permissions, tokenId, serviceKeyId, grantId, clientId } = principalOf(authInfo);
+  return { projectId, organizationId, permissions, credential: { tokenId, serviceKeyId, grantId, clientId } };
 }
 
 /**

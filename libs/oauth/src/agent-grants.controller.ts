@@ -1,7 +1,8 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@app/audit';
-import { CurrentPrincipal, GrantRevocationResult, RequestActor, RestAuth, SessionPrincipal } from '@app/credentials';
+import { GrantRevocationResult } from '@app/credential-store';
+import { CurrentPrincipal, RequestActor, RestAuth, SessionPrincipal } from '@app/credentials';
 import { AgentGrantView, OAuthGrantsService } from './oauth-grants.service';
 
 /** The person's connected AI clients (their OAuth grants). Session only. */

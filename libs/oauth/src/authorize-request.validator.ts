@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
 import { errorRedirect } from './authorize-urls';
 import { OAuthClientsService, RegisteredClient } from './oauth-clients.service';
 import { ClientMetadataError, ClientMetadataRateLimitError } from './client-metadata/client-metadata.errors';

@@ -3,7 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { OAuthGrantsRepository, Public, readSessionCookie, SessionTokenService } from '@app/credentials';
+import { OAuthGrantStore } from '@app/credential-store';
+import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
 import { postedFromElsewhere, sendPage, sendRedirect } from '@app/web';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
 import { ConsentDecisionService } from './consent-decision.service';
@@ -30,7 +31,7 @@ export class AuthorizeController {
     private readonly consent: ConsentViewService,
     private readonly decisions: ConsentDecisionService,
     private readonly sessions: SessionTokenService,
-    private readonly grants: OAuthGrantsRepository,
+    private readonly grants: OAuthGrantStore,
   ) {
     this.ownOrigin = new URL(config.baseUrl).origin;
   }

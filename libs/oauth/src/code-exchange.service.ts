@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestOrigin } from '@app/audit';
-import { CredentialRevoker, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import { CredentialRevoker } from '@app/credential-store';
+import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import type { RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
 import { singleParam, verifyPkce } from './oauth-params';

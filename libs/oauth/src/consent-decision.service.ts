@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { AGENT_PERMISSION_NAMES, generateToken, hashToken, isAgentPermission, OAuthGrantsRepository, TOKEN_PREFIXES } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, isAgentPermission } from '@app/capabilities';
+import { OAuthGrantStore } from '@app/credential-store';
+import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credentials';
 import { isUuid } from '@app/database';
 import { MembershipDirectory, ProjectCreator, ProjectDirectory, projectNameProblem, PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 import { errorRedirect } from './authorize-urls';
@@ -37,7 +39,7 @@ export class ConsentDecisionService {
     private readonly requests: AuthorizationRequestsRepository,
     private readonly codes: AuthorizationCodesRepository,
     private readonly clients: OAuthClientsRepository,
-    private readonly grants: OAuthGrantsRepository,
+    private readonly grants: OAuthGrantStore,
     private readonly projects: ProjectDirectory,
     private readonly memberships: MembershipDirectory,
     private readonly projectCreator: ProjectCreator,

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AgentPermission, hashToken, OAuthGrantsRepository } from '@app/credentials';
+import { AgentPermission } from '@app/capabilities';
+import { OAuthGrantStore } from '@app/credential-store';
+import { hashToken } from '@app/credentials';
 import { isUuid } from '@app/database';
 import { OrganizationDirectory, ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { authorizePath } from './authorize-urls';
@@ -25,7 +27,7 @@ export class ConsentViewService {
     private readonly projects: ProjectDirectory,
     private readonly organizations: OrganizationDirectory,
     private readonly clients: OAuthClientsRepository,
-    private readonly grants: OAuthGrantsRepository,
+    private readonly grants: OAuthGrantStore,
     private readonly clientPolicies: ClientPolicyService,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { AgentTokensRepository, OAuthGrantsRepository, RefreshTokensRepository } from '@app/credentials';
+import { OAuthAccessTokenStore, OAuthGrantStore, RefreshTokenStore } from '@app/credential-store';
 import { CleanupScheduler } from '@app/database';
 import { UNUSED_CLIENT_TTL_SECONDS } from './client-registration.service';
 import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
@@ -42,11 +42,11 @@ export class OAuthCleanupService implements OnModuleInit {
 
   constructor(
     private readonly clients: OAuthClientsRepository,
-    private readonly grants: OAuthGrantsRepository,
+    private readonly grants: OAuthGrantStore,
     private readonly codes: AuthorizationCodesRepository,
     private readonly requests: AuthorizationRequestsRepository,
-    private readonly refreshTokens: RefreshTokensRepository,
-    private readonly agentTokens: AgentTokensRepository,
+    private readonly refreshTokens: RefreshTokenStore,
+    private readonly agentTokens: OAuthAccessTokenStore,
     private readonly scheduler: CleanupScheduler,
   ) {}
 

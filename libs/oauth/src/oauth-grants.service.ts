@@ -2,16 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AuditActor } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, DomainError, keysetPage, NotFoundError, PAGE_SIZE_DEFAULT } from '@app/common';
-import {
-  AgentPermission,
-  AgentTokensRepository,
-  CredentialRevoker,
-  GrantRevocationResult,
-  ListedGrant,
-  OAuthGrantsRepository,
-  requireUser,
-  userOf,
-} from '@app/credentials';
+import { AgentPermission } from '@app/capabilities';
+import { OAuthAccessTokenStore, CredentialRevoker, GrantRevocationResult, ListedGrant, OAuthGrantStore } from '@app/credential-store';
+import { requireUser, userOf } from '@app/credentials';
 import { isUuid } from '@app/database';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { clientHosts, metadataDocumentHost } from './redirect-uri';
@@ -63,12 +56,12 @@ export interface GrantViewer {
 export class OAuthGrantsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly grants: OAuthGrantsRepository,
+    private readonly grants: OAuthGrantStore,
     private readonly clients: OAuthClientsRepository,
     private readonly revoker: CredentialRevoker,
     private readonly projects: ProjectDirectory,
     private readonly users: UserDirectory,
-    private readonly tokens: AgentTokensRepository,
+    private readonly tokens: OAuthAccessTokenStore,
   ) {}
 
   /** Live grants that produced tokens, newest first. */

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from '@app/capabilities';
 
 export { singleParam } from '@app/web';
 

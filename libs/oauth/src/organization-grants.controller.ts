@@ -2,7 +2,8 @@ import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { GrantRevocationResult, OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
+import { GrantRevocationResult } from '@app/credential-store';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
 import { ListOrganizationGrantsQueryDto, OrganizationGrantPageDto, RevokedGrantDto } from './dto/organization-grant.dto';
 import { OAuthGrantsService } from './oauth-grants.service';
 

@@ -1,15 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import {
-  AgentPermission,
-  CredentialRevoker,
-  hashToken,
-  isWellFormedToken,
-  RefreshTokenOrigin,
-  RefreshTokensRepository,
-  TOKEN_PREFIXES,
-} from '@app/credentials';
+import { AgentPermission } from '@app/capabilities';
+import { CredentialRevoker, RefreshTokenOrigin, RefreshTokenStore } from '@app/credential-store';
+import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import type { RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
 import { scopeTokens, singleParam } from './oauth-params';
@@ -26,7 +20,7 @@ import { fail, Failure, TokenIssuer, TokenResponse } from './token-issuer.servic
 export class RefreshRotationService {
   constructor(
     private readonly config: AppConfig,
-    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly refreshTokens: RefreshTokenStore,
     private readonly issuer: TokenIssuer,
     private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,

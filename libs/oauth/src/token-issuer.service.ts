@@ -1,17 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
-import {
-  AgentPermission,
-  AgentTokensRepository,
-  generateToken,
-  hashToken,
-  OAuthGrant,
-  OAuthGrantsRepository,
-  RefreshTokenOrigin,
-  RefreshTokensRepository,
-  TOKEN_PREFIXES,
-} from '@app/credentials';
+import { AgentPermission } from '@app/capabilities';
+import { OAuthAccessTokenStore, OAuthGrant, OAuthGrantStore, RefreshTokenOrigin, RefreshTokenStore } from '@app/credential-store';
+import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credentials';
 import { ProjectDirectory } from '@app/tenancy';
 import { admitsClient } from './client-policy/client-policy';
 import { ClientPolicyRepository } from './client-policy/client-policy.repository';
@@ -46,9 +38,9 @@ export class TokenIssuer {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
-    private readonly grants: OAuthGrantsRepository,
-    private readonly agentTokens: AgentTokensRepository,
-    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly grants: OAuthGrantStore,
+    private readonly agentTokens: OAuthAccessTokenStore,
+    private readonly refreshTokens: RefreshTokenStore,
     private readonly projects: ProjectDirectory,
     private readonly clientPolicies: ClientPolicyRepository,
   ) {}
@@ -76,7 +68,7 @@ export class TokenIssuer {
    * deleted, its person still a member of the project's organisation, and the organisation
    * still admitting the client (a policy change revokes such grants; this also covers a consent
    * approved while the policy was changing). The grant row stays locked until the transaction
-   * ends (see `OAuthGrantsRepository.findForUpdate`).
+   * ends (see `OAuthGrantStore.findForUpdate`).
    */
   async liveGrant(em: EntityManager, grantId: string): Promise<OAuthGrant | Failure> {
     const grant = await this.grants.findForUpdate(em, grantId);

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { RequestOrigin } from '@app/audit';
-import { AgentTokensRepository, CredentialRevoker, hashToken, isWellFormedToken, RefreshTokensRepository, TOKEN_PREFIXES } from '@app/credentials';
+import { OAuthAccessTokenStore, CredentialRevoker, RefreshTokenStore } from '@app/credential-store';
+import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
 import { OAuthClientsService, presentedCredentials, RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
 import { singleParam } from './oauth-params';
@@ -23,8 +24,8 @@ export class TokenRevocationService {
     private readonly dataSource: DataSource,
     private readonly clients: OAuthClientsService,
     private readonly clientStore: OAuthClientsRepository,
-    private readonly refreshTokens: RefreshTokensRepository,
-    private readonly agentTokens: AgentTokensRepository,
+    private readonly refreshTokens: RefreshTokenStore,
+    private readonly agentTokens: OAuthAccessTokenStore,
     private readonly revoker: CredentialRevoker,
   ) {}
 

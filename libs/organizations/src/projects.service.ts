@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { DomainError, isUuid } from '@app/common';
-import { CredentialRevoker } from '@app/credentials';
+import { CredentialRevoker } from '@app/credential-store';
 import { ProjectCreator, ProjectDirectory, ProjectRecord } from '@app/tenancy';
 import type { DeletedProjectDto, ProjectDeletionImpact, ProjectDto, ProjectListDto } from './dto/project.dto';
 import { ProjectNotFoundError } from './organizations.errors';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ApiKeysRepository, ServiceKey } from '@app/credentials';
+import { ApiKeyStore, ServiceKey } from '@app/credential-store';
 import { UserDirectory } from '@app/tenancy';
 import type { ServiceKeyCreatorDto } from './dto/service-key.dto';
 
@@ -14,7 +14,7 @@ export class ServiceKeyCreators {
   constructor(
     private readonly dataSource: DataSource,
     private readonly users: UserDirectory,
-    private readonly apiKeys: ApiKeysRepository,
+    private readonly apiKeys: ApiKeyStore,
   ) {}
 
   async of(organizationId: string, keys: readonly ServiceKey[]): Promise<Map<string, ServiceKeyCreatorDto>> {

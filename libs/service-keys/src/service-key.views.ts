@@ -1,4 +1,5 @@
-import { AGENT_PERMISSION_NAMES, AgentPermission, AgentToken, ServiceKey } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
+import { AgentToken, ServiceKey } from '@app/credential-store';
 import type { ProjectTokenDto, ServiceKeyCreatorDto, ServiceKeyDto } from './dto/service-key.dto';
 
 /** The catalogue's order, without duplicates. */

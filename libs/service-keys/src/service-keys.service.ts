@@ -2,18 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { DEFAULT_OVERLAP_SECONDS, isUuid, PAGE_SIZE_DEFAULT } from '@app/common';
-import {
-  AGENT_PERMISSION_NAMES,
-  AgentPermission,
-  AgentTokensRepository,
-  CredentialRevoker,
-  derivedTokenConflict,
-  generateToken,
-  hashToken,
-  ServiceKey,
-  ServiceKeysRepository,
-  TOKEN_PREFIXES,
-} from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
+import { DerivedTokenStore, CredentialRevoker, derivedTokenConflict, ServiceKey, ServiceKeyStore } from '@app/credential-store';
+import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credentials';
 import { ProjectDirectory } from '@app/tenancy';
 import {
   CreatedServiceKeyDto,
@@ -53,8 +44,8 @@ export interface PageOptions {
 export class ServiceKeysService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly keys: ServiceKeysRepository,
-    private readonly tokens: AgentTokensRepository,
+    private readonly keys: ServiceKeyStore,
+    private readonly tokens: DerivedTokenStore,
     private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,
     private readonly projects: ProjectDirectory,

@@ -17,11 +17,10 @@ export class TasksRepository {
   ) {}
 
   forProject(context: ProjectContext, tool: string): ProjectTasks {
-    const { principal } = context;
     const write = (targetId: string | null, outcome: string) => ({
       organizationId: context.organizationId,
       projectId: context.projectId,
-      credential: principal,
+      credential: context.credential,
       tool,
       targetType: 'task',
       targetId,

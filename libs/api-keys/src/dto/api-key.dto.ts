@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { API_KEY_PERMISSION_NAMES, ApiKeyPermission } from '@app/credentials';
+import { API_KEY_PERMISSION_NAMES, ApiKeyPermission } from '@app/credential-store';
 
 export type ApiKeyStatus = 'active' | 'rotating_out' | 'revoked' | 'expired';
 

@@ -13,7 +13,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 import { Trim } from '@app/common';
-import { API_KEY_PERMISSION_NAMES, ApiKeyPermission, isApiKeyPermission } from '@app/credentials';
+import { API_KEY_PERMISSION_NAMES, ApiKeyPermission, isApiKeyPermission } from '@app/credential-store';
 
 /** Every entry must be in the API-key permission catalogue; the message names the positions of those that are not (never their text). */
 function IsApiKeyPermissionList(options?: ValidationOptions) {

@@ -1,5 +1,5 @@
 import type { ApiKeyDto, CreatedApiKeyDto } from '@app/api-keys';
-import { API_KEY_PERMISSION_NAMES, API_KEY_PERMISSIONS, ApiKeyPermission } from '@app/credentials';
+import { API_KEY_PERMISSION_NAMES, API_KEY_PERMISSIONS, ApiKeyPermission } from '@app/credential-store';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, secretField, sectionPath, snippetField } from '../views/layout';

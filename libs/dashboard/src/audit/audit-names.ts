@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditEventDto } from '@app/audit';
 import { isUuid } from '@app/common';
-import { ApiKeysRepository, ServiceKeysRepository } from '@app/credentials';
+import { ApiKeyStore, ServiceKeyStore } from '@app/credential-store';
 import { OAuthGrantsService } from '@app/oauth';
 import type { MemberDto } from '@app/organizations';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';
@@ -17,8 +17,8 @@ export class AuditNamesReader {
   constructor(
     private readonly users: UserDirectory,
     private readonly projects: ProjectDirectory,
-    private readonly apiKeys: ApiKeysRepository,
-    private readonly serviceKeys: ServiceKeysRepository,
+    private readonly apiKeys: ApiKeyStore,
+    private readonly serviceKeys: ServiceKeyStore,
     private readonly grants: OAuthGrantsService,
   ) {}
 

@@ -1,5 +1,5 @@
 import type { MemberDto } from '@app/organizations';
-import type { MemberRemovalPreview } from '@app/credentials';
+import type { MemberRemovalPreview } from '@app/credential-store';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, secretField, sectionPath } from '../views/layout';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { DomainError } from '@app/common';
-import { CredentialRevoker, OAuthGrantsRepository } from '@app/credentials';
+import { CredentialRevoker, OAuthGrantStore } from '@app/credential-store';
 import { clientHosts } from '../redirect-uri';
 import { OAuthClientsRepository } from '../store/oauth-clients.repository';
 import type { ClientPolicyDto, UpdateClientPolicyDto, UpdatedClientPolicyDto } from './client-policy.dto';
@@ -25,7 +25,7 @@ export class ClientPolicyService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly policies: ClientPolicyRepository,
-    private readonly grants: OAuthGrantsRepository,
+    private readonly grants: OAuthGrantStore,
     private readonly revoker: CredentialRevoker,
     private readonly audit: AuditService,
     private readonly clients: OAuthClientsRepository,

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
 import { KeysetPageQueryDto } from '@app/common';
-import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
 
 export class ListOrganizationGrantsQueryDto extends KeysetPageQueryDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'Only the clients this person connected.' })

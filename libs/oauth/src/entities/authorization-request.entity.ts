@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { AgentPermission } from '@app/credentials';
+import type { AgentPermission } from '@app/capabilities';
 
 /**
  * A validated authorize request waiting for the person's decision on the consent page. The

@@ -1,4 +1,4 @@
-import { AGENT_PERMISSION_NAMES, AGENT_PERMISSIONS, AgentPermission } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AGENT_PERMISSIONS, AgentPermission } from '@app/capabilities';
 import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 import { html, HtmlPage, page, SafeHtml } from '@app/web';
 

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DerivedTokenRefDto } from '@app/credentials';
+import { DerivedTokenRefDto } from '@app/credential-store';
 import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
 export class MemberDto {

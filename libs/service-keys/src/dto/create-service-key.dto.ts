@@ -11,7 +11,7 @@ import {
   ValidationArguments,
   ValidateBy,
 } from 'class-validator';
-import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from '@app/capabilities';
 
 /** Every element is a permission of the agent catalogue; the message names the position of the first bad one (never its text). */
 function IsAgentPermissionList() {

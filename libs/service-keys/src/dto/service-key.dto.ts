@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AGENT_PERMISSION_NAMES, AgentPermission, DerivedTokenRefDto } from '@app/credentials';
+import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
+import { DerivedTokenRefDto } from '@app/credential-store';
 
 const permissions = { enum: AGENT_PERMISSION_NAMES, isArray: true } as const;
 const status = { enum: ['active', 'revoked'] } as const;

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditActor, AuditService, SYSTEM_ACTOR } from '@app/audit';
-import { AgentTokensRepository } from './store/agent-tokens.repository';
-import { ApiKeysRepository } from './store/api-keys.repository';
-import { OAuthGrantsRepository, RevokedGrant } from './store/oauth-grants.repository';
-import { RefreshTokensRepository } from './store/refresh-tokens.repository';
-import { ServiceKeysRepository } from './store/service-keys.repository';
+import { AgentTokensRepository } from './repositories/agent-tokens.repository';
+import { ApiKeysRepository } from './repositories/api-keys.repository';
+import { OAuthGrantsRepository, RevokedGrant } from './repositories/oauth-grants.repository';
+import { RefreshTokensRepository } from './repositories/refresh-tokens.repository';
+import { ServiceKeysRepository } from './repositories/service-keys.repository';
 
 export type GrantRevocationReason =
   | 'revoked_by_user'

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { ApiKeyPermission } from '../permissions';
+import type { ApiKeyPermission } from '../api-key-permissions';
 
 /** A scoped `rk_` key of one organisation. Only the SHA-256 digest of the secret is stored. */
 @Index('api_keys_hash_key', ['keyHash'], { unique: true })

@@ -1,5 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { AgentPermission } from '../permissions';
+import type { AgentPermission } from '@app/capabilities';
 
 /**
  * What a person approved on the consent page: one client may act on one project with the ticked

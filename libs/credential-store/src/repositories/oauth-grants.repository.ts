@@ -3,7 +3,7 @@ import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { KEYSET_SQL, KeysetPosition } from '@app/common';
 import { queryReturning, statement, statementIn } from '@app/database';
 import { OAuthGrant } from '../entities/oauth-grant.entity';
-import type { AgentPermission } from '../permissions';
+import type { AgentPermission } from '@app/capabilities';
 
 /** A grant as the connected-clients list shows it (the names of its client and project are their owners'). */
 export interface ListedGrant {

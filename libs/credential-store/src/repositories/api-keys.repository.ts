@@ -3,7 +3,7 @@ import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { KEYSET_SQL, KeysetPosition } from '@app/common';
 import { isUuid, queryAffected, queryReturning } from '@app/database';
 import { ApiKey } from '../entities/api-key.entity';
-import type { ApiKeyPermission } from '../permissions';
+import type { ApiKeyPermission } from '../api-key-permissions';
 
 /** The `api_keys` table (scoped `rk_` keys). The only code that reads or writes it. */
 @Injectable()

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { AgentPermission } from '../permissions';
+import type { AgentPermission } from '@app/capabilities';
 
 /**
  * A service key: created by an organisation administrator, it has no secret of its own. It is

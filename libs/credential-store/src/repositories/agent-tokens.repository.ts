@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, queryReturning, readStatement, statement, statementIn } from '@app/database';
 import { AgentToken } from '../entities/agent-token.entity';
-import type { AgentPermission } from '../permissions';
+import type { AgentPermission } from '@app/capabilities';
 
 /** What a new agent token is made of; the secret itself never reaches the database. */
 export interface NewAgentToken {

@@ -1,5 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { AgentPermission } from '../permissions';
+import type { AgentPermission } from '@app/capabilities';
 
 export type AgentTokenSource = 'oauth' | 'service_key';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { isUuid, queryReturning } from '@app/database';
 import { ServiceKey } from '../entities/service-key.entity';
-import type { AgentPermission } from '../permissions';
+import type { AgentPermission } from '@app/capabilities';
 
 /** The `service_keys` table. The only code that reads or writes it. */
 @Injectable()
