@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Type } from '@nestjs/common';
+import type { Provider, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
@@ -23,10 +23,10 @@ export interface TestApp {
  * Starts the whole service on 127.0.0.1 with its own fresh, migrated database: an in-memory
  * PGlite loaded from the run's snapshot, or a new database cloned from the template on the
  * run's PostgreSQL. `env` overrides configuration (short TTLs and the like); `controllers` are
- * mounted beside the features' own. When start-up fails, what was started is cleaned up and the
+ * mounted beside the features' own, `providers` added to the application module. When start-up fails, what was started is cleaned up and the
  * error is thrown.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { controllers?: Type[] } = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { controllers?: Type[]; providers?: Provider[] } = {}): Promise<TestApp> {
   // A free port can be taken by another process between choosing it and listening on it (other
   // test files and servers run at the same time): then start again on another port.
   for (let attempt = 1; ; attempt++) {
@@ -38,7 +38,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   }
 }
 
-async function startTestAppOnce(env: Record<string, string>, options: { controllers?: Type[] }): Promise<TestApp> {
+async function startTestAppOnce(env: Record<string, string>, options: { controllers?: Type[]; providers?: Provider[] }): Promise<TestApp> {
   const state = readTestState();
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'ag-app-'));
@@ -60,7 +60,7 @@ async function startTestAppOnce(env: Record<string, string>, options: { controll
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const app = await createGatewayApp(config, { database: { embeddedSnapshot: snapshot }, controllers: options.controllers }).catch(
+  const app = await createGatewayApp(config, { database: { embeddedSnapshot: snapshot }, controllers: options.controllers, providers: options.providers }).catch(
     async (err: unknown) => {
       await cleanUp();
       throw err;

@@ -1,4 +1,4 @@
-import { DynamicModule, Module, Type, ValidationPipe } from '@nestjs/common';
+import { DynamicModule, Module, Provider, Type, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ApiKeysModule } from '@app/api-keys';
@@ -24,6 +24,8 @@ export interface AppModuleOptions {
   database?: DatabaseModuleOptions;
   /** Controllers mounted beside the features' own (tests mount probe routes with it). */
   controllers?: Type[];
+  /** Providers added to the application module (tests register throwaway global enhancers with it). */
+  providers?: Provider[];
 }
 
 @Module({})
@@ -58,6 +60,7 @@ export class AppModule {
           provide: APP_PIPE,
           useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, exceptionFactory: validationException }),
         },
+        ...(options.providers ?? []),
       ],
     };
   }

@@ -1,5 +1,5 @@
 import { INestApplication, Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ApplicationConfig, NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
@@ -17,7 +17,8 @@ import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors
 import { GatewayExpressAdapter } from './gateway-express-adapter';
 import { closeConnectionsWhenDraining } from './graceful-shutdown';
 import { createLogger, createRequestLog } from './logger';
-import { agentCheckFirst, mcpRoute } from './mcp-route';
+import { agentCheckFirst, type Middleware, mcpRoute } from './mcp-route';
+import { McpRouteEnhancers } from './mcp-route-enhancers';
 import { textGuard } from './text-guard.middleware';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
@@ -57,24 +58,15 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.use(closeConnectionsWhenDraining(app.get(Readiness)));
   app.use(mcpOriginCheck(config));
   app.enableCors(corsOptionsDelegate(config));
-  // The MCP endpoint parses any JSON value (not only objects and arrays), so a valid JSON body
-  // that is not a JSON-RPC message is answered -32600 by the SDK instead of -32700 here.
-  const mcpJson = json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES });
-  const cookies = cookieParser();
-  const errors = new AppExceptionFilter(config);
-  // The endpoint's credential comes before its body: without a live agent token, a 401 and no body read.
-  const agentCheck = agentCheckFirst(app.get(CredentialGuard), errors);
-  // POST /api/mcp itself is served here, by the same middleware as below, ahead of Nest's routes.
+  const enhancers = new McpRouteEnhancers(app.get(ApplicationConfig), app.get(CredentialGuard), new AppExceptionFilter(config), app.get(McpEndpoint));
+  const layers = requestMiddleware(agentCheckFirst(app.get(CredentialGuard), enhancers));
+  // POST /api/mcp itself is served here, by the same layers as below, ahead of Nest's routes.
   const server = app.getHttpAdapter().getInstance() as express.Express;
-  server.post(MCP_PATH, mcpRoute(app.get(McpEndpoint), errors, [agentCheck, mcpJson, bodyErrorHandler, bodyDepthGuard, cookies, textGuard]));
-  app.use((req: Request, res: Response, next: NextFunction) => (req.method === 'POST' && req.path === MCP_PATH ? agentCheck(req, res, next) : next()));
-  app.use(MCP_PATH, mcpJson);
-  app.use(json({ limit: MAX_BODY_BYTES, type: JSON_TYPES }));
-  app.use(urlencoded({ extended: false, limit: MAX_BODY_BYTES, parameterLimit: 100 }));
-  app.use(bodyErrorHandler);
-  app.use(bodyDepthGuard);
-  app.use(cookies);
-  app.use(textGuard);
+  server.post(MCP_PATH, mcpRoute(app.get(McpEndpoint), enhancers, layersFor(MCP_PATH, layers)));
+  for (const layer of layers) {
+    if (layer.path === undefined) app.use(layer.handle);
+    else app.use(layer.path, layer.handle);
+  }
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -127,6 +119,39 @@ function bodyDepthGuard(req: Request, res: Response, next: NextFunction): void {
     return;
   }
   res.status(400).json(restErrorBody(400, message));
+}
+
+/** One layer of the application's middleware: `app.use(path, handle)`, or `app.use(handle)` without a path. */
+export interface MiddlewareLayer {
+  readonly path?: string;
+  readonly handle: Middleware;
+}
+
+/**
+ * The application's middleware after the origin checks and CORS, in order: the one list that
+ * both MCP routes are built from. The application mounts every layer (`app.use`) ahead of Nest's
+ * routes; the endpoint's own route (`mcp-route.ts`) runs those that apply to `/api/mcp`
+ * (`layersFor`), so a layer added here is added to both.
+ */
+export function requestMiddleware(agentCheck: Middleware): readonly MiddlewareLayer[] {
+  return [
+    // The endpoint's credential comes before its body: without a live agent token, a 401 and no body read.
+    { handle: (req: Request, res: Response, next: NextFunction) => (req.method === 'POST' && req.path === MCP_PATH ? (agentCheck as (q: Request, s: Response, n: NextFunction) => void)(req, res, next) : next()) },
+    // The MCP endpoint parses any JSON value (not only objects and arrays), so a valid JSON body
+    // that is not a JSON-RPC message is answered -32600 by the SDK instead of -32700 here.
+    { path: MCP_PATH, handle: json({ limit: MAX_BODY_BYTES, strict: false, type: JSON_TYPES }) },
+    { handle: json({ limit: MAX_BODY_BYTES, type: JSON_TYPES }) },
+    { handle: urlencoded({ extended: false, limit: MAX_BODY_BYTES, parameterLimit: 100 }) },
+    { handle: bodyErrorHandler },
+    { handle: bodyDepthGuard },
+    { handle: cookieParser() },
+    { handle: textGuard },
+  ];
+}
+
+/** The handlers of the layers that `path` itself passes through (a layer without a path, or mounted exactly there), in order. */
+export function layersFor(path: string, layers: readonly MiddlewareLayer[]): Middleware[] {
+  return layers.filter((layer) => layer.path === undefined || layer.path === path).map((layer) => layer.handle);
 }
 
 export const bootLogger = new Logger('Bootstrap');

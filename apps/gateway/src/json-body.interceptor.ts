@@ -1,8 +1,9 @@
-import { CallHandler, ExecutionContext, HttpException, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, HttpException, Injectable, NestInterceptor, type Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
+import type { RouteAwareEnhancer } from './mcp-route-enhancers';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -14,7 +15,7 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
  * revocation endpoints) declare their body as a plain record and are left alone.
  */
 @Injectable()
-export class JsonBodyInterceptor implements NestInterceptor {
+export class JsonBodyInterceptor implements NestInterceptor, RouteAwareEnhancer {
   private readonly jsonRoutes = new WeakMap<object, boolean>();
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -34,11 +35,10 @@ export class JsonBodyInterceptor implements NestInterceptor {
     return next.handle();
   }
 
-  private takesJson(context: ExecutionContext): boolean {
-    const handler = context.getHandler();
+  /** Whether this interceptor does anything on `handler` (a route whose body is a DTO); read once at start by the MCP endpoint's own route. */
+  appliesTo(controller: Type, handler: (...args: never[]) => unknown): boolean {
     let known = this.jsonRoutes.get(handler);
     if (known === undefined) {
-      const controller = context.getClass();
       const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as Record<string, { index: number }>;
       const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, handler.name) ?? []) as unknown[];
       known = Object.entries(args).some(([key, { index }]) => {
@@ -49,6 +49,10 @@ export class JsonBodyInterceptor implements NestInterceptor {
       this.jsonRoutes.set(handler, known);
     }
     return known;
+  }
+
+  private takesJson(context: ExecutionContext): boolean {
+    return this.appliesTo(context.getClass(), context.getHandler() as (...args: never[]) => unknown);
   }
 }
 

@@ -3,8 +3,13 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type AuthenticatedRequest, type CredentialGuard, McpUnauthorizedException } from '@app/credentials';
 import type { McpEndpoint } from '@app/mcp';
 import { setRouteTemplate } from '@app/observability';
-import type { AppExceptionFilter } from './app-exception.filter';
 import { MCP_PATH } from './cors.middleware';
+import type { McpRouteEnhancers } from './mcp-route-enhancers';
+
+/** Answers an error as the route's filters do (`McpRouteEnhancers.answer`). */
+export interface ErrorAnswer {
+  answer(error: unknown, req: Request, res: Response): void;
+}
 
 /** An Express middleware, or an error-handling one (four parameters), as `app.use` takes them. */
 export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Response, next: NextFunction) => void);
@@ -18,7 +23,7 @@ export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Res
  * once the body is read, so that its JSON-RPC error carries the message's id. The outcome stays
  * with the request (`CredentialGuard.authenticateAgentRequest`) for the endpoint or Nest's guard.
  */
-export function agentCheckFirst(guard: CredentialGuard, errors: AppExceptionFilter): (req: Request, res: Response, next: NextFunction) => Promise<void> {
+export function agentCheckFirst(guard: CredentialGuard, errors: ErrorAnswer): (req: Request, res: Response, next: NextFunction) => Promise<void> {
   return (req, res, next) =>
     guard.authenticateAgentRequest(req as AuthenticatedRequest).then(
       // A client gone while its credential was looked up is answered no further: the body parser
@@ -40,18 +45,18 @@ function gone(req: Request): boolean {
 /**
  * `POST /api/mcp` served ahead of Nest's routes, which agents call for every message. An Express
  * route registered right after the origin check and CORS (so traces show it as the request's
- * route handler, as they show Nest's), it runs, in order, the very middleware functions the
- * application runs for this endpoint (`stack`: the agent check before the body, the endpoint's
- * JSON parser with its limits, the body-error answers, the depth guard, cookies, the text
- * guard), then the endpoint itself (`McpEndpoint.serve`), and answers errors with the
- * application's exception filter. What it leaves out is only the walk through the router's other
- * layers and Nest's per-route pipeline (guard lookup, interceptors, pipes), which for this route
- * do nothing the endpoint does not do itself.
+ * route handler, as they show Nest's), it runs, in order, the very middleware the application
+ * runs for this path (`stack`: the layers of `requestMiddleware` that apply to it), then the
+ * endpoint itself (`McpEndpoint.serve`) with Nest's global enhancers as `McpRouteEnhancers`
+ * runs them (the credential guard and the exception filters by the route itself; any other
+ * global guard, interceptor, pipe or filter as Nest would), and answers errors as the route's
+ * filters do. What it leaves out is only the walk through the router's other layers and Nest's
+ * per-route machinery.
  *
  * It takes exactly `POST /api/mcp` (no query string, no trailing slash); every other request
  * goes on to the application's chain and Nest's `McpController`, which behaves the same.
  */
-export function mcpRoute(endpoint: McpEndpoint, errors: AppExceptionFilter, stack: readonly Middleware[]): RequestHandler {
+export function mcpRoute(endpoint: McpEndpoint, enhancers: McpRouteEnhancers, stack: readonly Middleware[]): RequestHandler {
   return (req, res, next) => {
     // Labelled as the application's chain labels it: only a request that gets past the body
     // middleware reaches a route (a refused body is `unmatched` there), so not by this one yet.
@@ -61,7 +66,10 @@ export function mcpRoute(endpoint: McpEndpoint, errors: AppExceptionFilter, stac
     // runs in it again (a no-op without tracing).
     const serve = context.bind(context.active(), () => {
       setRouteTemplate(req, MCP_PATH);
-      endpoint.serve(req as AuthenticatedRequest, res).catch((thrown: unknown) => errors.answer(thrown, req, res));
+      const served = enhancers.none
+        ? endpoint.serve(req as AuthenticatedRequest, res)
+        : enhancers.run(req, res, () => endpoint.serve(req as AuthenticatedRequest, res));
+      served.catch((thrown: unknown) => enhancers.answer(thrown, req, res));
     });
     runStack(stack, req, res, (error?: unknown) => {
       // An error no middleware answered goes on as it would from the application's own chain.

@@ -46,8 +46,17 @@ export class McpEndpoint {
       await this.guard.authenticateAgentRequest(req);
       await this.post(req, res);
     } catch (error) {
-      if (!(error instanceof McpRefusal || error instanceof DomainError) || res.headersSent) throw error;
-      sendJsonRpcRefusal(res, error, req.body);
+      if (!this.refuse(error, req, res)) throw error;
     }
+  }
+
+  /**
+   * Answers `error` as `JsonRpcErrorFilter` (the controller's filter) does, when it is one of its
+   * kinds and nothing was sent yet; false otherwise.
+   */
+  refuse(error: unknown, req: { body?: unknown }, res: Response): boolean {
+    if (!(error instanceof McpRefusal || error instanceof DomainError) || res.headersSent) return false;
+    sendJsonRpcRefusal(res, error, req.body);
+    return true;
   }
 }

@@ -1,4 +1,4 @@
-import { All, Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { All, Body, Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AgentCapability, type AuthenticatedRequest, Public } from '@app/credentials';
@@ -24,7 +24,9 @@ export class McpController {
   @Post()
   @AgentCapability()
   @HttpCode(200)
-  async post(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
+  async post(@Req() req: AuthenticatedRequest, @Res() res: Response, @Body() body: unknown): Promise<void> {
+    // The body as the global pipes left it, as the endpoint's own route hands it on (docs/architecture.md).
+    req.body = body;
     await this.endpoint.post(req, res);
   }
 
