@@ -22,12 +22,12 @@ import { queryStatement, type Statement } from './statement-query';
  *   cancels a statement that runs (or waits for a lock) longer, that statement fails as
  *   "unavailable" (57014, see `database-unavailable.ts`) and the ones behind it on the connection
  *   go on; the connection stays as it was.
- * - A connection that gives no answer at all for `NO_ANSWER_MARGIN_MS` beyond the bound (the
+ * - A connection that gives no answer at all for `READ_PIPELINE_NO_ANSWER_MARGIN_MS` beyond the bound (the
  *   server or the network gone silent) is dropped: its oldest statement fails with a statement
  *   timeout, the others sent on it as the connection's end fails them, all "unavailable"; the next
  *   statement opens a new connection.
  * - A new statement goes to the connection with the fewest statements in flight, never to one
- *   with `maxQueued` in flight or whose oldest has waited `STALL_MS` (stuck behind a slow one):
+ *   with `maxQueued` in flight or whose oldest has waited `READ_PIPELINE_STALL_MS` (stuck behind a slow one):
  *   when no connection takes it, `query` answers `undefined` and the caller runs it on the pool.
  */
 export class ReadPipeline {
@@ -93,7 +93,7 @@ export class ReadPipeline {
     if (slot.watchdog || this.closed) return;
     const oldest = first(slot.inFlight);
     if (!oldest) return;
-    const limit = this.timeoutMs + NO_ANSWER_MARGIN_MS;
+    const limit = this.timeoutMs + READ_PIPELINE_NO_ANSWER_MARGIN_MS;
     const wait = Math.max(0, oldest.startedAt + limit - Date.now());
     slot.watchdog = setTimeout(() => {
       slot.watchdog = undefined;
@@ -110,7 +110,7 @@ export class ReadPipeline {
    */
   private drop(slot: Slot, head: InFlight): void {
     slot.inFlight.delete(head);
-    head.fail?.(new Error(`statement timeout: no answer from the database within ${this.timeoutMs + NO_ANSWER_MARGIN_MS} ms`));
+    head.fail?.(new Error(`statement timeout: no answer from the database within ${this.timeoutMs + READ_PIPELINE_NO_ANSWER_MARGIN_MS} ms`));
     // Still being opened, it is bounded by the connection timeout instead.
     const client = slot.client;
     if (!client) return;
@@ -188,10 +188,10 @@ export class ReadPipeline {
 }
 
 /** How long beyond the statement timeout a connection may stay silent before it is dropped. */
-export const NO_ANSWER_MARGIN_MS = 1_000;
+export const READ_PIPELINE_NO_ANSWER_MARGIN_MS = 1_000;
 
 /** How long a connection's oldest statement may wait before new statements go elsewhere. */
-export const STALL_MS = 250;
+export const READ_PIPELINE_STALL_MS = 250;
 
 /** The read pipeline's bounds (`DATABASE_STATEMENT_TIMEOUT_MS`, `DATABASE_PIPELINE_MAX_QUEUED`). */
 export interface ReadPipelineBounds {
@@ -208,7 +208,7 @@ export interface SlotLoad {
 
 /**
  * The connection a new statement goes to, from `start` on: the one with the fewest statements in
- * flight, of those with fewer than `maxQueued` and whose oldest has waited less than `STALL_MS`
+ * flight, of those with fewer than `maxQueued` and whose oldest has waited less than `READ_PIPELINE_STALL_MS`
  * (one stuck behind a slow statement would hold the new one up too); `undefined` when none is.
  */
 export function pickSlot(slots: readonly SlotLoad[], start: number, now: number, maxQueued: number): number | undefined {
@@ -219,7 +219,7 @@ export function pickSlot(slots: readonly SlotLoad[], start: number, now: number,
     const inFlight = slots[index]!.inFlight;
     if (inFlight.size >= fewest) continue;
     const oldest = first(inFlight);
-    if (oldest && now - oldest.startedAt >= STALL_MS) continue;
+    if (oldest && now - oldest.startedAt >= READ_PIPELINE_STALL_MS) continue;
     best = index;
     fewest = inFlight.size;
     if (fewest === 0) break;
