@@ -32,10 +32,19 @@ describe('AppConfig.fromEnvironment', () => {
     ['SHUTDOWN_DELAY_SECONDS', '-1'],
     ['SHUTDOWN_DRAIN_SECONDS', '0'],
     ['METRICS_PORT', 'abc'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '50'],
+    ['DATABASE_PIPELINE_MAX_QUEUED', '0'],
   ])('refuses %s=%s and names it', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
     expect(problems[0].startsWith(name)).toBe(true);
+  });
+
+  it("bounds the read pipeline: a 5 s statement timeout and 100 statements in flight per connection unless set", () => {
+    const defaults = AppConfig.fromEnvironment(base);
+    expect([defaults.databaseStatementTimeoutMs, defaults.databasePipelineMaxQueued]).toEqual([5000, 100]);
+    const set = AppConfig.fromEnvironment({ ...base, DATABASE_STATEMENT_TIMEOUT_MS: '1500', DATABASE_PIPELINE_MAX_QUEUED: '8' });
+    expect([set.databaseStatementTimeoutMs, set.databasePipelineMaxQueued]).toEqual([1500, 8]);
   });
 
   it('names every bad variable at once', () => {

@@ -22,6 +22,10 @@ export class AppConfig {
   readonly databasePoolSize: number;
   /** Prepare the request path's hot reads by name on PostgreSQL (off behind a pooler that cannot keep them). */
   readonly databasePreparedStatements: boolean;
+  /** The request path's pipelined statements: how long one may go unanswered before it fails as "unavailable" (503), in ms. */
+  readonly databaseStatementTimeoutMs: number;
+  /** Statements in flight on one pipelined connection beyond which new ones go to the pool. */
+  readonly databasePipelineMaxQueued: number;
   /** The embedded database's shared buffers in MB (PostgreSQL's `shared_buffers`); unset, sized to the data at each start. */
   readonly embeddedSharedBuffersMb: number | undefined;
   readonly sessionSecret: string;
@@ -91,6 +95,8 @@ export class AppConfig {
     this.dataDir = resolve(env.DATA_DIR);
     this.databasePoolSize = env.DATABASE_POOL_SIZE;
     this.databasePreparedStatements = env.DATABASE_PREPARED_STATEMENTS;
+    this.databaseStatementTimeoutMs = env.DATABASE_STATEMENT_TIMEOUT_MS;
+    this.databasePipelineMaxQueued = env.DATABASE_PIPELINE_MAX_QUEUED;
     this.embeddedSharedBuffersMb = env.EMBEDDED_SHARED_BUFFERS_MB;
     this.sessionSecret = env.SESSION_SECRET ?? developmentSessionSecret(this.dataDir);
     this.accessTokenTtlSeconds = env.ACCESS_TOKEN_TTL_SECONDS;

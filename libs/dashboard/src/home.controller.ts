@@ -1,11 +1,10 @@
-import { Controller, Get, Param, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Get, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '@app/config';
 import { clearSessionCookie, OrganizationRoute, PageAuth, SessionTokenService } from '@app/credentials';
 import { html, sendPage, sendRedirect } from '@app/web';
-import { Dashboard, DashboardContext, DashboardContextGuard } from './dashboard-context';
-import { DashboardPageFilter } from './dashboard-page.filter';
+import { Dashboard, DashboardContext } from './dashboard-context';
+import { DashboardController } from './dashboard-controller.decorator';
 import { dashboardPage, sectionPath } from './views/layout';
 
 /**
@@ -13,10 +12,7 @@ import { dashboardPage, sectionPath } from './views/layout';
  * sent to sign in, where a link leads to sign-up), and the two sign-outs, which end the session on
  * the server, not only the cookie.
  */
-@ApiExcludeController()
-@UseGuards(DashboardContextGuard)
-@UseFilters(DashboardPageFilter)
-@Controller()
+@DashboardController()
 export class HomeController {
   constructor(
     private readonly config: AppConfig,

@@ -14,6 +14,8 @@ describe('isDatabaseUnavailable', () => {
     ['the pool timing out', new Error('timeout exceeded when trying to connect')],
     ['the connection ending mid-query', new Error('Connection terminated unexpectedly')],
     ['both addresses of a host refused', Object.assign(new AggregateError([withCode('ECONNREFUSED')]), {})],
+    ['the server cancelling a statement at its statement timeout (57014)', withCode('57014', 'canceling statement due to statement timeout')],
+    ['no answer within the read pipeline\'s statement timeout', new Error('statement timeout: no answer from the database within 5000 ms')],
     ['wrapped by TypeORM', new QueryFailedError('SELECT 1', [], withCode('57P01'))],
   ])('is true for %s', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);

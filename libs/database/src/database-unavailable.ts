@@ -33,12 +33,16 @@ const CONNECTION_ERROR_MESSAGES = [
   /is not queryable/i,
   /the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)/i,
   /cannot use a pool after calling end/i,
+  // A statement not answered within its bound: PostgreSQL's own cancel ("canceling statement due
+  // to statement timeout", SQLSTATE 57014) or the read pipeline's (`read-pipeline.ts`).
+  /statement timeout/i,
 ];
 
 /**
  * The one place that decides whether an error means "the database is unreachable" rather than
  * "this query is wrong": connection refused or reset, a pool timeout, the server shutting down
- * or restarting (57P01/57P02/57P03), any SQLSTATE of class 08. Looks through TypeORM's
+ * or restarting (57P01/57P02/57P03), any SQLSTATE of class 08, a statement not answered within
+its bound (the statement timeout of the request path's reads). Looks through TypeORM's
  * `QueryFailedError` to the driver's error, and into `AggregateError`s (a host name resolving
  * to several addresses).
  */

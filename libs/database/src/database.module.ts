@@ -88,6 +88,9 @@ export class DatabaseModule {
             preparedStatements: !db.embedded && config.databasePreparedStatements,
             // An atomic write's statements in one round trip, with one sync (PostgreSQL only: see above).
             oneTripWrites: !db.embedded,
+            // The read pipeline's bounds (PostgreSQL with prepared statements only).
+            statementTimeoutMs: config.databaseStatementTimeoutMs,
+            pipelineMaxQueued: config.databasePipelineMaxQueued,
           }),
           dataSourceFactory: async (dataSourceOptions) => {
             const dataSource = await new GatewayDataSource(dataSourceOptions as GatewayDataSourceOptions).initialize();

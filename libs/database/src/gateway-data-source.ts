@@ -2,7 +2,7 @@ import type { ClientConfig, Pool, PoolClient } from 'pg';
 import type { DataSourceOptions, QueryRunner, ReplicationMode } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { translateDatabaseError } from './database-unavailable';
-import { ReadPipeline } from './read-pipeline';
+import { ReadPipeline, type ReadPipelineBounds } from './read-pipeline';
 import { queryStatement } from './statement-query';
 import {
   type AtomicWriter,
@@ -22,7 +22,18 @@ import {
  * database's socket server interleaves connections' messages, so there they run in a
  * transaction).
  */
-export type GatewayDataSourceOptions = DataSourceOptions & { preparedStatements?: boolean; oneTripWrites?: boolean };
+export type GatewayDataSourceOptions = DataSourceOptions & {
+  preparedStatements?: boolean;
+  oneTripWrites?: boolean;
+  /** The read pipeline's statement timeout, in ms (`DATABASE_STATEMENT_TIMEOUT_MS`). */
+  statementTimeoutMs?: number;
+  /** Statements in flight per pipeline connection beyond which they go to the pool (`DATABASE_PIPELINE_MAX_QUEUED`). */
+  pipelineMaxQueued?: number;
+};
+
+/** The read pipeline's bounds when the options name none. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+export const DEFAULT_PIPELINE_MAX_QUEUED = 100;
 
 /**
  * The connections the request path's statements are pipelined on (`ReadPipeline`), besides the
@@ -65,6 +76,7 @@ export class GatewayDataSource extends DataSource implements StatementReader, At
   private readonly hookEnabled: boolean;
   private readonly preparedStatements: boolean;
   private readonly oneTripWrites: boolean;
+  private readonly pipelineBounds: ReadPipelineBounds;
   private statements: StatementContext | undefined;
 
   constructor(options: GatewayDataSourceOptions) {
@@ -72,6 +84,10 @@ export class GatewayDataSource extends DataSource implements StatementReader, At
     this.hookEnabled = process.env[BEFORE_COMMIT_HOOK_ENV] === '1';
     this.preparedStatements = options.preparedStatements ?? false;
     this.oneTripWrites = options.oneTripWrites ?? false;
+    this.pipelineBounds = {
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      maxQueued: options.pipelineMaxQueued ?? DEFAULT_PIPELINE_MAX_QUEUED,
+    };
   }
 
   readStatement<T>(statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
@@ -95,12 +111,14 @@ export class GatewayDataSource extends DataSource implements StatementReader, At
 
   private statementContext(): StatementContext {
     const pool = (this.driver as unknown as { master: Pool & { options: ClientConfig } }).master;
+    const pipelined = this.preparedStatements && this.isInitialized;
     return (this.statements ??= {
       pool,
       // Prepared statements mean a direct connection to PostgreSQL (not a pooler that cannot keep
       // them, and not the embedded database): there the request path's statements are pipelined.
       // (None once the data source is destroyed: its statements then fail as the ended pool's do.)
-      pipeline: this.preparedStatements && this.isInitialized ? new ReadPipeline(pool.options, READ_PIPELINE_CONNECTIONS) : undefined,
+      pipeline: pipelined ? new ReadPipeline(pool.options, READ_PIPELINE_CONNECTIONS, this.pipelineBounds) : undefined,
+      statementTimeoutMs: pipelined ? this.pipelineBounds.statementTimeoutMs : undefined,
       prepared: this.preparedStatements,
       slowMs: this.options.maxQueryExecutionTime,
       onError: (error, text) => this.logger.logQueryError(error as Error, text),

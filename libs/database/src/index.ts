@@ -12,3 +12,4 @@ export * from './gateway-data-source';
 export * from './embedded-backup';
 export * from './statement';
 export * from './embedded-template';
+export { READ_PIPELINE_NO_ANSWER_MARGIN_MS, READ_PIPELINE_STALL_MS } from './read-pipeline';

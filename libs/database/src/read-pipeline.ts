@@ -15,11 +15,27 @@ import { queryStatement, type Statement } from './statement-query';
  * a long one would hold up those queued behind it on its connection, which is why nothing else
  * goes this way. A connection that breaks fails what was sent on it (the caller answers
  * "unavailable"); the next statement opens a new one.
+ *
+ * Bounds, so that one statement that does not answer (a lock wait, a server gone silent) cannot
+ * hold up the request path:
+ * - Each connection is opened with PostgreSQL's `statement_timeout` set to the bound: the server
+ *   cancels a statement that runs (or waits for a lock) longer, that statement fails as
+ *   "unavailable" (57014, see `database-unavailable.ts`) and the ones behind it on the connection
+ *   go on; the connection stays as it was.
+ * - A connection that gives no answer at all for `READ_PIPELINE_NO_ANSWER_MARGIN_MS` beyond the bound (the
+ *   server or the network gone silent) is dropped: its oldest statement fails with a statement
+ *   timeout, the others sent on it as the connection's end fails them, all "unavailable"; the next
+ *   statement opens a new connection.
+ * - A new statement goes to the connection with the fewest statements in flight, never to one
+ *   with `maxQueued` in flight or whose oldest has waited `READ_PIPELINE_STALL_MS` (stuck behind a slow one):
+ *   when no connection takes it, `query` answers `undefined` and the caller runs it on the pool.
  */
 export class ReadPipeline {
   private readonly slots: Slot[];
   private next = 0;
   private closed = false;
+  private readonly timeoutMs: number;
+  private readonly maxQueued: number;
   /** The connections whose writes are held until `release` runs. */
   private readonly held: WritableStream[] = [];
   private readonly release = () => {
@@ -29,17 +45,78 @@ export class ReadPipeline {
   constructor(
     private readonly config: ClientConfig,
     connections: number,
+    bounds: ReadPipelineBounds,
   ) {
-    this.slots = Array.from({ length: connections }, () => ({ client: undefined, ready: undefined }));
+    this.timeoutMs = bounds.statementTimeoutMs;
+    this.maxQueued = bounds.maxQueued;
+    this.slots = Array.from({ length: connections }, () => ({ client: undefined, ready: undefined, inFlight: new Set<InFlight>(), watchdog: undefined }));
   }
 
-  /** The rows of `statement`, prepared by name on the connection it goes to (see `queryStatement`). */
-  async query<T>(statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
-    const slot = this.slots[this.next]!;
-    this.next = (this.next + 1) % this.slots.length;
-    const client = slot.client ?? (await this.connect(slot));
-    this.holdWrites(client);
-    return queryStatement<T>(client, statement, parameters, true);
+  /**
+   * The rows of `statement`, prepared by name on the connection it goes to (see `queryStatement`);
+   * `undefined` when no connection takes it now (see `pickSlot`): the caller runs it elsewhere.
+   */
+  query<T>(statement: Statement, parameters: readonly unknown[]): Promise<T[]> | undefined {
+    const now = Date.now();
+    const index = pickSlot(this.slots, this.next, now, this.maxQueued);
+    if (index === undefined) return undefined;
+    this.next = (index + 1) % this.slots.length;
+    const slot = this.slots[index]!;
+    const entry: InFlight = { startedAt: now, fail: undefined };
+    slot.inFlight.add(entry);
+    this.watch(slot);
+    return new Promise<T[]>((resolve, reject) => {
+      entry.fail = reject;
+      const answered = (rows: T[]) => {
+        slot.inFlight.delete(entry);
+        resolve(rows);
+      };
+      const failed = (error: unknown) => {
+        slot.inFlight.delete(entry);
+        reject(error);
+      };
+      const send = (client: Client) => {
+        this.holdWrites(client);
+        queryStatement<T>(client, statement, parameters, true).then(answered, failed);
+      };
+      if (slot.client) send(slot.client);
+      else this.connect(slot).then(send, failed);
+    });
+  }
+
+  /**
+   * Arms the slot's one timer for its oldest statement's deadline (the bound plus the margin). When
+   * it fires with that statement still unanswered, the connection has said nothing for that long:
+   * it is dropped (`drop`).
+   */
+  private watch(slot: Slot): void {
+    if (slot.watchdog || this.closed) return;
+    const oldest = first(slot.inFlight);
+    if (!oldest) return;
+    const limit = this.timeoutMs + READ_PIPELINE_NO_ANSWER_MARGIN_MS;
+    const wait = Math.max(0, oldest.startedAt + limit - Date.now());
+    slot.watchdog = setTimeout(() => {
+      slot.watchdog = undefined;
+      const head = first(slot.inFlight);
+      if (head && Date.now() - head.startedAt >= limit) this.drop(slot, head);
+      this.watch(slot);
+    }, wait);
+    slot.watchdog.unref();
+  }
+
+  /**
+   * Fails `head` with a statement timeout and ends the slot's connection, which fails the
+   * statements sent behind it ("connection terminated"); the next statement opens a new one.
+   */
+  private drop(slot: Slot, head: InFlight): void {
+    slot.inFlight.delete(head);
+    head.fail?.(new Error(`statement timeout: no answer from the database within ${this.timeoutMs + READ_PIPELINE_NO_ANSWER_MARGIN_MS} ms`));
+    // Still being opened, it is bounded by the connection timeout instead.
+    const client = slot.client;
+    if (!client) return;
+    slot.client = undefined;
+    slot.ready = undefined;
+    (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
   }
 
   /**
@@ -59,6 +136,8 @@ export class ReadPipeline {
     this.closed = true;
     await Promise.all(
       this.slots.map(async (slot) => {
+        clearTimeout(slot.watchdog);
+        slot.watchdog = undefined;
         const client = slot.client ?? (await slot.ready?.catch(() => undefined));
         slot.client = undefined;
         slot.ready = undefined;
@@ -82,7 +161,8 @@ export class ReadPipeline {
   }
 
   private async open(slot: Slot): Promise<Client> {
-    const client = new Client({ ...this.config, pipeline: true } as ClientConfig);
+    // The server cancels a statement that takes longer than the bound (a lock wait included).
+    const client = new Client({ ...this.config, pipeline: true, statement_timeout: this.timeoutMs } as ClientConfig);
     // A break fails the statements sent on the connection (pg hands each the error); the
     // listener keeps it from ending the process, and the slot opens a new connection next time.
     const drop = () => {
@@ -107,12 +187,65 @@ export class ReadPipeline {
   }
 }
 
+/** How long beyond the statement timeout a connection may stay silent before it is dropped. */
+export const READ_PIPELINE_NO_ANSWER_MARGIN_MS = 1_000;
+
+/** How long a connection's oldest statement may wait before new statements go elsewhere. */
+export const READ_PIPELINE_STALL_MS = 250;
+
+/** The read pipeline's bounds (`DATABASE_STATEMENT_TIMEOUT_MS`, `DATABASE_PIPELINE_MAX_QUEUED`). */
+export interface ReadPipelineBounds {
+  /** PostgreSQL's `statement_timeout` on the pipeline's connections, in ms. */
+  statementTimeoutMs: number;
+  /** Statements in flight on one connection beyond which new ones go elsewhere. */
+  maxQueued: number;
+}
+
+/** What `pickSlot` needs to know of a connection. */
+export interface SlotLoad {
+  readonly inFlight: ReadonlySet<{ readonly startedAt: number }>;
+}
+
+/**
+ * The connection a new statement goes to, from `start` on: the one with the fewest statements in
+ * flight, of those with fewer than `maxQueued` and whose oldest has waited less than `READ_PIPELINE_STALL_MS`
+ * (one stuck behind a slow statement would hold the new one up too); `undefined` when none is.
+ */
+export function pickSlot(slots: readonly SlotLoad[], start: number, now: number, maxQueued: number): number | undefined {
+  let best: number | undefined;
+  let fewest = maxQueued;
+  for (let i = 0; i < slots.length; i++) {
+    const index = (start + i) % slots.length;
+    const inFlight = slots[index]!.inFlight;
+    if (inFlight.size >= fewest) continue;
+    const oldest = first(inFlight);
+    if (oldest && now - oldest.startedAt >= READ_PIPELINE_STALL_MS) continue;
+    best = index;
+    fewest = inFlight.size;
+    if (fewest === 0) break;
+  }
+  return best;
+}
+
+function first<T>(set: ReadonlySet<T>): T | undefined {
+  for (const item of set) return item;
+  return undefined;
+}
+
 interface WritableStream {
   cork(): void;
   uncork(): void;
 }
 
-interface Slot {
+interface InFlight {
+  readonly startedAt: number;
+  /** Fails the statement (its connection being dropped). */
+  fail: ((error: Error) => void) | undefined;
+}
+
+interface Slot extends SlotLoad {
   client: Client | undefined;
   ready: Promise<Client> | undefined;
+  readonly inFlight: Set<InFlight>;
+  watchdog: NodeJS.Timeout | undefined;
 }

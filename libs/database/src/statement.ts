@@ -56,6 +56,11 @@ export interface StatementContext {
   pool: Pool;
   /** Where `runStatement` sends its statements when set (PostgreSQL with prepared statements); else the pool. */
   pipeline?: ReadPipeline;
+  /**
+   * With a pipeline: how long a statement it sends to the pool instead (every connection of the
+   * pipeline full or stalled) may go unanswered before it fails as "unavailable".
+   */
+  statementTimeoutMs?: number;
   prepared: boolean;
   slowMs: number | undefined;
   onError(error: unknown, text: string): void;
@@ -88,13 +93,34 @@ export function stepByStep(dataSource: DataSource, steps: readonly BoundStatemen
 }
 
 /**
- * Runs `statement` on `context`'s read pipeline when it has one, else on a connection of its
- * pool (see `onPooledConnection`); failures are logged and translated alike.
+ * Runs `statement` on `context`'s read pipeline when it has one and one of its connections takes
+ * it, else on a connection of its pool (see `onPooledConnection`; bounded by the statement
+ * timeout when it came from the pipeline); failures are logged and translated alike.
  */
 export function runStatement<T>(context: StatementContext, statement: Statement, parameters: readonly unknown[]): Promise<T[]> {
   const pipeline = context.pipeline;
-  if (pipeline) return observed(context, statement.text, () => pipeline.query<T>(statement, parameters));
+  if (pipeline) {
+    const piped = pipeline.query<T>(statement, parameters);
+    if (piped) return observed(context, statement.text, () => piped);
+    const timeoutMs = context.statementTimeoutMs;
+    return onPooledConnection(context, statement.text, (client) => withTimeout(queryStatement<T>(client, statement, parameters, context.prepared), timeoutMs));
+  }
   return onPooledConnection(context, statement.text, (client) => queryStatement<T>(client, statement, parameters, context.prepared));
+}
+
+/**
+ * `answer`, or a statement timeout after `timeoutMs` (which `onPooledConnection` takes as a
+ * broken connection and drops: the statement may still be running on it).
+ */
+function withTimeout<T>(answer: Promise<T>, timeoutMs: number | undefined): Promise<T> {
+  if (timeoutMs === undefined) return answer;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`statement timeout: no answer from the database within ${timeoutMs} ms`)), timeoutMs);
+  });
+  // The connection is ended when the timeout wins: the answer's failure then is nobody's.
+  answer.catch(() => undefined);
+  return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Runs `steps` on a connection of `context`'s pool in one round trip, all applied or none (see `onPooledConnection`). */

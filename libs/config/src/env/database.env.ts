@@ -25,6 +25,20 @@ export function DatabaseVariables<B extends EnvBase>(Base: B) {
     @IsBoolean()
     DATABASE_PREPARED_STATEMENTS = true;
 
+    /** How long one of the request path's pipelined statements may go unanswered before it fails as "unavailable" (503). */
+    @Transform(toInt)
+    @IsInt()
+    @Min(100)
+    @Max(600_000)
+    DATABASE_STATEMENT_TIMEOUT_MS = 5_000;
+
+    /** Statements in flight on one pipelined connection beyond which new ones go to the pool. */
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100_000)
+    DATABASE_PIPELINE_MAX_QUEUED = 100;
+
     /** The embedded database's shared buffers: resident memory, and how much data stays cached; unset, sized to the data. */
     @Transform(toInt)
     @IsOptional()

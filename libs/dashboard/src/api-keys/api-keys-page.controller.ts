@@ -1,5 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiKeysService, CreateApiKeyDto } from '@app/api-keys';
 import { AppConfig } from '@app/config';
@@ -7,8 +6,8 @@ import { ApiKeyPermission } from '@app/credential-store';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { UserDirectory } from '@app/tenancy';
 import { sendPage, sendRedirect } from '@app/web';
-import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
-import { DashboardPageFilter } from '../dashboard-page.filter';
+import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
+import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { cursorParam, noticeOf } from '../views/when';
@@ -30,11 +29,8 @@ const TRY_PATHS: [ApiKeyPermission, string][] = [
  * `POST …/api-keys/:keyId/revoke` do, as pages. The `rk_` secret appears only in the answer to
  * the POST that created it.
  */
-@ApiExcludeController()
-@UseGuards(DashboardContextGuard)
-@UseFilters(DashboardPageFilter)
 @OrganizationRoute('orgId')
-@Controller('orgs/:orgId/api-keys')
+@DashboardController('orgs/:orgId/api-keys')
 export class ApiKeysPageController {
   constructor(
     private readonly keys: ApiKeysService,

@@ -1,12 +1,11 @@
-import { Controller, Get, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Get, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AuditEventsService, ListAuditEventsQueryDto } from '@app/audit';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { MembersService } from '@app/organizations';
 import { sendPage } from '@app/web';
-import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
-import { DashboardPageFilter } from '../dashboard-page.filter';
+import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
+import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { isInvalidCursor } from '../query';
 import { AuditNamesReader } from './audit-names';
@@ -18,11 +17,8 @@ import { auditPage, AuditView } from './audit.view';
  * like the REST route), with its `action` filter as "Kind of event" and its `credential` filter
  * given a member's id as "Person". The filters stay in the page links.
  */
-@ApiExcludeController()
-@UseGuards(DashboardContextGuard)
-@UseFilters(DashboardPageFilter)
 @OrganizationRoute('orgId')
-@Controller('orgs/:orgId/audit')
+@DashboardController('orgs/:orgId/audit')
 export class AuditPageController {
   constructor(
     private readonly events: AuditEventsService,

@@ -1,12 +1,11 @@
-import { Body, Controller, Get, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { DomainError } from '@app/common';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { canonicalHost, ClientPolicyService, MAX_ALLOWED_HOSTS, UpdateClientPolicyDto } from '@app/oauth';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
-import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
-import { DashboardPageFilter } from '../dashboard-page.filter';
+import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
+import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { noticeOf } from '../views/when';
@@ -22,11 +21,8 @@ const NOTICES: Record<string, string> = {
  * /api/organizations/:orgId/client-policy` do, as a page. A change that would end connections
  * says which and how many, and is saved only once confirmed.
  */
-@ApiExcludeController()
-@UseGuards(DashboardContextGuard)
-@UseFilters(DashboardPageFilter)
 @OrganizationRoute('orgId')
-@Controller('orgs/:orgId/clients/policy')
+@DashboardController('orgs/:orgId/clients/policy')
 export class ClientPolicyPageController {
   constructor(private readonly policies: ClientPolicyService) {}
 

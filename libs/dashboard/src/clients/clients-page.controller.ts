@@ -1,13 +1,12 @@
-import { Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '@app/config';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { ClientPolicyService, OAuthGrantsService } from '@app/oauth';
 import { roleSatisfies } from '@app/tenancy';
 import { sendPage, sendRedirect } from '@app/web';
-import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
-import { DashboardPageFilter } from '../dashboard-page.filter';
+import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
+import { DashboardController } from '../dashboard-controller.decorator';
 import { sectionPath } from '../views/layout';
 import { cursorParam, noticeOf } from '../views/when';
 import { clientsPage, disconnectPage } from './clients.view';
@@ -21,11 +20,8 @@ const NOTICES: Record<string, string> = { disconnected: 'Client disconnected. It
  * `GET /api/me/agent-grants` and `…/revoke` for a person's own, `GET /api/organizations/:orgId/agent-grants`
  * and `…/revoke` for admins; the same `OAuthGrantsService`.
  */
-@ApiExcludeController()
-@UseGuards(DashboardContextGuard)
-@UseFilters(DashboardPageFilter)
 @OrganizationRoute('orgId')
-@Controller('orgs/:orgId/clients')
+@DashboardController('orgs/:orgId/clients')
 export class ClientsPageController {
   constructor(
     private readonly grants: OAuthGrantsService,

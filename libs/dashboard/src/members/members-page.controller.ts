@@ -1,11 +1,10 @@
-import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { OrganizationRoute, PageAuth, PasswordResetService } from '@app/credentials';
 import { ChangeMemberRoleDto, HandOverQueryDto, InvitationsService, InviteMemberDto, LastAdminError, MembersService } from '@app/organizations';
 import { sendPage, sendRedirect } from '@app/web';
-import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
-import { DashboardPageFilter } from '../dashboard-page.filter';
+import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
+import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { queryCursor } from '../query';
@@ -26,11 +25,8 @@ const INVITATIONS_ON_MEMBERS_PAGE = 20;
  * (admins only, like their REST routes). Invitation and reset links appear only in the answer
  * to the post that made them.
  */
-@ApiExcludeController()
-@UseGuards(DashboardContextGuard)
-@UseFilters(DashboardPageFilter)
 @OrganizationRoute('orgId')
-@Controller('orgs/:orgId/members')
+@DashboardController('orgs/:orgId/members')
 export class MembersPageController {
   constructor(
     private readonly members: MembersService,

@@ -1,13 +1,12 @@
-import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { DomainError } from '@app/common';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { CreateProjectDto, ProjectsService, RenameProjectDto } from '@app/organizations';
 import { roleSatisfies } from '@app/tenancy';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
-import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
-import { DashboardPageFilter } from '../dashboard-page.filter';
+import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
+import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { deleteProjectPage, renameProjectPage } from './project-actions.view';
@@ -18,11 +17,8 @@ const PAGE_SIZE = 25;
 const LABELS = { name: 'Project name' };
 
 /** The Projects section: what `…/api/organizations/:orgId/projects` does, as pages. */
-@ApiExcludeController()
-@UseGuards(DashboardContextGuard)
-@UseFilters(DashboardPageFilter)
 @OrganizationRoute('orgId')
-@Controller('orgs/:orgId/projects')
+@DashboardController('orgs/:orgId/projects')
 export class ProjectsPageController {
   constructor(private readonly projects: ProjectsService) {}
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Get, Param, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { DomainError, HTTP_STATUS_OF_KIND, RotateDto } from '@app/common';
 import { AppConfig } from '@app/config';
@@ -14,8 +13,8 @@ import {
   ServiceKeysService,
 } from '@app/service-keys';
 import { sendPage, sendRedirect } from '@app/web';
-import { Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
-import { DashboardPageFilter } from '../dashboard-page.filter';
+import { Dashboard, DashboardContext } from '../dashboard-context';
+import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { revokeTokenPage, rotateTokenPage, tokenSecretPage } from './project-token.view';
@@ -26,11 +25,8 @@ import { serviceKeyPage } from './service-key.view';
  * the same `ServiceKeysService` as REST. A new secret is only ever in the 200 answer to the POST
  * that made it: never in a redirect, a cookie or anything stored.
  */
-@ApiExcludeController()
-@UseGuards(DashboardContextGuard)
-@UseFilters(DashboardPageFilter)
 @OrganizationRoute('orgId')
-@Controller('orgs/:orgId/service-keys/:keyId/tokens')
+@DashboardController('orgs/:orgId/service-keys/:keyId/tokens')
 export class ProjectTokensPageController {
   constructor(
     private readonly config: AppConfig,

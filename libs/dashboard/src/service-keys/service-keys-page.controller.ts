@@ -1,12 +1,11 @@
-import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { ProjectsService } from '@app/organizations';
 import { CreateServiceKeyDto, ServiceKeysService } from '@app/service-keys';
 import { sendPage, sendRedirect } from '@app/web';
-import { currentOrganization, Dashboard, DashboardContext, DashboardContextGuard } from '../dashboard-context';
-import { DashboardPageFilter } from '../dashboard-page.filter';
+import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
+import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { readPage } from './service-keys.pages';
@@ -23,11 +22,8 @@ const KEY_NOTICES: Record<string, string> = {
  * The Service keys section: what `…/agent-service-keys` (list, create, get, revoke) does, as
  * pages, on the same `ServiceKeysService`. Admins only, like the REST routes.
  */
-@ApiExcludeController()
-@UseGuards(DashboardContextGuard)
-@UseFilters(DashboardPageFilter)
 @OrganizationRoute('orgId')
-@Controller('orgs/:orgId/service-keys')
+@DashboardController('orgs/:orgId/service-keys')
 export class ServiceKeysPageController {
   constructor(
     private readonly serviceKeys: ServiceKeysService,
