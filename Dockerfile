@@ -4,12 +4,14 @@
 
 ARG NODE_IMAGE=node:22-bookworm-slim
 
-# 1. Compile the TypeScript monorepo (tsc, then tsc-alias for the @app/* paths) with every dependency installed.
+# 1. Compile the TypeScript monorepo (`nest build`: tsc with the @app/* paths rewritten, the data files
+#    copied), then make the embedded database's template, with every dependency installed.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY scripts/embedded-template.js ./scripts/
 COPY apps ./apps
 COPY libs ./libs
 RUN npm run build
