@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -98,5 +98,22 @@ describe('import rules', () => {
       expect(cycles).toHaveLength(1);
       expect(cycles[0].cycle?.map((c) => c.name).sort()).toEqual(['libs/config/src/planted-a.ts', 'libs/config/src/planted-b.ts']);
     });
+  });
+});
+
+describe('nest-cli.json', () => {
+  it('is a monorepo with one project per app and per library, each where the folder is', () => {
+    const cli = JSON.parse(readFileSync(join(ROOT, 'nest-cli.json'), 'utf8')) as {
+      monorepo: boolean;
+      projects: Record<string, { type: string; root: string; sourceRoot: string }>;
+    };
+    expect(cli.monorepo).toBe(true);
+    const expected: Record<string, { type: string; root: string; sourceRoot: string }> = {};
+    for (const app of readdirSync(join(ROOT, 'apps'))) expected[app] = { type: 'application', root: `apps/${app}`, sourceRoot: `apps/${app}/src` };
+    for (const lib of readdirSync(join(ROOT, 'libs'))) expected[lib] = { type: 'library', root: `libs/${lib}`, sourceRoot: `libs/${lib}/src` };
+    const actual = Object.fromEntries(
+      Object.entries(cli.projects).map(([name, p]) => [name, { type: p.type, root: p.root, sourceRoot: p.sourceRoot }]),
+    );
+    expect(actual).toEqual(expected);
   });
 });
