@@ -3,7 +3,7 @@
  * The whole suite (docs/testing.md): the unit tests, and the e2e tests on the embedded database
  * and on a real PostgreSQL that the test helper starts itself. With the PostgreSQL server
  * binaries present, the two databases run at the same time, each in its own Jest process (one
- * worker each: the machine's two cores), and the files of `scripts/lib/test-plan.js` that need
+ * worker each: the machine's two cores; the unit tests in PostgreSQL's), and the files of `scripts/lib/test-plan.js` that need
  * one run only (browser and database-independent files) run on PostgreSQL. Without them, every
  * file runs on the embedded database. Under CI=true missing PostgreSQL binaries or Chromium fail
  * the run, and every test id of `test/baseline-ids.txt` must have run.
@@ -84,9 +84,11 @@ async function main() {
       files: plan.SMOKE.filter((f) => !(pgBin && plan.BROWSER.test(f))) });
     if (pgBin) runs.push({ name: 'smoke-postgres', label: 'smoke set on PostgreSQL', projects: ['e2e'], env: { TEST_DATABASE: 'postgres' }, files: plan.SMOKE });
   } else if (pgBin) {
-    runs.push({ name: 'embedded', label: 'unit + e2e on the embedded database', projects: ['unit', 'e2e'], env: { TEST_DATABASE: 'embedded' },
-      files: [...plan.unitFiles(), ...e2e.filter((f) => !plan.runsOnce(f))] });
-    runs.push({ name: 'postgres', label: 'e2e on PostgreSQL', projects: ['e2e'], env: { TEST_DATABASE: 'postgres' }, files: e2e });
+    // The unit tests go with PostgreSQL's files, whose e2e run is the shorter of the two.
+    runs.push({ name: 'embedded', label: 'e2e on the embedded database', projects: ['e2e'], env: { TEST_DATABASE: 'embedded' },
+      files: e2e.filter((f) => !plan.runsOnce(f)) });
+    runs.push({ name: 'postgres', label: 'unit + e2e on PostgreSQL', projects: ['unit', 'e2e'], env: { TEST_DATABASE: 'postgres' },
+      files: [...plan.unitFiles(), ...e2e] });
   } else {
     runs.push({ name: 'embedded', label: 'unit + e2e on the embedded database', projects: ['unit', 'e2e'], env: { TEST_DATABASE: 'embedded' },
       files: [...plan.unitFiles(), ...e2e] });
