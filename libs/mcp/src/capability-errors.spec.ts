@@ -17,7 +17,7 @@ describe('capabilityFailure maps error kinds to JSON-RPC answers', () => {
   });
 
   it.each([new NotFoundError('Task'), new DomainError('gone', 'It went', 'gone'), new DomainError('nope', 'No', 'forbidden')])(
-    'answers any other kind as a tool error with its message and code (%s)',
+    'answers any other kind as a tool error with its message and code ($code, $kind)',
     (error) => {
       expect(capabilityFailure(error, 'get_task')).toEqual({
         content: [{ type: 'text', text: error.message }],
