@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { generateToken, TOKEN_PREFIXES } from '@app/credentials';
 import { PeopleLinksCleanupService } from '@app/tenancy';
 import { addMember, createUser } from './factories';
 import { createTeam, sessionFor } from './factories/rest';
@@ -172,7 +173,7 @@ describe('people links: who may still use them', () => {
   describe('using reset links is limited like sign-in', () => {
     it('many made-up links from one address get 429 with Retry-After, on REST and on the page; another address is unaffected', async () => {
       const ip = freshIp();
-      const madeUp = () => `dgp_${randomUUID().replaceAll('-', '').padEnd(49, 'A').slice(0, 49)}`;
+      const madeUp = () => generateToken(TOKEN_PREFIXES.passwordReset);
       for (let i = 0; i < 5; i++) {
         const res = await api().post('/api/auth/password-reset').set('X-Forwarded-For', ip).send({ token: madeUp(), password: 'a long enough password' });
         expect(res.status).toBe(404);
@@ -201,7 +202,8 @@ describe('people links: who may still use them', () => {
   describe('invitation links tell nothing about accounts', () => {
     it('with sign-up off, a made-up invitation gets the same answer for an email with an account and one without', async () => {
       const existing = await createUser(t.dataSource);
-      const madeUp = `dgi_${'B'.repeat(49)}`;
+      // Well formed (right prefix and checksum), so it is looked up, but never issued.
+      const madeUp = generateToken(TOKEN_PREFIXES.invitation);
       const body = (email: string) => ({ email, password: 'a long enough password', name: 'Probe', invitation: madeUp });
       const known = await api().post('/api/auth/signup').send(body(existing.email));
       const knownOtherCase = await api().post('/api/auth/signup').send(body(existing.email.toUpperCase()));
