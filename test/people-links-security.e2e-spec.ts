@@ -3,6 +3,7 @@ import request from 'supertest';
 import { generateToken, TOKEN_PREFIXES } from '@app/credentials';
 import { PeopleLinksCleanupService } from '@app/tenancy';
 import { addMember, createUser } from './factories';
+import { DashboardClient } from './helpers/dashboard';
 import { createTeam, sessionFor } from './factories/rest';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -129,6 +130,13 @@ describe('people links: who may still use them', () => {
       await addMember(t.dataSource, team.organization.id, team.outsider.id, 'member');
       const res = await api().post(resetPath(team.organization.id, team.outsider.id)).auth(team.admin.jwt, bearer).expect(403);
       expect(res.body).toEqual(RESET_NEEDS_OPERATOR);
+      // The members page refuses the same way and says why.
+      const page = new DashboardClient(t.baseUrl, team.admin.jwt);
+      expect((await page.get(`/orgs/${team.organization.id}/members`)).status).toBe(200);
+      const refused = await page.post(`/orgs/${team.organization.id}/members/${team.outsider.id}/reset-link`);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('also belongs to an organisation you do not administer');
+      expect(refused.text).not.toContain('dgp_');
       expect(await t.dataSource.query(`SELECT 1 FROM password_reset_links WHERE user_id = $1`, [team.outsider.id])).toEqual([]);
       // Being a plain member elsewhere is as much out of reach as being its admin.
       const plain = await createUser(t.dataSource);
