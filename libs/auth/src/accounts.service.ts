@@ -48,6 +48,10 @@ export class AccountsService {
 
   async createAccount(input: NewAccount, via: 'signup' | 'cli', origin?: RequestOrigin): Promise<CreatedAccount> {
     const invitationHash = input.invitation ? invitationDigest(input.invitation) : undefined;
+    // The link is judged before the email: a made-up link gets the same 404 whether or not an
+    // account uses the email (with sign-up off, only a real invitation's holder reaches the
+    // email check).
+    if (invitationHash && !(await this.invitations.findOpenByHash(invitationHash))) throw new InvalidInvitationError();
     if (await this.users.isEmailTaken(input.email)) throw new EmailTakenError();
     const passwordHash = await hashPassword(input.password);
     const created = await this.dataSource.transaction(async (em) => {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { AppConfig } from '@app/config';
 import { RateLimitRule, RateLimitService } from '@app/rate-limit';
 import { normalizeEmail } from '@app/tenancy';
-import { TooManyLoginAttemptsError, TooManySignupsError } from './auth.errors';
+import { TooManyLoginAttemptsError, TooManyResetAttemptsError, TooManySignupsError } from './auth.errors';
 
 const HOUR = 3600;
 
@@ -45,6 +45,19 @@ export class AuthRateLimitService {
     await this.rateLimits.reset(loginEmailKey(email));
     await this.rateLimits.reset(loginEmailIpKey(email, ip));
     if (ip) await this.rateLimits.release(loginIpKey(ip));
+  }
+
+  /**
+   * Counts a use of a password-reset link from `ip` (REST and page alike), under the login's
+   * per-address limit and window: each attempt presents a secret, as a login does. Throws
+   * `TooManyResetAttemptsError` (429) past it.
+   */
+  async countPasswordReset(ip: string | null): Promise<void> {
+    if (!ip) return;
+    const decision = await this.rateLimits.consume([
+      { key: `reset:ip:${ip}`, limit: this.config.loginMaxFailuresPerIp, windowSeconds: this.config.loginFailureWindowSeconds },
+    ]);
+    if (!decision.allowed) throw new TooManyResetAttemptsError(decision.retryAfterSeconds);
   }
 
   /** Counts a sign-up from `ip`; throws `TooManySignupsError` (429) past the hourly limit. */

@@ -43,6 +43,16 @@ export class TooManySignupsError extends TooManyRequestsError {
   }
 }
 
+export class TooManyResetAttemptsError extends TooManyRequestsError {
+  /** The sentence the HTML reset page shows. */
+  readonly pageMessage: string;
+
+  constructor(retryAfterSeconds: number) {
+    super('too_many_reset_attempts', `Too many password-reset attempts from this address; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds);
+    this.pageMessage = `Too many password-reset attempts from this network. Please wait ${waitText(retryAfterSeconds)} before trying again.`;
+  }
+}
+
 /** "45 seconds", "1 minute", "15 minutes" (rounded up). */
 function waitText(seconds: number): string {
   if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;

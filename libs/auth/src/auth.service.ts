@@ -60,7 +60,11 @@ export class AuthService {
   }
 
   private decoy(): Promise<string> {
-    this.decoyHash ??= hashPassword(randomBytes(24).toString('base64url'));
+    // A failed first attempt (the hashing queue was full) is not kept: the next call tries again.
+    this.decoyHash ??= hashPassword(randomBytes(24).toString('base64url')).catch((error: unknown) => {
+      this.decoyHash = undefined;
+      throw error;
+    });
     return this.decoyHash;
   }
 }

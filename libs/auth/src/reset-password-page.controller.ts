@@ -4,6 +4,8 @@ import type { Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { InvalidResetLinkError, PasswordResetService, Public } from '@app/credentials';
 import { sendPage } from '@app/web';
+import { AuthRateLimitService } from './auth-rate-limit.service';
+import { TooManyResetAttemptsError } from './auth.errors';
 import { isCommonlyBreachedPassword } from './breached-passwords';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './dto/signup.dto';
 import { passwordChangedPage, resetLinkInvalidPage, resetPasswordPage } from './views/reset-password.view';
@@ -16,7 +18,10 @@ import { passwordChangedPage, resetLinkInvalidPage, resetPasswordPage } from './
 @ApiExcludeController()
 @Controller('reset-password')
 export class ResetPasswordPageController {
-  constructor(private readonly resets: PasswordResetService) {}
+  constructor(
+    private readonly resets: PasswordResetService,
+    private readonly limits: AuthRateLimitService,
+  ) {}
 
   @Get()
   async show(@Query('token') token: unknown, @Res() res: Response): Promise<void> {
@@ -28,6 +33,13 @@ export class ResetPasswordPageController {
   async submit(@Body() body: Record<string, unknown>, @Res() res: Response, @AuditOrigin() origin: RequestOrigin): Promise<void> {
     const token = typeof body.token === 'string' ? body.token : '';
     const password = typeof body.password === 'string' ? body.password : '';
+    try {
+      await this.limits.countPasswordReset(origin.ip ?? null);
+    } catch (error) {
+      if (!(error instanceof TooManyResetAttemptsError)) throw error;
+      res.setHeader('Retry-After', String(error.retryAfterSeconds));
+      return sendPage(res, 429, resetPasswordPage(token, error.pageMessage));
+    }
     const problem =
       password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH
         ? `The password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters.`

@@ -15,6 +15,7 @@ import {
   SessionTokenService,
 } from '@app/credentials';
 import { sendRedirect } from '@app/web';
+import { AuthRateLimitService } from './auth-rate-limit.service';
 import { PasswordResetDto } from './dto/password-reset.dto';
 
 /**
@@ -28,6 +29,7 @@ export class SessionsController {
     private readonly config: AppConfig,
     private readonly sessions: SessionTokenService,
     private readonly resets: PasswordResetService,
+    private readonly limits: AuthRateLimitService,
   ) {}
 
   @Post('api/auth/logout')
@@ -61,8 +63,9 @@ export class SessionsController {
     summary: "Use a one-time reset link: sets the new password and ends every session of the link's person",
   })
   @ApiNoContentResponse()
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 429)
   async resetPassword(@Body() body: PasswordResetDto, @AuditOrigin() origin: RequestOrigin): Promise<void> {
+    await this.limits.countPasswordReset(origin.ip ?? null);
     await this.resets.use(body.token, body.password, origin);
   }
 

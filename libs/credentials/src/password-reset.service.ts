@@ -15,6 +15,20 @@ export class InvalidResetLinkError extends DomainError {
   }
 }
 
+/**
+ * The person also belongs to an organisation the acting admin does not administer: resetting
+ * their password would reach into it, so only the operator's command line may.
+ */
+export class ResetNeedsOperatorError extends DomainError {
+  constructor() {
+    super(
+      'reset_needs_operator',
+      "This person also belongs to an organisation you do not administer, so you cannot reset their password; the operator can, with the command line's reset-link command",
+      'forbidden',
+    );
+  }
+}
+
 export interface IssuedResetLink {
   /** The page where the person sets a new password; carries the secret, shown once. */
   link: string;
@@ -39,11 +53,19 @@ export class PasswordResetService {
     private readonly users: UserDirectory,
   ) {}
 
-  /** A link for `userId`, asked for by an admin of `organizationId`, or by the command line (`null`). */
+  /**
+   * A link for `userId`, asked for by an admin of `organizationId`, or by the command line
+   * (`null`: any account). An admin may reset only a person whose every organisation they
+   * administer; the link then works only while that stays so and the person is still a member
+   * of `organizationId` (checked when it is used).
+   */
   async issue(organizationId: string | null, userId: string, actor: AuditActor): Promise<IssuedResetLink> {
     const token = generateToken(TOKEN_PREFIXES.passwordReset);
+    const issuer = organizationId === null ? null : actor.actorType === 'user' && actor.actorId ? { organizationId, userId: actor.actorId } : undefined;
+    if (issuer === undefined) throw new ResetNeedsOperatorError();
     return this.dataSource.transaction(async (em) => {
-      const link = await this.resets.create(userId, hashToken(token), new Date(Date.now() + RESET_LINK_TTL_MS), em);
+      if (issuer && !(await this.resets.mayIssue(issuer.userId, userId, em))) throw new ResetNeedsOperatorError();
+      const link = await this.resets.create(userId, hashToken(token), new Date(Date.now() + RESET_LINK_TTL_MS), em, issuer);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -61,9 +83,12 @@ export class PasswordResetService {
     return isWellFormedToken(token, TOKEN_PREFIXES.passwordReset) && this.resets.isUsable(hashToken(token));
   }
 
-  /** Sets the new password and ends every session of the person; the person's id. */
+  /**
+   * Sets the new password and ends every session of the person; the person's id. The link is
+   * looked up before the new password is hashed, so made-up links cost no Argon2id work.
+   */
   async use(token: string, newPassword: string, origin?: RequestOrigin): Promise<string> {
-    if (!isWellFormedToken(token, TOKEN_PREFIXES.passwordReset)) throw new InvalidResetLinkError();
+    if (!(await this.isUsable(token))) throw new InvalidResetLinkError();
     const passwordHash = await hashPassword(newPassword);
     return this.dataSource.transaction(async (em) => {
       const used = await this.resets.consume(hashToken(token), em);

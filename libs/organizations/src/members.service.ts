@@ -4,7 +4,7 @@ import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { CredentialRevoker, MemberRemovalPreview, OffboardingReport } from '@app/credential-store';
 import { userOf } from '@app/credentials';
-import { MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
+import { InvitationDirectory, MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import type { MemberDto, MemberListDto, OffboardingDto, RemovedMemberDto } from './dto/member.dto';
 import { HandOverToSelfError, LastAdminError, MemberNotFoundError } from './organizations.errors';
 
@@ -22,6 +22,7 @@ export class MembersService {
     private readonly users: UserDirectory,
     private readonly organizations: OrganizationDirectory,
     private readonly memberships: MembershipDirectory,
+    private readonly invitations: InvitationDirectory,
   ) {}
 
   /** Every member, in the order they joined (for choosing a person, e.g. the audit log's filter). */
@@ -77,6 +78,7 @@ export class MembersService {
         current.role === 'admin'
           ? await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_demoted' }, actor)
           : null;
+      if (current.role === 'admin') await this.endInvitationsBy(em, organizationId, userId, 'member_demoted', actor);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -102,6 +104,7 @@ export class MembersService {
       await this.memberships.remove(organizationId, userId, em);
       const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
       const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);
+      await this.endInvitationsBy(em, organizationId, userId, 'member_removed', actor);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -112,6 +115,29 @@ export class MembersService {
       });
       return { userId, organizationId, revokedTokens, offboarding: offboardingDto(organizationId, report) };
     });
+  }
+
+  /**
+   * The open invitations the person created in the organisation end with their right to
+   * invite (removal, demotion), each audited as withdrawn, in the caller's transaction.
+   */
+  private async endInvitationsBy(
+    em: EntityManager,
+    organizationId: string,
+    userId: string,
+    reason: 'member_removed' | 'member_demoted',
+    actor: AuditActor,
+  ): Promise<void> {
+    for (const invitation of await this.invitations.withdrawCreatedBy(organizationId, userId, em)) {
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'invitation.withdrawn',
+        targetType: 'invitation',
+        targetId: invitation.id,
+        metadata: { email: invitation.email, role: invitation.role, reason, invitedBy: userId },
+      });
+    }
   }
 
   /** The acting admin, when they chose to take over the person's `rk_` keys; never the person themselves. */

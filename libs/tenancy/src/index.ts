@@ -4,6 +4,7 @@ export * from './membership-directory.service';
 export * from './organization-directory.service';
 export * from './password-hasher';
 export * from './password-reset-directory.service';
+export * from './people-links-cleanup.service';
 export * from './project-creator.service';
 export * from './project-directory.service';
 export * from './roles';

@@ -36,6 +36,13 @@ export interface NewInvitation {
 
 const OPEN = 'accepted_at IS NULL AND withdrawn_at IS NULL AND expires_at > now()';
 
+/**
+ * The person who created the invitation may still invite (is an admin of its organisation
+ * now); an invitation made without a person (command line, provisioning) has no inviter to check.
+ */
+const INVITER_MAY_STILL_INVITE = `(invited_by IS NULL OR EXISTS (
+  SELECT 1 FROM memberships m WHERE m.organization_id = invitations.organization_id AND m.user_id = invitations.invited_by AND m.role = 'admin'))`;
+
 /** Each status as a condition on the `i` alias (what `toRecord` computes). */
 const STATUS_CONDITION: Record<InvitationStatus, string> = {
   pending: 'i.accepted_at IS NULL AND i.withdrawn_at IS NULL AND i.expires_at > now()',
@@ -82,13 +89,16 @@ export class InvitationDirectory {
     return entities.map((entity, n) => ({ ...toRecord(entity), position: { us: positions[n]!, id: entity.id } }));
   }
 
-  /** The still-open invitation behind a link's digest (what the sign-up page shows), or null. */
+  /** The still-open invitation behind a link's digest whose inviter may still invite (what the sign-up page shows), or null. */
   async findOpenByHash(tokenHash: string): Promise<(InvitationRecord & { organizationName: string }) | null> {
     const row = await this.repo()
       .createQueryBuilder('i')
       .innerJoin('Organization', 'o', 'o.id = i.organizationId')
       .addSelect('o.name', 'organization_name')
       .where('i.tokenHash = :tokenHash AND i.acceptedAt IS NULL AND i.withdrawnAt IS NULL AND i.expiresAt > now()', { tokenHash })
+      .andWhere(
+        `(i.invited_by IS NULL OR EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = i.organization_id AND m.user_id = i.invited_by AND m.role = 'admin'))`,
+      )
       .getRawAndEntities();
     const entity = row.entities[0];
     return entity ? { ...toRecord(entity), organizationName: (row.raw[0] as { organization_name: string }).organization_name } : null;
@@ -113,15 +123,32 @@ export class InvitationDirectory {
   }
 
   /**
+   * A person was removed from the organisation or lost the admin role: the open invitations
+   * they created there end (marked withdrawn), in the caller's transaction. The ended ones.
+   */
+  async withdrawCreatedBy(organizationId: string, userId: string, em: EntityManager): Promise<InvitationRecord[]> {
+    const result = await this.repo(em)
+      .createQueryBuilder()
+      .update()
+      .set({ withdrawnAt: () => 'now()' })
+      .where(`organization_id = :organizationId AND invited_by = :userId AND ${OPEN}`, { organizationId, userId })
+      .returning('*')
+      .updateEntity(false)
+      .execute();
+    return (result.raw as RawInvitation[]).map(fromRaw);
+  }
+
+  /**
    * Uses the invitation behind the link for `userId`: one conditional update, so a link is used
-   * once. Null when the link is unknown, used, withdrawn or expired.
+   * once. Null when the link is unknown, used, withdrawn or expired, or when its inviter may no
+   * longer invite (is not an admin of the organisation any more, whatever path changed that).
    */
   async claim(tokenHash: string, userId: string, em: EntityManager): Promise<InvitationRecord | null> {
     const result = await this.repo(em)
       .createQueryBuilder()
       .update()
       .set({ acceptedAt: () => 'now()', acceptedBy: userId })
-      .where(`token_hash = :tokenHash AND ${OPEN}`, { tokenHash })
+      .where(`token_hash = :tokenHash AND ${OPEN} AND ${INVITER_MAY_STILL_INVITE}`, { tokenHash })
       .returning('*')
       .updateEntity(false)
       .execute();

@@ -1,5 +1,5 @@
 import { randomBytes, scryptSync } from 'node:crypto';
-import { hashPassword, passwordNeedsRehash, verifyPassword } from './password-hasher';
+import { HASH_CONCURRENCY, HASH_QUEUE_LIMIT, hashPassword, PasswordHashingBusyError, passwordNeedsRehash, verifyPassword } from './password-hasher';
 
 /** A hash in the form accounts created before Argon2id still hold. */
 function legacyScrypt(password: string): string {
@@ -38,5 +38,22 @@ describe('password hasher', () => {
     await expect(verifyPassword('x', 'bcrypt$1$2$3$a$b')).resolves.toBe(false);
     await expect(verifyPassword('x', '$argon2id$v=19$broken')).resolves.toBe(false);
     await expect(verifyPassword('x', 'scrypt$99999999$8$1$c2FsdA$a2V5a2V5a2V5a2V5a2V5a2V5')).resolves.toBe(false);
+  });
+
+  it('bounds concurrent hashing: past the running and waiting slots a caller is refused at once (503, Retry-After), and the queue then drains', async () => {
+    const total = HASH_CONCURRENCY + HASH_QUEUE_LIMIT + 5;
+    const results = await Promise.allSettled(Array.from({ length: total }, (_, i) => hashPassword(`password number ${i}`)));
+    const refused = results.filter((r) => r.status === 'rejected');
+    expect(refused).toHaveLength(5);
+    for (const r of refused) {
+      const error = (r as PromiseRejectedResult).reason as PasswordHashingBusyError;
+      expect(error).toBeInstanceOf(PasswordHashingBusyError);
+      expect(error.kind).toBe('unavailable');
+      expect(error.retryAfterSeconds).toBe(1);
+    }
+    // Every slot is free again: the full number runs without refusal.
+    const stored = await hashPassword('stored password');
+    const again = await Promise.allSettled(Array.from({ length: HASH_CONCURRENCY + HASH_QUEUE_LIMIT }, () => verifyPassword('x', stored)));
+    expect(again.every((r) => r.status === 'fulfilled')).toBe(true);
   });
 });

@@ -1,5 +1,7 @@
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { scrypt as scryptCb, ScryptOptions, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { UnavailableError } from '@app/common';
 
 /**
  * Argon2id at the OWASP Password Storage Cheat Sheet's parameters (19 MiB, 2 passes, one lane).
@@ -9,9 +11,45 @@ const ARGON2_OPTIONS = { algorithm: 2 as Algorithm, memoryCost: 19456, timeCost:
 /** The PHC prefix of a hash made with today's parameters; any other stored hash is re-hashed at the next sign-in. */
 const CURRENT_PREFIX = `$argon2id$v=19$m=${ARGON2_OPTIONS.memoryCost},t=${ARGON2_OPTIONS.timeCost},p=${ARGON2_OPTIONS.parallelism}$`;
 
+/**
+ * Every password hash and check of the process goes through one small queue: at most
+ * `HASH_CONCURRENCY` run at once (each takes 19 MiB and a core for tens of milliseconds), at most
+ * `HASH_QUEUE_LIMIT` wait, and past that the caller is answered at once (503 with `Retry-After`)
+ * instead of piling up work that would slow every sign-in of the instance.
+ */
+export const HASH_CONCURRENCY = Math.max(2, Math.min(4, availableParallelism()));
+export const HASH_QUEUE_LIMIT = 32;
+
+export class PasswordHashingBusyError extends UnavailableError {
+  constructor() {
+    super('password_hashing_busy', 'Too many password checks are in progress on this server; try again in a moment', 1);
+  }
+}
+
+let hashesRunning = 0;
+const hashesWaiting: (() => void)[] = [];
+
+/** Runs `work` in a slot of the hashing queue (see `HASH_CONCURRENCY`). */
+async function inHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (hashesRunning >= HASH_CONCURRENCY) {
+    if (hashesWaiting.length >= HASH_QUEUE_LIMIT) throw new PasswordHashingBusyError();
+    await new Promise<void>((resolve) => hashesWaiting.push(resolve));
+  } else {
+    hashesRunning++;
+  }
+  try {
+    return await work();
+  } finally {
+    // A waiting caller takes the slot over; otherwise it frees up.
+    const next = hashesWaiting.shift();
+    if (next) next();
+    else hashesRunning--;
+  }
+}
+
 /** A PHC-format Argon2id hash (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`) with a random salt. */
 export async function hashPassword(password: string): Promise<string> {
-  return hash(password.normalize('NFKC'), ARGON2_OPTIONS);
+  return inHashSlot(() => hash(password.normalize('NFKC'), ARGON2_OPTIONS));
 }
 
 /**
@@ -21,8 +59,8 @@ export async function hashPassword(password: string): Promise<string> {
  */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const normalized = password.normalize('NFKC');
-  if (stored.startsWith('$argon2id$')) return verify(stored, normalized).catch(() => false);
-  if (stored.startsWith('scrypt$')) return verifyLegacyScrypt(normalized, stored);
+  if (stored.startsWith('$argon2id$')) return inHashSlot(() => verify(stored, normalized).catch(() => false));
+  if (stored.startsWith('scrypt$')) return inHashSlot(() => verifyLegacyScrypt(normalized, stored));
   return false;
 }
 

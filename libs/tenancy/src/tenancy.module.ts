@@ -5,6 +5,7 @@ import { InvitationDirectory } from './invitation-directory.service';
 import { MembershipDirectory } from './membership-directory.service';
 import { OrganizationDirectory } from './organization-directory.service';
 import { PasswordResetDirectory } from './password-reset-directory.service';
+import { PeopleLinksCleanupService } from './people-links-cleanup.service';
 import { ProjectCreator } from './project-creator.service';
 import { ProjectDirectory } from './project-directory.service';
 import { UserDirectory } from './user-directory.service';
@@ -16,7 +17,16 @@ import { UserDirectory } from './user-directory.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...TENANCY_ENTITIES])],
-  providers: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory, ProjectCreator, InvitationDirectory, PasswordResetDirectory],
-  exports: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory, ProjectCreator, InvitationDirectory, PasswordResetDirectory],
+  providers: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory, ProjectCreator, InvitationDirectory, PasswordResetDirectory, PeopleLinksCleanupService],
+  exports: [
+    UserDirectory,
+    OrganizationDirectory,
+    MembershipDirectory,
+    ProjectDirectory,
+    ProjectCreator,
+    InvitationDirectory,
+    PasswordResetDirectory,
+    PeopleLinksCleanupService,
+  ],
 })
 export class TenancyModule {}

@@ -7,6 +7,7 @@ import type { MembershipRole } from '../roles';
  */
 @Index('invitations_token_hash_key', ['tokenHash'], { unique: true })
 @Index('invitations_org_idx', ['organizationId', 'createdAt'])
+@Index('invitations_expiry_idx', ['expiresAt'])
 @Check('invitations_role_check', `role IN ('admin', 'member')`)
 @Entity('invitations')
 export class Invitation {
