@@ -23,6 +23,7 @@ import { capabilityFailure } from './capability-errors';
 import { echoableId, jsonRpcError, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
 import { directExchange, serveDirect } from './mcp-exchange';
 import { holdAnswer, ToolCalls } from './tool-calls';
+import { FairCalls } from './fair-calls';
 import { recordToolOutcome } from './mcp-tracing';
 import { McpRefusal } from './mcp-http.errors';
 import {
@@ -60,12 +61,15 @@ export class McpService implements OnApplicationShutdown {
   private readonly nodeHandler: NodeMcpRequestHandler;
   /** The tool calls of each request in progress, by its `AuthInfo` (what the SDK hands the server factory). */
   private readonly callsOf = new WeakMap<AuthInfo, ToolCalls>();
+  /** The instance's tool calls, shared fairly between organisations. */
+  private readonly fair: FairCalls;
 
   constructor(
     private readonly registry: CapabilityRegistry,
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {
+    this.fair = new FairCalls(config.mcpMaxConcurrentToolCalls);
     const onerror = (error: Error) => this.logger.debug(`request refused by the MCP SDK: ${error.message}`);
     this.handler = createMcpHandler((ctx) => this.createServer(ctx.era, ctx.authInfo), { legacy: 'stateless', onerror });
     this.nodeHandler = toNodeHandler(this.handler, {
@@ -185,7 +189,7 @@ export class McpService implements OnApplicationShutdown {
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     const calls = authInfo ? this.callsOf.get(authInfo) : undefined;
     server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, (tool, outcome, rpcCode) => {
+      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, (tool, outcome, rpcCode) => {
         this.metrics.recordMcpCall('tools/call', tool, outcome);
         recordToolOutcome(ctx.mcpReq.id, rpcCode ?? outcome);
       }),
@@ -226,6 +230,7 @@ async function callTool(
   args: unknown,
   context: ProjectContext,
   calls: ToolCalls | undefined,
+  fair: FairCalls,
   record: (tool: string | undefined, outcome: McpOutcome, rpcCode?: number) => void,
 ): Promise<CallToolResult> {
   const capability = toolset.byName.get(name);
@@ -243,8 +248,14 @@ async function callTool(
     );
   }
   let result: Record<string, unknown>;
+  const place = fair.acquire(context.organizationId);
+  if (place) await place;
   try {
-    result = await capability.definition.handle(parsed.data, context);
+    try {
+      result = await capability.definition.handle(parsed.data, context);
+    } finally {
+      fair.release();
+    }
   } catch (error) {
     if (error instanceof DomainError && error.kind === 'unavailable') calls?.failedUnavailable(error);
     else calls?.ran();
