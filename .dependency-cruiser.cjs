@@ -26,7 +26,7 @@ const ALLOWED_IMPORTS = {
   'api-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'common'],
   discovery: ['credentials', 'capabilities', 'config', 'common'],
   health: ['credentials', 'database', 'config', 'common'],
-  mcp: ['capabilities', 'credentials', 'observability', 'config', 'common'],
+  mcp: ['capabilities', 'credentials', 'rate-limit', 'observability', 'config', 'common'],
   dashboard: ['organizations', 'service-keys', 'api-keys', 'oauth', 'auth', 'tenancy', 'credential-store', 'credentials', 'audit', 'web', 'config', 'common'],
 };
 

@@ -441,6 +441,9 @@ async function main() {
       });
     }
 
+    const floodName = `flood: another organisation's get_task (${LEGACY}) during one organisation's batches of ${FLOOD_BATCH} create_task`;
+    if (!ONLY || floodName.includes(ONLY)) report.scenarios.push(await floodScenario({ base, seed, gateway, name: floodName, quietP99: report.scenarios.find((x) => x.name === `tools/call get_task (${LEGACY})`)?.gateway.latencyP99 }));
+
     // The 401 paths: no database touch for a malformed token; one indexed lookup for a well-formed
     // unknown one the first time, none when it comes again (refused tokens are remembered); one
     // lookup for every request when each carries a new well-formed token.
@@ -503,6 +506,56 @@ async function main() {
     await new Promise((r) => setTimeout(r, 500));
     stopPostgres(pg);
   }
+}
+
+/** The flood's batches: this many `create_task` in one 2025-03-26 JSON-RPC batch. */
+const FLOOD_BATCH = 100;
+/** The fairness target: the other organisation's p99 during the flood. */
+const FLOOD_P99_MS = 50;
+
+/**
+ * Fairness between organisations: a second organisation (seeded like the first) calls get_task
+ * on CONNECTIONS connections while the first organisation keeps 10 connections busy with batches
+ * of 100 create_task each (well within its request limits). Measures the second organisation's
+ * latency (the gateway's CPU as for every scenario), beside its p99 without the flood (the get_task
+ * scenario of the same generation, or measured now).
+ */
+async function floodScenario({ base, seed, gateway, name, quietP99 }) {
+  const other = await seedGateway(base);
+  const getTask = mcpRequest('legacy', 'tools/call', { name: 'get_task', arguments: { id: other.taskId } }, { authorization: `Bearer ${other.token}` });
+  const target = { label: name, url: base, path: '/api/mcp', connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, ...getTask };
+  if (quietP99 === undefined) quietP99 = (await load({ ...target, label: `${name}, without the flood` }, gateway.pid)).latencyP99;
+  const batch = Array.from({ length: FLOOD_BATCH }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'create_task', arguments: { title: `Flood ${i}` } } }));
+  const flooding = {
+    label: `${name}: the flood`,
+    url: base,
+    path: '/api/mcp',
+    connections: 10,
+    duration: DURATION + WARMUP + 2,
+    warmup: 0,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26', authorization: `Bearer ${seed.token}` },
+    body: JSON.stringify(batch),
+  };
+  const floodRun = load(flooding);
+  // The flood under way before the measured organisation starts.
+  await new Promise((r) => setTimeout(r, 1000));
+  const { result, peakRss } = await withPeakRss(gateway.pid, () => load(target, gateway.pid));
+  const flood = await floodRun;
+  const gw = { ...result, peakRss };
+  process.stderr.write(`${name}: ${gw.requestsPerSecond.toFixed(0)} req/s, p99 ${gw.latencyP99} ms (without the flood ${quietP99} ms), non-2xx ${gw.non2xx}; flood ${flood.requestsPerSecond.toFixed(1)} batches/s, non-2xx ${flood.non2xx}\n`);
+  const shortfall = [];
+  if (gw.non2xx > 0) shortfall.push(`${gw.non2xx} non-2xx for the other organisation`);
+  if (gw.latencyP99 > FLOOD_P99_MS) shortfall.push(`p99 ${gw.latencyP99} ms > ${FLOOD_P99_MS} ms`);
+  return {
+    name,
+    gateway: gw,
+    flood: { batchesPerSecond: flood.requestsPerSecond, callsPerSecond: flood.requestsPerSecond * FLOOD_BATCH, non2xx: flood.non2xx, latencyP99: flood.latencyP99 },
+    quietP99,
+    target: `other organisation: no non-2xx, p99 ≤ ${FLOOD_P99_MS} ms (without the flood: ${quietP99} ms)`,
+    met: shortfall.length === 0,
+    shortfall,
+  };
 }
 
 /** Refresh-token rotation on the token endpoint: each connection rotates its own grant's chain. */
@@ -651,6 +704,11 @@ function markdown(report) {
       const a = s.auditInsert;
       const share = a.createTaskP50 ? `, ${((a.extraMs / a.createTaskP50) * 100).toFixed(0)}% of create_task's p50 ${a.createTaskP50} ms` : '';
       lines.push(`| ${s.name} | transaction ${a.plainMs.toFixed(3)} ms without, ${a.auditedMs.toFixed(3)} ms with: +${a.extraMs.toFixed(3)} ms${share}; ${a.events} events for ${a.tasks} tasks | | | | | | | | ${s.target} | ${s.met ? 'yes' : `NO: ${s.shortfall.join('; ')}`} |`);
+      continue;
+    }
+    if (s.flood) {
+      const g = s.gateway;
+      lines.push(`| ${s.name} | ${fmtRps(g.requestsPerSecond)} | ${g.latencyP50} | ${g.latencyP99} | ${g.non2xx} | ${mb(g.peakRss)} |  |  |  |  |  |  | ${s.target}; the flood: ${s.flood.batchesPerSecond.toFixed(1)} batches/s (${s.flood.callsPerSecond.toFixed(0)} calls/s), p99 ${s.flood.latencyP99} ms, non-2xx ${s.flood.non2xx} | ${met(s)} |`);
       continue;
     }
     const g = s.gateway ?? {};

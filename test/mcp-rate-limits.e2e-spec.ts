@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createAgentToken, createOrganization, createProject } from './factories';
+import { connectClient, tokenRequest } from './factories/oauth';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 /** Request limits on /api/mcp per token and per organisation (docs/operations.md, "Request limits"). */
@@ -48,7 +49,7 @@ describe('MCP request limits', () => {
       id: 4,
       error: {
         code: -32000,
-        message: `Too many requests for this token: at most 3 per window on this server; retry after ${retryAfter} s`,
+        message: `Too many requests for this token: at most 3 per window; retry after ${retryAfter} s`,
         data: { code: 'rate_limited', limit: 'token', retryAfterSeconds: retryAfter },
       },
     });
@@ -73,5 +74,54 @@ describe('MCP request limits', () => {
       await request(t.baseUrl).post('/api/mcp').set('Authorization', 'Bearer dga_nope').send({ jsonrpc: '2.0', id: i, method: 'tools/list' }).expect(401);
     }
     expect((await listTools(token, 1)).status).toBe(200);
+  });
+  /** One HTTP request carrying `messages` (a 2025-03-26 batch when it is an array). */
+  function post(token: string, messages: unknown) {
+    return request(t.baseUrl)
+      .post('/api/mcp')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Accept', 'application/json, text/event-stream')
+      .set('MCP-Protocol-Version', '2025-03-26')
+      .send(messages as object);
+  }
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_project', arguments: {} } });
+
+  it('counts each request of a batch: a batch that does not fit is refused whole and counts nothing; notifications are not counted', async () => {
+    const org = await createOrganization(t.dataSource);
+    const token = await tokenIn(org.id);
+    await awayFromWindowEnd();
+
+    // Four tool calls in one HTTP request are four against a limit of three: refused, none run.
+    const tooMany = await post(token, [call(1), call(2), call(3), call(4)]);
+    expect(tooMany.status).toBe(429);
+    expect(tooMany.headers['retry-after']).toMatch(/^\d+$/);
+    expect(tooMany.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { code: 'rate_limited', limit: 'token' } } });
+    const events = await t.dataSource.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [org.id]);
+    expect(events).toEqual([{ n: 0 }]);
+
+    // A notification alone is not a request: it spends nothing.
+    const notified = await post(token, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+
+    // Three fit, with their three answers; the budget is then spent.
+    const three = await post(token, [call(1), call(2), call(3)]);
+    expect(three.status).toBe(200);
+    expect(three.text.match(/"result"/g)).toHaveLength(3);
+    expect((await post(token, call(4))).status).toBe(429);
+  });
+
+  it('counts per grant: a refreshed access token spends the same budget as the one it replaced', async () => {
+    const connected = await connectClient(t);
+    await awayFromWindowEnd();
+    for (let i = 1; i <= 3; i++) expect((await listTools(connected.accessToken, i)).status).toBe(200);
+    expect((await listTools(connected.accessToken, 4)).status).toBe(429);
+
+    const refreshed = await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: connected.refreshToken, client_id: connected.client.client_id });
+    expect(refreshed.status).toBe(200);
+    const fresh = refreshed.body.access_token as string;
+    expect(fresh).not.toBe(connected.accessToken);
+    const after = await listTools(fresh, 5);
+    expect(after.status).toBe(429);
+    expect(after.body.error.data).toMatchObject({ code: 'rate_limited', limit: 'token' });
   });
 });

@@ -67,12 +67,14 @@ export class AppConfig {
   readonly shutdownDelaySeconds: number;
   /** Then, at most this long for requests in flight to finish before connections are cut. */
   readonly shutdownDrainSeconds: number;
-  /** `/api/mcp` requests per agent token per window, per instance (0: unlimited). */
+  /** `/api/mcp` JSON-RPC requests per agent grant per window, across instances (0: unlimited). */
   readonly mcpRateLimitPerToken: number;
-  /** `/api/mcp` requests per organisation per window, per instance (0: unlimited). */
+  /** `/api/mcp` JSON-RPC requests per organisation per window, across instances (0: unlimited). */
   readonly mcpRateLimitPerOrganization: number;
   /** The length of those windows. */
   readonly mcpRateLimitWindowSeconds: number;
+  /** Tool calls run at once by this instance, shared fairly between organisations (0: no bound). */
+  readonly mcpMaxConcurrentToolCalls: number;
   /** Bearer token that opens `/metrics` on the main port; unset: not served there. */
   readonly metricsToken: string | undefined;
   /** Port of a separate metrics listener on 127.0.0.1 (no token needed there); unset: none. */
@@ -129,6 +131,8 @@ export class AppConfig {
     this.mcpRateLimitPerToken = env.MCP_RATE_LIMIT_PER_TOKEN;
     this.mcpRateLimitPerOrganization = env.MCP_RATE_LIMIT_PER_ORGANIZATION;
     this.mcpRateLimitWindowSeconds = env.MCP_RATE_LIMIT_WINDOW_SECONDS;
+    // The embedded database serves one connection.
+    this.mcpMaxConcurrentToolCalls = env.MCP_MAX_CONCURRENT_TOOL_CALLS ?? 2 * (env.DATABASE_URL ? env.DATABASE_POOL_SIZE : 1);
     this.metricsToken = env.METRICS_TOKEN;
     this.metricsPort = env.METRICS_PORT;
     this.oauthExtraRedirectSchemes = splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES).map((s) => s.toLowerCase());

@@ -26,7 +26,10 @@ export class McpEndpoint {
   async post(req: AuthenticatedRequest, res: Response): Promise<void> {
     const trace = McpTrace.start(req, (name) => this.mcp.isTool(name));
     try {
-      if (req.principal?.kind === 'agent') this.limits.check(req.principal, req.body);
+      if (req.principal?.kind === 'agent') {
+        const pending = this.limits.check(req.principal, req.body);
+        if (pending) await pending;
+      }
       await trace.run(() => this.mcp.handle(req, res));
     } catch (error) {
       trace.fail(error);

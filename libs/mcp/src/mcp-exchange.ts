@@ -91,13 +91,21 @@ export function directExchange(headers: IncomingHttpHeaders, body: unknown): Dir
 /**
  * Serves one direct exchange on `server` (a fresh instance for this request) and writes the
  * answer in one write: a JSON body for 2026-07-28 (the SDK's own single-exchange transport), the
- * single SSE event of a stateless 2025 answer otherwise.
+ * single SSE event of a stateless 2025 answer otherwise. `beforeAnswer` runs once the answer is
+ * known and before anything is written: what it throws replaces the answer.
  */
-export async function serveDirect(exchange: DirectExchange, server: Server, authInfo: AuthInfo, res: ServerResponse): Promise<void> {
+export async function serveDirect(
+  exchange: DirectExchange,
+  server: Server,
+  authInfo: AuthInfo,
+  res: ServerResponse,
+  beforeAnswer: () => void = () => {},
+): Promise<void> {
   if (exchange.era === 'modern') {
     const transport = new ModernTransport({ classification: exchange.classification }, exchange.message.id);
     await server.connect(transport);
     const outcome = await Promise.race([transport.result, transport.handleMessage(exchange.message, { authInfo })]);
+    beforeAnswer();
     if (!(outcome instanceof Response)) {
       // What the SDK's transport answers for a plain result: status 200, the message as JSON.
       writeWhole(res, 200, { 'Content-Type': 'application/json' }, JSON.stringify(outcome));
@@ -114,6 +122,7 @@ export async function serveDirect(exchange: DirectExchange, server: Server, auth
   // Nothing outlives the answer: the instance holds no timer and no pending request, so it is
   // dropped rather than closed (closing builds a connection-closed error for nothing).
   const answer = await transport.answer;
+  beforeAnswer();
   writeWhole(res, 200, SSE_HEADERS, `event: message\ndata: ${JSON.stringify(answer)}\n\n`);
 }
 

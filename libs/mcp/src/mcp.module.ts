@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@app/capabilities';
+import { RateLimitModule } from '@app/rate-limit';
 import { McpController } from './mcp.controller';
 import { McpEndpoint } from './mcp-endpoint';
 import { McpRateLimiter } from './mcp-rate-limiter';
@@ -7,7 +8,7 @@ import { McpService } from './mcp.service';
 
 /** The MCP endpoint: it serves the capabilities the registry of `@app/capabilities` discovered. */
 @Module({
-  imports: [CapabilitiesModule],
+  imports: [CapabilitiesModule, RateLimitModule],
   controllers: [McpController],
   providers: [McpService, McpRateLimiter, McpEndpoint],
   exports: [McpEndpoint],

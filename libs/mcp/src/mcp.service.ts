@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Response } from 'express';
 import { z } from 'zod';
+import { DomainError } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
 import { McpOutcome, Metrics } from '@app/observability';
@@ -21,6 +22,8 @@ import { CapabilityRegistry, type ProjectContext, type Toolset } from '@app/capa
 import { capabilityFailure } from './capability-errors';
 import { echoableId, jsonRpcError, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
 import { directExchange, serveDirect } from './mcp-exchange';
+import { holdAnswer, ToolCalls } from './tool-calls';
+import { FairCalls } from './fair-calls';
 import { recordToolOutcome } from './mcp-tracing';
 import { McpRefusal } from './mcp-http.errors';
 import {
@@ -56,12 +59,17 @@ export class McpService implements OnApplicationShutdown {
   private readonly logger = new Logger('Mcp');
   private readonly handler: McpHttpHandler;
   private readonly nodeHandler: NodeMcpRequestHandler;
+  /** The tool calls of each request in progress, by its `AuthInfo` (what the SDK hands the server factory). */
+  private readonly callsOf = new WeakMap<AuthInfo, ToolCalls>();
+  /** The instance's tool calls, shared fairly between organisations. */
+  private readonly fair: FairCalls;
 
   constructor(
     private readonly registry: CapabilityRegistry,
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {
+    this.fair = new FairCalls(config.mcpMaxConcurrentToolCalls);
     const onerror = (error: Error) => this.logger.debug(`request refused by the MCP SDK: ${error.message}`);
     this.handler = createMcpHandler((ctx) => this.createServer(ctx.era, ctx.authInfo), { legacy: 'stateless', onerror });
     this.nodeHandler = toNodeHandler(this.handler, {
@@ -81,12 +89,28 @@ export class McpService implements OnApplicationShutdown {
       throw error;
     }
     const exchange = directExchange(req.headers, req.body);
+    const calls = new ToolCalls();
+    if (req.auth) this.callsOf.set(req.auth, calls);
     if (!exchange || !req.auth) {
-      await this.nodeHandler(req, res, req.body);
+      if (!hasToolCall(req.body)) {
+        await this.nodeHandler(req, res, req.body);
+      } else {
+        // The SDK writes its status before the tools have run: held until they have, so that an
+        // outage can still be answered 503.
+        const held = holdAnswer(res);
+        try {
+          await this.nodeHandler(req, res, req.body);
+        } finally {
+          held.restore();
+        }
+        calls.throwIfOutage();
+        held.send();
+      }
     } else {
       try {
-        await serveDirect(exchange, this.createServer(exchange.era, req.auth), req.auth, res);
+        await serveDirect(exchange, this.createServer(exchange.era, req.auth), req.auth, res, () => calls.throwIfOutage());
       } catch (error) {
+        if (error instanceof DomainError) throw error;
         this.logger.error(`MCP exchange failure: ${(error as Error).message}`, (error as Error).stack);
         if (!res.headersSent) res.status(500).json(jsonRpcError(exchange.message.id, ProtocolErrorCode.InternalError, 'Internal error'));
       }
@@ -163,8 +187,9 @@ export class McpService implements OnApplicationShutdown {
     });
     listEveryVersionOnDiscover(server);
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
+    const calls = authInfo ? this.callsOf.get(authInfo) : undefined;
     server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), (tool, outcome, rpcCode) => {
+      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, (tool, outcome, rpcCode) => {
         this.metrics.recordMcpCall('tools/call', tool, outcome);
         recordToolOutcome(ctx.mcpReq.id, rpcCode ?? outcome);
       }),
@@ -204,6 +229,8 @@ async function callTool(
   name: string,
   args: unknown,
   context: ProjectContext,
+  calls: ToolCalls | undefined,
+  fair: FairCalls,
   record: (tool: string | undefined, outcome: McpOutcome, rpcCode?: number) => void,
 ): Promise<CallToolResult> {
   const capability = toolset.byName.get(name);
@@ -221,9 +248,17 @@ async function callTool(
     );
   }
   let result: Record<string, unknown>;
+  const place = fair.acquire(context.organizationId);
+  if (place) await place;
   try {
-    result = await capability.definition.handle(parsed.data, context);
+    try {
+      result = await capability.definition.handle(parsed.data, context);
+    } finally {
+      fair.release();
+    }
   } catch (error) {
+    if (error instanceof DomainError && error.kind === 'unavailable') calls?.failedUnavailable(error);
+    else calls?.ran();
     let failure: CallToolResult;
     try {
       failure = capabilityFailure(error, name);
@@ -235,6 +270,7 @@ async function callTool(
     record(name, 'tool_error');
     return failure;
   }
+  calls?.ran();
   record(name, 'ok');
   return server.projectCallToolResult(
     { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result },
@@ -253,4 +289,9 @@ function toolCalled(message: unknown): string | undefined {
   if (method !== 'tools/call' || params === null || typeof params !== 'object') return undefined;
   const name = (params as { name?: unknown }).name;
   return typeof name === 'string' ? name : undefined;
+}
+
+/** Whether a body (one message or a batch) holds a `tools/call` request. */
+function hasToolCall(body: unknown): boolean {
+  return Array.isArray(body) ? body.some((m) => (m as { method?: unknown } | null)?.method === 'tools/call') : (body as { method?: unknown } | null)?.method === 'tools/call';
 }

@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { EnvBase, toInt } from './env-transforms';
 
 /** Rate limits: sign-in, sign-up, client registration, the token endpoint, metadata fetches, MCP. */
@@ -77,14 +77,14 @@ export function LimitVariables<B extends EnvBase>(Base: B) {
     @Max(100000)
     CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE = 60;
 
-    /** Requests to /api/mcp per agent token per window, counted by each instance (0: no limit). */
+    /** JSON-RPC requests to /api/mcp per agent grant per window, shared by every instance (0: no limit). */
     @Transform(toInt)
     @IsInt()
     @Min(0)
     @Max(10_000_000)
     MCP_RATE_LIMIT_PER_TOKEN = 600;
 
-    /** Requests to /api/mcp per organisation (all its tokens) per window, counted by each instance (0: no limit). */
+    /** JSON-RPC requests to /api/mcp per organisation (all its tokens) per window, shared by every instance (0: no limit). */
     @Transform(toInt)
     @IsInt()
     @Min(0)
@@ -96,6 +96,17 @@ export function LimitVariables<B extends EnvBase>(Base: B) {
     @Min(1)
     @Max(3600)
     MCP_RATE_LIMIT_WINDOW_SECONDS = 60;
+
+    /**
+     * Tool calls one instance runs at once; past it, calls wait in per-organisation queues served
+     * in turn (0: no bound). Unset: twice the database connections (the pool; 1 when embedded).
+     */
+    @IsOptional()
+    @Transform(toInt)
+    @IsInt()
+    @Min(0)
+    @Max(10_000)
+    MCP_MAX_CONCURRENT_TOOL_CALLS?: number;
   }
   return LimitVariables;
 }
