@@ -45,6 +45,8 @@ describe('scoped API keys and the permission catalogues (SPEC §6)', () => {
           id: res.body.id,
           name: 'CI bot',
           permissions: ['projects:read', 'projects:write'],
+          // The prefix and the last four characters tell keys apart; never the secret.
+          secretHint: `rk_…${res.body.key.slice(-4)}`,
           status: 'active',
           createdBy: team.admin.id,
           createdAt: res.body.createdAt,

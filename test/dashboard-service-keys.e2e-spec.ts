@@ -173,9 +173,19 @@ describe('the dashboard: Service keys', () => {
     expect(snippetOf(res.text, 'snippet-claude')).toBe(
       `claude mcp add --transport http agent-gateway-website ${mcpUrl} --header 'Authorization: Bearer ${token}'`,
     );
-    expect(JSON.parse(snippetOf(res.text, 'snippet-vscode'))).toEqual({
-      servers: { 'agent-gateway-website': { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } },
+    // The VS Code and Cursor files hold no secret (teams commit .vscode/mcp.json): a password prompt and an environment variable.
+    const vscode = snippetOf(res.text, 'snippet-vscode');
+    expect(vscode).not.toContain(token);
+    expect(JSON.parse(vscode)).toMatchObject({
+      inputs: [{ type: 'promptString', id: 'agent-gateway-website-token', password: true }],
+      servers: { 'agent-gateway-website': { type: 'http', url: mcpUrl, headers: { Authorization: 'Bearer ${input:agent-gateway-website-token}' } } },
     });
+    const cursor = snippetOf(res.text, 'snippet-cursor');
+    expect(cursor).not.toContain(token);
+    expect(JSON.parse(cursor)).toEqual({
+      mcpServers: { 'agent-gateway-website': { url: mcpUrl, headers: { Authorization: 'Bearer ${env:AGENT_GATEWAY_WEBSITE_TOKEN}' } } },
+    });
+    expect(snippetOf(res.text, 'snippet-cursor-env')).toBe(`export AGENT_GATEWAY_WEBSITE_TOKEN=${token}`);
     // The curl snippet, run as pasted, lists the tools.
     const curl = snippetOf(res.text, 'snippet-curl');
     expect(curl).toContain(`-H 'Authorization: Bearer ${token}'`);

@@ -116,6 +116,7 @@ describe('service keys and derived project tokens (REST)', () => {
         serviceKeyId: key.id,
         permissions: ['project:read', 'tasks:read'],
         createdAt: expect.stringMatching(ISO),
+        expiresAt: null,
       });
       const principal = await t.app.get(AgentTokenService).resolve(res.body.token);
       expect(principal).toMatchObject({
@@ -157,7 +158,9 @@ describe('service keys and derived project tokens (REST)', () => {
         serviceKeyId: key.id,
         projectId: d.projectId,
         permissions: AGENT_PERMISSION_NAMES,
+        secretHint: `dga_…${(d.token as string).slice(-4)}`,
         status: 'active',
+        expiresAt: null,
         createdAt: d.createdAt,
         rotatingOutUntil: null,
         revokedAt: null,

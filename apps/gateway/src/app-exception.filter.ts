@@ -4,6 +4,8 @@ import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { DomainError, HTTP_STATUS_OF_KIND, restErrorBody, retryAfterOf } from '@app/common';
 import { McpUnauthorizedException, sendMcpUnauthorized } from '@app/credentials';
+import { isPageRequest, NotFoundPage } from '@app/dashboard';
+import { sendPage } from '@app/web';
 import { allowedMethods } from './method-not-allowed';
 
 /**
@@ -17,7 +19,10 @@ import { allowedMethods } from './method-not-allowed';
 export class AppExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly notFoundPage: NotFoundPage,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -46,6 +51,14 @@ export class AppExceptionFilter implements ExceptionFilter {
     if (allow.length) {
       res.setHeader('Allow', allow.join(', '));
       res.status(405).json({ statusCode: 405, message: `This route accepts ${allow.join(', ')}, not ${req.method}`, error: 'Method Not Allowed' });
+      return;
+    }
+    if (exception instanceof NotFoundException && isPageRequest(req)) {
+      // A mistyped page address: a page with the navigation, not the API's JSON.
+      void this.notFoundPage.render(req).then(
+        (document) => (res.headersSent ? undefined : sendPage(res, 404, document)),
+        () => (res.headersSent ? undefined : res.status(404).json(restErrorBody(404, 'Not Found'))),
+      );
       return;
     }
     if (exception instanceof HttpException) {

@@ -8,6 +8,7 @@ import express, { json, urlencoded } from 'express';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
 import { CredentialGuard } from '@app/credentials';
+import { NotFoundPage } from '@app/dashboard';
 import { Readiness } from '@app/health';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError, McpEndpoint } from '@app/mcp';
 import { METRICS_PATH, Metrics, metricsEndpoint, observeRequests } from '@app/observability';
@@ -58,7 +59,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.use(closeConnectionsWhenDraining(app.get(Readiness)));
   app.use(mcpOriginCheck(config));
   app.enableCors(corsOptionsDelegate(config));
-  const enhancers = new McpRouteEnhancers(app.get(ApplicationConfig), app.get(CredentialGuard), new AppExceptionFilter(config), app.get(McpEndpoint));
+  const enhancers = new McpRouteEnhancers(app.get(ApplicationConfig), app.get(CredentialGuard), new AppExceptionFilter(config, app.get(NotFoundPage)), app.get(McpEndpoint));
   const layers = requestMiddleware(agentCheckFirst(app.get(CredentialGuard), enhancers));
   // POST /api/mcp itself is served here, by the same layers as below, ahead of Nest's routes.
   const server = app.getHttpAdapter().getInstance() as express.Express;

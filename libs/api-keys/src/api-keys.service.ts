@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, DEFAULT_OVERLAP_SECONDS, isUuid, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { API_KEY_PERMISSION_NAMES, ApiKey, ApiKeyPermission, ApiKeyStore, CredentialRevoker } from '@app/credential-store';
-import { generateToken, hashToken, TOKEN_PREFIXES, requireUser } from '@app/credentials';
+import { generateToken, hashToken, TOKEN_PREFIXES, requireUser, secretHint, secretLast4 } from '@app/credentials';
 import { ApiKeyNotFoundError, ApiKeyNotActiveError, ApiKeyRotatingError } from './api-keys.errors';
 import type { ApiKeyDto, ApiKeyListDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
 
@@ -38,6 +38,7 @@ export class ApiKeysService {
         permissions,
         createdBy,
         expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+        secretLast4: secretLast4(key),
       });
       await this.audit.record(em, {
         organizationId,
@@ -101,6 +102,7 @@ export class ApiKeysService {
         permissions: old.permissions,
         createdBy: old.createdBy,
         expiresAt: old.expiresAt,
+        secretLast4: secretLast4(secret),
       });
       await this.audit.record(em, {
         organizationId,
@@ -153,6 +155,7 @@ function toDto(row: ApiKey, now: number): ApiKeyDto {
     id: row.id,
     name: row.name,
     permissions: row.permissions,
+    secretHint: secretHint(TOKEN_PREFIXES.apiKey, row.secretLast4),
     status,
     createdBy: row.createdBy,
     createdAt: iso(row.createdAt)!,

@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import type { ValidationError } from 'class-validator';
+import { registerDecorator, type ValidationError, type ValidationOptions } from 'class-validator';
 
 /** Trims a string input before validation (other types pass through to fail their own checks). */
 export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
@@ -54,4 +54,18 @@ function withoutEcho(message: string, value: unknown, field: string): string {
 /** `ValidationPipe`'s `exceptionFactory`: a 400 in NestJS's shape with `validationMessages`. */
 export function validationException(errors: ValidationError[]): BadRequestException {
   return new BadRequestException(validationMessages(errors));
+}
+
+/** An ISO 8601 time that lies in the future. */
+export function IsFutureInstant(options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isFutureInstant',
+      target: object.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be in the future`, ...options },
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && Date.parse(value) > Date.now(),
+      },
+    });
 }

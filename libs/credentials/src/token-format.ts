@@ -68,3 +68,16 @@ export function credentialForm(token: string): CredentialForm {
   if (JWT_RE.test(token)) return 'session_jwt';
   return 'unrecognised';
 }
+
+/**
+ * The last four characters of a secret, kept to tell secrets apart in lists: they are part of its
+ * checksum, so they reveal nothing of the random body.
+ */
+export function secretLast4(token: string): string {
+  return token.slice(-4);
+}
+
+/** How a list shows a secret: its prefix and last four characters (`rk_…a1B2`); the prefix alone (`rk_…`) when they were not kept. */
+export function secretHint(prefix: TokenPrefix, last4: string | null | undefined): string {
+  return last4 ? `${prefix}…${last4}` : `${prefix}…`;
+}

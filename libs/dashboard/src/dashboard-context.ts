@@ -71,8 +71,13 @@ export class DashboardContextGuard implements CanActivate {
   }
 
   private tokenFor(principal: SessionPrincipal): string {
-    return createHmac('sha256', this.config.sessionSecret).update(`dashboard-form:${principal.sessionId}`).digest('base64url');
+    return dashboardCsrfToken(this.config.sessionSecret, principal);
   }
+}
+
+/** The CSRF token of a session's dashboard forms: HMAC(SESSION_SECRET, session id). */
+export function dashboardCsrfToken(sessionSecret: string, principal: SessionPrincipal): string {
+  return createHmac('sha256', sessionSecret).update(`dashboard-form:${principal.sessionId}`).digest('base64url');
 }
 
 function sameToken(submitted: unknown, expected: string): boolean {

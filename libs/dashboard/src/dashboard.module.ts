@@ -13,6 +13,7 @@ import { AuditNamesReader } from './audit/audit-names';
 import { AuditPageController } from './audit/audit-page.controller';
 import { DashboardContextGuard } from './dashboard-context';
 import { HomeController } from './home.controller';
+import { NotFoundPage } from './not-found-page';
 import { MembersPageController } from './members/members-page.controller';
 import { ProjectsPageController } from './projects/projects-page.controller';
 import { ProjectTokensPageController } from './service-keys/project-tokens-page.controller';
@@ -37,6 +38,7 @@ import { ServiceKeysPageController } from './service-keys/service-keys-page.cont
     MembersPageController,
     AuditPageController,
   ],
-  providers: [DashboardContextGuard, AuditNamesReader],
+  providers: [DashboardContextGuard, AuditNamesReader, NotFoundPage],
+  exports: [NotFoundPage],
 })
 export class DashboardModule {}

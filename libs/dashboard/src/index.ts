@@ -1,1 +1,2 @@
 export * from './dashboard.module';
+export { isPageRequest, NotFoundPage } from './not-found-page';

@@ -1,5 +1,6 @@
 import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
 import { AgentToken, ServiceKey } from '@app/credential-store';
+import { secretHint, TOKEN_PREFIXES } from '@app/credentials';
 import type { ProjectTokenDto, ServiceKeyCreatorDto, ServiceKeyDto } from './dto/service-key.dto';
 
 /** The catalogue's order, without duplicates. */
@@ -7,16 +8,24 @@ export function normalisePermissions(permissions: readonly AgentPermission[]): A
   return AGENT_PERMISSION_NAMES.filter((p) => permissions.includes(p));
 }
 
-/** A derived token's `expires_at` is set only by a rotation: it is rotating out until then, revoked after. */
+/**
+ * A derived token's `expires_at` is set only by a rotation: it is rotating out until then, revoked
+ * after. Its `valid_until` is the expiry chosen when it was derived: expired after.
+ */
 export function tokenView(token: AgentToken): ProjectTokenDto {
-  const ended = token.expiresAt !== null && token.expiresAt.getTime() <= Date.now();
+  const now = Date.now();
+  const ended = token.expiresAt !== null && token.expiresAt.getTime() <= now;
   const revokedAt = token.revokedAt ?? (ended ? token.expiresAt : null);
+  // Past its chosen expiry before anything else ended it (a later derive marks it revoked at that time).
+  const expired = token.validUntil !== null && token.validUntil.getTime() <= now && (revokedAt === null || revokedAt.getTime() >= token.validUntil.getTime());
   return {
     id: token.id,
     serviceKeyId: token.serviceKeyId!,
     projectId: token.projectId,
     permissions: token.permissions,
-    status: revokedAt ? 'revoked' : token.expiresAt ? 'rotating_out' : 'active',
+    secretHint: secretHint(TOKEN_PREFIXES.agentAccess, token.secretLast4),
+    status: expired ? 'expired' : revokedAt ? 'revoked' : token.expiresAt ? 'rotating_out' : 'active',
+    expiresAt: token.validUntil,
     createdAt: token.createdAt,
     rotatingOutUntil: revokedAt ? null : token.expiresAt,
     revokedAt,

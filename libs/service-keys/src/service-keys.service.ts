@@ -4,7 +4,7 @@ import { AuditActor, AuditService } from '@app/audit';
 import { DEFAULT_OVERLAP_SECONDS, isUuid, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
 import { DerivedTokenStore, CredentialRevoker, derivedTokenConflict, ServiceKey, ServiceKeyStore } from '@app/credential-store';
-import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credentials';
+import { generateToken, hashToken, secretLast4, TOKEN_PREFIXES } from '@app/credentials';
 import { ProjectDirectory } from '@app/tenancy';
 import {
   CreatedServiceKeyDto,
@@ -130,8 +130,14 @@ export class ServiceKeysService {
    * either waits for this token (and revokes it too) or makes this call fail with 409. One active
    * token per (key, project) is the database's unique partial index, not a read-then-write.
    */
-  async deriveToken(organizationId: string, keyId: string, input: { projectId: string }, actor: AuditActor): Promise<DerivedProjectTokenDto> {
+  async deriveToken(
+    organizationId: string,
+    keyId: string,
+    input: { projectId: string; expiresAt?: string | null },
+    actor: AuditActor,
+  ): Promise<DerivedProjectTokenDto> {
     const { projectId } = input;
+    const validUntil = input.expiresAt ? new Date(input.expiresAt) : null;
     if (!isUuid(keyId)) throw new ServiceKeyNotFoundError();
     if (!isUuid(projectId)) throw new ProjectNotFoundError();
     const token = generateToken(TOKEN_PREFIXES.agentAccess);
@@ -141,6 +147,8 @@ export class ServiceKeysService {
         if (!key) throw new ServiceKeyNotFoundError();
         if (key.revokedAt) throw new ServiceKeyRevokedError();
         if (!(await this.projects.find(organizationId, projectId, em, { lock: 'share' }))) throw new ProjectNotFoundError();
+        // A token of this pair that expired (or whose overlap ended) no longer holds its slot.
+        await this.tokens.retireEndedRotation(em, keyId, projectId);
         const permissions = key.permissions;
         const row = await this.tokens.insert(em, {
           tokenHash: hashToken(token),
@@ -149,6 +157,8 @@ export class ServiceKeysService {
           projectId,
           permissions,
           serviceKeyId: keyId,
+          validUntil,
+          secretLast4: secretLast4(token),
         });
         await this.audit.record(em, {
           organizationId,
@@ -157,9 +167,9 @@ export class ServiceKeysService {
           action: 'project_token.derived',
           targetType: 'agent_token',
           targetId: row.id,
-          metadata: { serviceKeyId: keyId, permissions },
+          metadata: { serviceKeyId: keyId, permissions, ...(validUntil ? { expiresAt: validUntil.toISOString() } : {}) },
           });
-        return { id: row.id, token, projectId, serviceKeyId: keyId, permissions, createdAt: row.createdAt };
+        return { id: row.id, token, projectId, serviceKeyId: keyId, permissions, createdAt: row.createdAt, expiresAt: validUntil };
       });
     } catch (error) {
       if (derivedTokenConflict(error) === 'active') {
@@ -207,6 +217,8 @@ export class ServiceKeysService {
           projectId: old.projectId,
           permissions,
           serviceKeyId: keyId,
+          validUntil: old.validUntil,
+          secretLast4: secretLast4(token),
         });
         await this.audit.record(em, {
           organizationId,
@@ -224,6 +236,7 @@ export class ServiceKeysService {
           serviceKeyId: keyId,
           permissions,
           createdAt: row.createdAt,
+          expiresAt: old.validUntil,
           replacesTokenId: tokenId,
           rotatingOutUntil: old.expiresAt,
         };

@@ -12,7 +12,7 @@ const STYLES = `
 :root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#f6f8fa;--card:#fff;--line:#d0d7de;--accent:#0a58ca;--accent-fg:#fff;--danger:#b42318;--focus:#ffbf47}
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--card:#161b22;--line:#30363d;--accent:#4493f8;--accent-fg:#0d1117;--danger:#ff7b72}}
 *{box-sizing:border-box}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg);overflow-wrap:break-word}
 main{max-width:36rem;margin:0 auto;padding:1.5rem 1rem 3rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:1.25rem}
 h1{font-size:1.4rem;line-height:1.3;margin:0 0 .75rem}
@@ -55,7 +55,7 @@ body.wide main{max-width:72rem}
 .sections a{padding:.45rem .75rem;border-radius:8px;text-decoration:none;color:var(--fg)}
 .sections a[aria-current=page]{background:var(--accent);color:var(--accent-fg);font-weight:600}
 .notice{border:2px solid var(--accent);border-radius:8px;padding:.75rem;margin:0 0 1rem}
-.table-wrap{overflow-x:auto}
+.table-wrap{overflow-x:auto;position:relative;max-width:100%}
 table{border-collapse:collapse;width:100%;margin:.5rem 0 1rem;font-size:.95rem}
 th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-weight:600;color:var(--muted)}
@@ -75,7 +75,7 @@ input[type=number],input[type=date],input[type=datetime-local]{font:inherit;padd
 .empty{border:1px dashed var(--line);border-radius:12px;padding:1.25rem;margin:.5rem 0 1rem}
 .card+.card{margin-top:1rem}
 .card>:first-child{margin-top:0}
-.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.visually-hidden{position:absolute;width:1px;height:1px;margin:-1px;padding:0;border:0;overflow:hidden;clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap}
 `.trim();
 
 const STYLE_HASH = `sha256-${createHash('sha256').update(STYLES).digest('base64')}`;

@@ -14,6 +14,12 @@ export class ApiKeyDto {
   permissions: ApiKeyPermission[];
 
   @ApiProperty({
+    example: 'rk_…a1B2',
+    description: 'The prefix and the last four characters of the secret, to tell keys apart (never the secret); `rk_…` for keys made before the last four were kept.',
+  })
+  secretHint: string;
+
+  @ApiProperty({
     enum: ['active', 'rotating_out', 'revoked', 'expired'],
     description: 'rotating_out: replaced by a rotation, still working until rotatingOutUntil; expired after.',
   })

@@ -12,7 +12,7 @@ import {
   ValidationArguments,
   ValidationOptions,
 } from 'class-validator';
-import { Trim } from '@app/common';
+import { IsFutureInstant, Trim } from '@app/common';
 import { API_KEY_PERMISSION_NAMES, ApiKeyPermission, isApiKeyPermission } from '@app/credential-store';
 
 /** Every entry must be in the API-key permission catalogue; the message names the positions of those that are not (never their text). */
@@ -29,20 +29,6 @@ function IsApiKeyPermissionList(options?: ValidationOptions) {
           const bad = Array.isArray(args.value) ? args.value.flatMap((v, i) => (isApiKeyPermission(v) ? [] : [`permissions[${i}]`])) : [];
           return `${bad.join(', ')} ${bad.length === 1 ? 'is not an API-key permission' : 'are not API-key permissions'}; allowed: ${API_KEY_PERMISSION_NAMES.join(', ')}`;
         },
-      },
-    });
-}
-
-/** An ISO 8601 time that lies in the future. */
-function IsFutureInstant(options?: ValidationOptions) {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isFutureInstant',
-      target: object.constructor,
-      propertyName,
-      options: { message: `${propertyName} must be in the future`, ...options },
-      validator: {
-        validate: (value: unknown) => typeof value === 'string' && Date.parse(value) > Date.now(),
       },
     });
 }

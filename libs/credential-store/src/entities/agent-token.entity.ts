@@ -23,6 +23,7 @@ export type AgentTokenSource = 'oauth' | 'service_key';
 @Index('agent_tokens_oauth_expiry_idx', ['expiresAt'], { where: `source = 'oauth'` })
 @Check('agent_tokens_source_check', `source IN ('oauth', 'service_key')`)
 @Check('agent_tokens_check', `(source = 'service_key') = (service_key_id IS NOT NULL)`)
+@Check('agent_tokens_secret_last4_check', 'char_length(secret_last4) = 4')
 @Entity('agent_tokens')
 export class AgentToken {
   @PrimaryGeneratedColumn('uuid')
@@ -45,6 +46,10 @@ export class AgentToken {
   @Column('text', { array: true })
   permissions: AgentPermission[];
 
+  /** A derived token's last four characters, for lists to tell tokens apart; null for OAuth tokens and older ones. */
+  @Column({ type: 'text', nullable: true })
+  secretLast4: string | null;
+
   @ForeignKey('ServiceKey', { name: 'agent_tokens_service_key_id_fkey', onDelete: 'CASCADE' })
   @Column({ type: 'uuid', nullable: true })
   serviceKeyId: string | null;
@@ -65,6 +70,10 @@ export class AgentToken {
 
   @Column({ type: 'timestamptz', nullable: true })
   expiresAt: Date | null;
+
+  /** The expiry chosen when a derived token was made (`expiresAt` is its rotation's end); null: none. */
+  @Column({ type: 'timestamptz', nullable: true })
+  validUntil: Date | null;
 
   @Column({ type: 'timestamptz', nullable: true })
   revokedAt: Date | null;

@@ -17,6 +17,10 @@ export interface NewAgentToken {
   userId?: string | null;
   /** Lifetime from now, by the database's clock; none for derived project tokens. */
   ttlSeconds?: number | null;
+  /** A derived token's chosen expiry (refused from then on, like a revoked one). */
+  validUntil?: Date | null;
+  /** The secret's last four characters (derived tokens), shown in lists. */
+  secretLast4?: string | null;
 }
 
 /**
@@ -35,7 +39,7 @@ export function derivedTokenConflict(error: unknown): 'active' | 'rotating' | nu
 }
 
 /** What a request needs of its live token (everything but the digest and the lifecycle times). */
-export type LiveAgentToken = Omit<AgentToken, 'tokenHash' | 'createdAt' | 'revokedAt'>;
+export type LiveAgentToken = Omit<AgentToken, 'tokenHash' | 'createdAt' | 'revokedAt' | 'secretLast4' | 'validUntil'>;
 
 interface LiveAgentTokenRow {
   id: string;
@@ -53,15 +57,17 @@ interface LiveAgentTokenRow {
 
 const FIND_LIVE_BY_HASH = statement(
   'agent_tokens.find_live_by_hash',
-  `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at, last_used_at
+  `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id,
+    LEAST(expires_at, valid_until) AS expires_at, last_used_at
   FROM "agent_tokens"
-  WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+  WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+    AND (valid_until IS NULL OR valid_until > now())`,
 );
 
 const INSERT = statement(
   'agent_tokens.insert',
-  `INSERT INTO agent_tokens (token_hash, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10::int))
+  `INSERT INTO agent_tokens (token_hash, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id, expires_at, valid_until, secret_last4)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10::int), $11, $12)
    RETURNING id, created_at`,
 );
 
@@ -107,6 +113,8 @@ export class AgentTokensRepository {
       token.clientId ?? null,
       token.userId ?? null,
       ttl,
+      token.validUntil ?? null,
+      token.secretLast4 ?? null,
     ]);
     return { id: row.id, createdAt: row.created_at };
   }
@@ -154,15 +162,15 @@ export class AgentTokensRepository {
   }
 
   /**
-   * A derived token whose overlap has ended is refused by the lookup already; this marks it
-   * revoked (at the end of its overlap) so it frees the (key, project)'s rotating-out slot.
+   * A derived token whose overlap has ended, or whose chosen expiry has passed, is refused by the
+   * lookup already; this marks it revoked (when it ended) so it frees the (key, project)'s slot.
    */
   retireEndedRotation(em: EntityManager, serviceKeyId: string, projectId: string): Promise<number> {
     return queryAffected(
       em,
-      `UPDATE agent_tokens SET revoked_at = expires_at
+      `UPDATE agent_tokens SET revoked_at = LEAST(coalesce(expires_at, 'infinity'::timestamptz), coalesce(valid_until, 'infinity'::timestamptz))
         WHERE service_key_id = $1 AND project_id = $2 AND revoked_at IS NULL
-          AND expires_at IS NOT NULL AND expires_at <= now()`,
+          AND ((expires_at IS NOT NULL AND expires_at <= now()) OR (valid_until IS NOT NULL AND valid_until <= now()))`,
       [serviceKeyId, projectId],
     );
   }
@@ -190,15 +198,16 @@ export class AgentTokensRepository {
     serviceKeyId: string,
     tokenId: string,
     overlapSeconds: number,
-  ): Promise<{ projectId: string; permissions: AgentPermission[]; expiresAt: Date } | null> {
-    const [row] = await queryReturning<{ project_id: string; permissions: AgentPermission[]; expires_at: Date }>(
+  ): Promise<{ projectId: string; permissions: AgentPermission[]; expiresAt: Date; validUntil: Date | null } | null> {
+    const [row] = await queryReturning<{ project_id: string; permissions: AgentPermission[]; expires_at: Date; valid_until: Date | null }>(
       em,
       `UPDATE agent_tokens SET expires_at = now() + make_interval(secs => $4)
         WHERE id = $1 AND service_key_id = $2 AND organization_id = $3 AND revoked_at IS NULL AND expires_at IS NULL
-        RETURNING project_id, permissions, expires_at`,
+          AND (valid_until IS NULL OR valid_until > now())
+        RETURNING project_id, permissions, expires_at, valid_until`,
       [tokenId, serviceKeyId, organizationId, Math.trunc(overlapSeconds)],
     );
-    return row ? { projectId: row.project_id, permissions: row.permissions, expiresAt: row.expires_at } : null;
+    return row ? { projectId: row.project_id, permissions: row.permissions, expiresAt: row.expires_at, validUntil: row.valid_until } : null;
   }
 
   /** RFC 7009 for an access token: only an OAuth token, and only the named client's when one is named. */

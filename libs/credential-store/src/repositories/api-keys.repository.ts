@@ -71,6 +71,7 @@ export class ApiKeysRepository {
       permissions: ApiKeyPermission[];
       createdBy: string | null;
       expiresAt: Date | null;
+      secretLast4?: string | null;
     },
   ): Promise<ApiKey> {
     const repository = em.getRepository(ApiKey);

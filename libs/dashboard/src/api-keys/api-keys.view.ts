@@ -56,7 +56,7 @@ ${empty
   ? emptyState('No API keys yet.', 'Create one for each script or system that calls the REST API, with only the permissions it needs; its secret is shown once, when you create it.')
   : dataTable(
       `API keys of ${ctx.organization!.name}, newest first`,
-      ['Name', 'Permissions', 'Status', 'Created', 'Expires', 'Last used', ACTIONS_HEADER],
+      ['Name', 'Key', 'Permissions', 'Status', 'Created', 'Expires', 'Last used', ACTIONS_HEADER],
       view.keys.map((k) => keyRow(base, k)),
     )}
 ${pager(base, view.nextCursor, view.onFirstPage)}`,
@@ -67,6 +67,7 @@ function keyRow(base: string, key: ApiKeyRow): SafeHtml {
   const live = key.status === 'active' || key.status === 'rotating_out';
   return html`<tr>
 <td>${key.name}</td>
+<td><code>${key.secretHint}</code></td>
 <td>${codeList(key.permissions)}</td>
 <td>${statusOf(key)}</td>
 <td>${when(key.createdAt)}${key.createdByName ? html`<br><span class="muted">by ${key.createdByName}</span>` : ''}</td>

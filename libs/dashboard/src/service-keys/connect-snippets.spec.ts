@@ -23,9 +23,33 @@ describe('connect snippets', () => {
     expect(s.claude).toBe(
       `claude mcp add --transport http agent-gateway-website https://gw.example.com/api/mcp --header 'Authorization: Bearer ${TOKEN}'`,
     );
+    // The VS Code file holds no secret: its header names a password prompt.
+    expect(s.vscode).not.toContain(TOKEN);
     expect(JSON.parse(s.vscode)).toEqual({
-      servers: { 'agent-gateway-website': { type: 'http', url: 'https://gw.example.com/api/mcp', headers: { Authorization: `Bearer ${TOKEN}` } } },
+      inputs: [
+        {
+          type: 'promptString',
+          id: 'agent-gateway-website-token',
+          description: 'Agent Gateway project token (dga_…) for agent-gateway-website',
+          password: true,
+        },
+      ],
+      servers: {
+        'agent-gateway-website': {
+          type: 'http',
+          url: 'https://gw.example.com/api/mcp',
+          headers: { Authorization: 'Bearer ${input:agent-gateway-website-token}' },
+        },
+      },
     });
+    // Neither does the Cursor file: it reads an environment variable, set by the shell line.
+    expect(s.cursor).not.toContain(TOKEN);
+    expect(JSON.parse(s.cursor)).toEqual({
+      mcpServers: {
+        'agent-gateway-website': { url: 'https://gw.example.com/api/mcp', headers: { Authorization: 'Bearer ${env:AGENT_GATEWAY_WEBSITE_TOKEN}' } },
+      },
+    });
+    expect(s.cursorEnv).toBe(`export AGENT_GATEWAY_WEBSITE_TOKEN=${TOKEN}`);
     expect(s.curl).toContain(`curl -X POST https://gw.example.com/api/mcp \\\n  -H 'Authorization: Bearer ${TOKEN}'`);
     expect(s.curl).toContain(`-H 'Accept: application/json, text/event-stream'`);
     expect(s.curl).toContain(`-H 'MCP-Protocol-Version: 2025-11-25'`);

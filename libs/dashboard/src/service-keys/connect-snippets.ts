@@ -4,8 +4,16 @@ export interface ConnectSnippets {
   serverName: string;
   /** Claude Code: `claude mcp add` with the token in an `Authorization` header. */
   claude: string;
-  /** VS Code: an `mcp.json` with the server and its header. */
+  /**
+   * VS Code: an `mcp.json` whose header refers to a password prompt (`inputs`), so the file holds
+   * no secret and may be committed; VS Code asks for the token once and keeps it in its secret store.
+   */
   vscode: string;
+  /** Cursor: a `~/.cursor/mcp.json` entry whose header reads the token from an environment variable. */
+  cursor: string;
+  /** The environment variable the Cursor entry reads, and the shell line that sets it. */
+  cursorEnvVar: string;
+  cursorEnv: string;
   /** curl: one `tools/list` call with every header the endpoint needs. */
   curl: string;
 }
@@ -22,11 +30,22 @@ export function connectSnippets(mcpUrl: string, token: string, projectName: stri
   const serverName = serverNameFor(projectName);
   const authorization = `Authorization: Bearer ${token}`;
   const claude = `claude mcp add --transport http ${serverName} ${shellQuote(mcpUrl)} --header ${shellQuote(authorization)}`;
+  const inputId = `${serverName}-token`;
   const vscode = JSON.stringify(
-    { servers: { [serverName]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } } },
+    {
+      inputs: [{ type: 'promptString', id: inputId, description: `Agent Gateway project token (dga_…) for ${serverName}`, password: true }],
+      servers: { [serverName]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer \${input:${inputId}}` } } },
+    },
     null,
     2,
   );
+  const cursorEnvVar = `${serverName.toUpperCase().replace(/-/g, '_')}_TOKEN`;
+  const cursor = JSON.stringify(
+    { mcpServers: { [serverName]: { url: mcpUrl, headers: { Authorization: `Bearer \${env:${cursorEnvVar}}` } } } },
+    null,
+    2,
+  );
+  const cursorEnv = `export ${cursorEnvVar}=${shellQuote(token)}`;
   const curl = [
     `curl -X POST ${shellQuote(mcpUrl)}`,
     `-H ${shellQuote(authorization)}`,
@@ -35,7 +54,7 @@ export function connectSnippets(mcpUrl: string, token: string, projectName: stri
     `-H 'MCP-Protocol-Version: ${CURL_PROTOCOL_VERSION}'`,
     `-d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
   ].join(' \\\n  ');
-  return { serverName, claude, vscode, curl };
+  return { serverName, claude, vscode, cursor, cursorEnvVar, cursorEnv, curl };
 }
 
 /** `agent-gateway-<project>`: lower-case letters, digits and hyphens (what every client accepts as a server name). */

@@ -43,9 +43,11 @@ ${secretField('project-token', 'Project token', view.token, 'Shown this once: it
 </section>
 <section class="card" aria-labelledby="connect-title">
 <h2 id="connect-title">Connect with it</h2>
-<p class="muted">The MCP endpoint is <code>${view.mcpUrl}</code>. Each snippet contains the token: keep them out of repositories and shared documents.</p>
+<p class="muted">The MCP endpoint is <code>${view.mcpUrl}</code>. The Claude Code, Cursor shell line and curl snippets contain the token: keep them out of repositories and shared documents. The VS Code and Cursor files do not: they ask for the token or read it from the environment.</p>
 ${snippetField('snippet-claude', 'Claude Code (run in a terminal)', s.claude)}
-${snippetField('snippet-vscode', 'VS Code (your user mcp.json, or .vscode/mcp.json)', s.vscode)}
+${snippetField('snippet-vscode', 'VS Code (.vscode/mcp.json or your user mcp.json): VS Code asks for the token once and keeps it in its secret storage', s.vscode)}
+${snippetField('snippet-cursor', 'Cursor (~/.cursor/mcp.json): the header reads the token from the environment', s.cursor)}
+${snippetField('snippet-cursor-env', `Cursor: set ${s.cursorEnvVar} where Cursor starts (your shell profile, not a file in the repository)`, s.cursorEnv)}
 ${snippetField('snippet-curl', 'curl: list the tools', s.curl)}
 </section>
 <p><a href="${keyPathOf(ctx, view.key)}">Done: back to “${view.key.name}”</a></p>`,

@@ -44,9 +44,23 @@ export class ProjectTokensPageController {
     @Res() res: Response,
   ): Promise<void> {
     const key = await this.serviceKeys.get(orgId, keyId);
-    const form = await readForm(DeriveProjectTokenDto, body, { projectId: 'Project' }, ['projectId']);
+    const expiresAt = body?.expiresAt === '' ? undefined : body?.expiresAt;
+    const form = await readForm(DeriveProjectTokenDto, { projectId: body?.projectId, expiresAt }, { projectId: 'Project', expiresAt: 'Expiry' }, [
+      'projectId',
+      'expiresAt',
+    ]);
     const chosen = typeof body?.projectId === 'string' ? body.projectId : '';
-    if (!form.valid) return this.refuseDerive(res, ctx, key, 400, chosen, 'Choose one of the projects');
+    if (!form.valid) {
+      const expiry = typeof expiresAt === 'string' && expiresAt.length <= 40 ? expiresAt : '';
+      const expiryError = !form.errors.expiresAt
+        ? undefined
+        : form.errors.expiresAt.includes('cannot be stored')
+          ? form.errors.expiresAt
+          : /^\d{4}-\d{2}-\d{2}$/.test(expiry) && Date.parse(expiry) <= Date.now()
+            ? 'Choose a day after today, or leave the expiry empty'
+            : 'Enter the expiry as a date (year-month-day), or leave it empty';
+      return this.refuseDerive(res, ctx, key, 400, chosen, form.errors.projectId ? 'Choose one of the projects' : undefined, { expiresAt: expiry, expiryError });
+    }
     try {
       const derived = await this.serviceKeys.deriveToken(orgId, keyId, form.value, ctx.actor);
       const project = await this.projects.get(orgId, derived.projectId);
@@ -116,13 +130,21 @@ export class ProjectTokensPageController {
   }
 
   /** The key page again, with the derive form's error next to "Project". */
-  private async refuseDerive(res: Response, ctx: DashboardContext, key: ServiceKeyDto, status: number, projectId: string, error: string): Promise<void> {
+  private async refuseDerive(
+    res: Response,
+    ctx: DashboardContext,
+    key: ServiceKeyDto,
+    status: number,
+    projectId: string,
+    error: string | undefined,
+    expiry: { expiresAt?: string; expiryError?: string } = {},
+  ): Promise<void> {
     const orgId = ctx.organization!.id;
     const [tokens, projects] = await Promise.all([this.serviceKeys.listTokens(orgId, key.id), this.projects.list(orgId)]);
     sendPage(
       res,
       status,
-      serviceKeyPage(ctx, { key, tokens: tokens.items, nextCursor: tokens.nextCursor, onFirstPage: true, projects, form: { projectId, error } }),
+      serviceKeyPage(ctx, { key, tokens: tokens.items, nextCursor: tokens.nextCursor, onFirstPage: true, projects, form: { projectId, error, ...expiry } }),
     );
   }
 }

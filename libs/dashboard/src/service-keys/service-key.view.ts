@@ -16,7 +16,7 @@ export interface ServiceKeyView {
   /** The organisation's projects (the "Project" choices), by id for the token list. */
   projects: ProjectDto[];
   /** The derive form's choice and error after a refused post. */
-  form?: { projectId: string; error?: string };
+  form?: { projectId: string; error?: string; expiresAt?: string; expiryError?: string };
   notice?: string;
 }
 
@@ -40,7 +40,7 @@ ${active ? deriveForm(ctx, keyPath, view) : ''}
 ${view.tokens.length === 0 && view.onFirstPage
   ? html`<p class="empty">No token derived yet.${active ? ' Derive one above for each project a machine should reach.' : ''}</p>`
   : html`<div class="table-wrap"><table aria-labelledby="tokens-title">
-<thead><tr><th scope="col">Project</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>
+<thead><tr><th scope="col">Project</th><th scope="col">Status</th><th scope="col">Secret</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>
 <tbody>${view.tokens.map((t) => tokenRow(keyPath, t, names.get(t.projectId), active))}</tbody>
 </table></div>
 ${pager(keyPath, view.nextCursor, view.onFirstPage, view.limit ? { limit: String(view.limit) } : {})}`}
@@ -64,13 +64,14 @@ function tokenRow(keyPath: string, token: ProjectTokenDto, projectName: string |
   if (keyActive && token.status === 'active') {
     actions.push(html`<a href="${keyPath}/tokens/${token.id}/rotate" aria-label="Rotate the token for ${project}">Rotate</a>`);
   }
-  if (keyActive && token.status !== 'revoked') {
+  if (keyActive && (token.status === 'active' || token.status === 'rotating_out')) {
     const which = token.status === 'rotating_out' ? 'the rotating-out token' : 'the token';
     actions.push(html`<a href="${keyPath}/tokens/${token.id}/revoke" aria-label="Revoke ${which} for ${project}">Revoke</a>`);
   }
   return html`<tr>
 <td>${projectName ?? html`<span class="muted">${project}</span>`}</td>
 <td>${tokenState(token)}</td>
+<td><code>${token.secretHint}</code></td>
 <td>${when(token.createdAt)}</td>
 <td>${when(token.lastUsedAt, 'Never')}</td>
 <td>${actions.length ? html`<span class="inline">${actions.map((a, i) => html`${i ? ' · ' : ''}${a}`)}</span>` : html`<span class="muted">—</span>`}</td>
@@ -87,6 +88,8 @@ function deriveForm(ctx: DashboardContext, keyPath: string, view: ServiceKeyView
   }
   const withToken = new Set(view.key.tokens.filter((t) => t.status === 'active').map((t) => t.projectId));
   const error = view.form?.error;
+  const expiryError = view.form?.expiryError;
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
   const chosen = view.form?.projectId ?? '';
   return html`<section class="card" aria-labelledby="derive-title">
 <h2 id="derive-title">Derive a token</h2>
@@ -101,6 +104,10 @@ ${view.projects.map(
   (p) => html`<option value="${p.id}"${p.id === chosen ? html` selected` : ''}>${p.name}${withToken.has(p.id) ? ' (has a token already)' : ''}</option>`,
 )}
 </select>
+<label for="derive-expiry">Expires on (optional)</label>
+<p class="hint" id="derive-expiry-hint">Leave empty for a token that works until it is revoked. The token stops working at 00:00 UTC on this day; its rotations keep the same day.</p>
+${expiryError ? html`<p class="field-error" id="derive-expiry-error">${expiryError}</p>` : ''}
+<input type="date" id="derive-expiry" name="expiresAt" min="${tomorrow}" value="${view.form?.expiresAt ?? ''}" aria-describedby="derive-expiry-hint${expiryError ? ' derive-expiry-error' : ''}"${expiryError ? html` aria-invalid="true"` : ''}>
 <div class="actions"><button type="submit" class="primary">Derive token</button></div>
 </form>
 </section>`;

@@ -6,6 +6,7 @@ import { CredentialRotation1764000010000 } from './1764000010000-credential-rota
 import { OrganizationClientPolicies1764000012000 } from './1764000012000-organization-client-policies';
 import { ClientMetadataDocuments1764000014000 } from './1764000014000-client-metadata-documents';
 import { ResetLinkIssuer1764000016500 } from './1764000016500-reset-link-issuer';
+import { SecretHintsAndTokenExpiry1764000016700 } from './1764000016700-secret-hints-and-token-expiry';
 import { RateLimitLeases1764000017500 } from './1764000017500-rate-limit-leases';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   OrganizationClientPolicies1764000012000,
   ClientMetadataDocuments1764000014000,
   ResetLinkIssuer1764000016500,
+  SecretHintsAndTokenExpiry1764000016700,
   RateLimitLeases1764000017500,
 ];

@@ -5,8 +5,8 @@ import { DerivedTokenRefDto } from '@app/credential-store';
 const permissions = { enum: AGENT_PERMISSION_NAMES, isArray: true } as const;
 const status = { enum: ['active', 'revoked'] } as const;
 const tokenStatus = {
-  enum: ['active', 'rotating_out', 'revoked'],
-  description: 'rotating_out: replaced by a rotation, still working until rotatingOutUntil; then revoked.',
+  enum: ['active', 'rotating_out', 'revoked', 'expired'],
+  description: 'rotating_out: replaced by a rotation, still working until rotatingOutUntil; then revoked. expired: past the expiresAt chosen when it was derived.',
 } as const;
 
 export class CreatedServiceKeyDto {
@@ -31,8 +31,17 @@ export class ProjectTokenDto extends DerivedTokenRefDto {
   @ApiProperty(permissions)
   permissions: AgentPermission[];
 
+  @ApiProperty({
+    example: 'dga_…a1B2',
+    description: 'The prefix and the last four characters of the secret, to tell tokens apart (never the secret); `dga_…` for tokens made before the last four were kept.',
+  })
+  secretHint: string;
+
   @ApiProperty(tokenStatus)
-  status: 'active' | 'rotating_out' | 'revoked';
+  status: 'active' | 'rotating_out' | 'revoked' | 'expired';
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When it stops working, as chosen when it was derived; null: never.' })
+  expiresAt: Date | null;
 
   @ApiProperty({ format: 'date-time' })
   createdAt: Date;
@@ -150,6 +159,9 @@ export class DerivedProjectTokenDto {
 
   @ApiProperty({ format: 'date-time' })
   createdAt: Date;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When it stops working, as chosen when it was derived; null: never.' })
+  expiresAt: Date | null;
 }
 
 export class RevokedProjectTokenDto {
