@@ -13,6 +13,7 @@ import { AuditNamesReader } from './audit/audit-names';
 import { AuditPageController } from './audit/audit-page.controller';
 import { DashboardContextGuard } from './dashboard-context';
 import { HomeController } from './home.controller';
+import { InvitationPageController } from './invitation/invitation-page.controller';
 import { MembersPageController } from './members/members-page.controller';
 import { ProjectsPageController } from './projects/projects-page.controller';
 import { ProjectTokensPageController } from './service-keys/project-tokens-page.controller';
@@ -28,6 +29,7 @@ import { ServiceKeysPageController } from './service-keys/service-keys-page.cont
   controllers: [
     AssetsController,
     HomeController,
+    InvitationPageController,
     ProjectsPageController,
     ServiceKeysPageController,
     ProjectTokensPageController,
