@@ -66,6 +66,30 @@ describe('the dashboard: Members', () => {
     expect(events.map((e: { action: string }) => e.action)).toEqual(['invitation.created', 'invitation.withdrawn']);
   });
 
+  it('withdrawing asks for confirmation first: the list leads to a page naming the invitation, and only its post withdraws', async () => {
+    const path = members(org.organization.id);
+    await org.admin.page.get(path);
+    const created = await org.admin.page.post(`${path}/invitations`, { email: 'confirm-withdraw@example.test', role: 'member' });
+    const token = new URL(secretValue(created.text, 'invitation-link')).searchParams.get('invitation')!;
+    const [invitation] = await t.dataSource.query(`SELECT id FROM invitations WHERE organization_id = $1 AND email = 'confirm-withdraw@example.test'`, [org.organization.id]);
+    const list = await org.admin.page.get(path);
+    expect(list.text).toContain(`<form method="get" action="${path}/invitations/${invitation.id}/withdraw">`);
+    const confirm = await org.admin.page.get(`${path}/invitations/${invitation.id}/withdraw`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain('<h1>Withdraw the invitation of confirm-withdraw@example.test?</h1>');
+    expect(confirm.text).toContain('the invitation link no longer works');
+    expect(confirm.text).toContain(`<form method="post" action="${path}/invitations/${invitation.id}/withdraw">`);
+    // Opening the confirmation changes nothing.
+    expect((await request(t.baseUrl).get(`/signup?invitation=${token}`)).status).toBe(200);
+    // Another organisation's admin, or a made-up id: 404.
+    expect((await other.admin.page.get(`${members(other.organization.id)}/invitations/${invitation.id}/withdraw`)).status).toBe(404);
+    expect((await org.admin.page.get(`${path}/invitations/not-an-id/withdraw`)).status).toBe(404);
+    const withdrawn = await org.admin.page.post(`${path}/invitations/${invitation.id}/withdraw`);
+    expect(withdrawn.status).toBe(303);
+    expect((await request(t.baseUrl).get(`/signup?invitation=${token}`)).status).toBe(404);
+    expect((await org.admin.page.get(`${path}/invitations/${invitation.id}/withdraw`)).status).toBe(404);
+  });
+
   it('answers bad input with the field error on the page (400), never a 500', async () => {
     const path = members(org.organization.id);
     await org.admin.page.get(path);

@@ -73,6 +73,13 @@ export class InvitationsService {
     return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 
+  /** A pending invitation of the organisation (what withdrawing it would end); another organisation's or a used one → not found. */
+  async getPending(organizationId: string, invitationId: string): Promise<InvitationDto> {
+    const invitation = await this.invitations.findPending(organizationId, invitationId);
+    if (!invitation) throw new InvitationNotFoundError();
+    return toDto(invitation);
+  }
+
   async withdraw(organizationId: string, invitationId: string, actor: AuditActor): Promise<InvitationDto> {
     return this.dataSource.transaction(async (em) => {
       const invitation = await this.invitations.withdraw(organizationId, invitationId, em);

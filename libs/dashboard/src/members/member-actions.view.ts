@@ -1,4 +1,4 @@
-import type { MemberDto } from '@app/organizations';
+import type { InvitationDto, MemberDto } from '@app/organizations';
 import type { MemberRemovalPreview } from '@app/credential-store';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
@@ -33,6 +33,26 @@ export function resetLinkPage(ctx: DashboardContext, member: MemberDto, issued: 
 using it sets a new password and signs them out everywhere.</p>
 ${secretField('reset-link', 'Password-reset link', issued.link, 'Shown only now: copy it before you leave this page.')}
 <p><a href="${sectionPath(ctx.organization!.id, 'members')}">Back to members</a></p>
+</div>`,
+  });
+}
+
+/** "Withdraw": whose invitation, and that its link stops working, then the button that confirms. */
+export function withdrawInvitationPage(ctx: DashboardContext, invitation: InvitationDto): HtmlPage {
+  const org = ctx.organization!;
+  const base = sectionPath(org.id, 'members');
+  return dashboardPage(ctx, {
+    title: `Withdraw the invitation of ${invitation.email}`,
+    section: 'members',
+    body: html`<div class="card">
+<h1>Withdraw the invitation of ${invitation.email}?</h1>
+<p>${invitation.email} was invited to ${org.name} as ${ROLE_LABELS[invitation.role].toLowerCase()} on <time datetime="${invitation.createdAt}">${invitation.createdAt.slice(0, 10)}</time>.
+Once withdrawn, the invitation link no longer works: whoever opens it is told so, and nobody joins with it. You can invite them again later.</p>
+<form method="post" action="${base}/invitations/${invitation.id}/withdraw">
+${csrfField(ctx)}
+<div class="actions"><button type="submit" class="danger primary">Withdraw the invitation</button></div>
+</form>
+<p><a href="${base}">Cancel</a></p>
 </div>`,
   });
 }

@@ -8,7 +8,7 @@ import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { queryCursor } from '../query';
-import { invitationCreatedPage, removeMemberPage, resetLinkPage } from './member-actions.view';
+import { invitationCreatedPage, removeMemberPage, resetLinkPage, withdrawInvitationPage } from './member-actions.view';
 import { InviteForm, invitationsPage, MembersView, membersPage } from './members.view';
 
 const NOTICES: Record<string, string> = {
@@ -60,6 +60,12 @@ export class MembersPageController {
     }
     const created = await this.invitations.invite(orgId, { email: form.value.email, role: form.value.role }, ctx.actor);
     sendPage(res, 200, invitationCreatedPage(ctx, created));
+  }
+
+  @Get('invitations/:invitationId/withdraw')
+  @PageAuth()
+  async confirmWithdrawal(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('invitationId') invitationId: string, @Res() res: Response): Promise<void> {
+    sendPage(res, 200, withdrawInvitationPage(ctx, await this.invitations.getPending(orgId, invitationId)));
   }
 
   @Post('invitations/:invitationId/withdraw')

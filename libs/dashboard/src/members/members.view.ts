@@ -125,7 +125,7 @@ ${invitations.length === 0
       invitations.map(
         (i) => html`<tr><td>${i.email}</td><td>${ROLE_LABELS[i.role]}</td><td><time datetime="${i.createdAt}">${i.createdAt.slice(0, 10)}</time></td>
 <td>${when(i.expiresAt)}</td>
-<td>${postButton(ctx, `${base}/invitations/${i.id}/withdraw`, 'Withdraw', { name: `the invitation of ${i.email}` })}</td></tr>`,
+<td><form method="get" action="${base}/invitations/${i.id}/withdraw"><button type="submit" aria-label="Withdraw the invitation of ${i.email}">Withdraw</button></form></td></tr>`,
       ),
     )}
 ${pager(`${base}/invitations`, nextCursor, onFirstPage)}
