@@ -113,6 +113,39 @@ ${view.lastAdmin ? html`<p><a href="${base}">Back to members</a></p>` : confirmF
   });
 }
 
+/** Demoting an admin who created live API keys: they end (or pass to you), then the form that confirms. */
+export function demoteMemberPage(ctx: DashboardContext, view: MemberRemovalPreview & { member: MemberDto; alert?: string }): HtmlPage {
+  const org = ctx.organization!;
+  const base = sectionPath(org.id, 'members');
+  const { member } = view;
+  return dashboardPage(ctx, {
+    title: `Make ${member.name} a member`,
+    section: 'members',
+    body: html`<div class="card">
+<h1>Make ${member.name} a member of ${org.name}?</h1>
+<p>${member.name} (${member.email}) is an admin. As a member they keep their access to ${org.name}'s projects, but no longer administer it.</p>
+${view.alert ? html`<div class="error" role="alert">${view.alert}</div>` : ''}
+<h2>What ends, at once</h2>
+<ul><li>${count(view.apiKeys.length, 'API key', 'API keys')} they created${names(view.apiKeys)}: revoked, unless you take them over below.</li></ul>
+<h2>What stays</h2>
+<ul><li>${
+      view.serviceKeys.length
+        ? `${count(view.serviceKeys.length, 'service key', 'service keys')} they created, and the project tokens derived from them: they keep working.`
+        : 'Their connected AI clients, and the projects.'
+    }</li></ul>
+<form method="post" action="${base}/${member.userId}/role">
+${csrfField(ctx)}
+<input type="hidden" name="role" value="member">
+<input type="hidden" name="confirm" value="true">
+<label class="choice" for="hand-over"><input type="checkbox" id="hand-over" name="handOver" value="true">
+<span><span>Take over their API keys instead</span><span class="desc">The keys keep working, with you as their creator, instead of being revoked.</span></span></label>
+<div class="actions"><button type="submit" class="danger primary">Make ${member.name} a member</button></div>
+</form>
+<p><a href="${base}">Cancel</a></p>
+</div>`,
+  });
+}
+
 function confirmForm(ctx: DashboardContext, base: string, member: MemberDto, hasApiKeys: boolean): SafeHtml {
   const you = member.userId === ctx.user.id;
   return html`<form method="post" action="${base}/${member.userId}/remove">

@@ -39,7 +39,7 @@ export function membersPage(ctx: DashboardContext, view: MembersView): HtmlPage 
     notice: view.notice,
     body: html`<h1>Members</h1>
 ${view.alert ? html`<div class="error" role="alert">${view.alert}</div>` : ''}
-<p class="hint" id="role-hint">Making an admin a member revokes the API keys they created; the service keys they created keep working.</p>
+<p class="hint" id="role-hint">Making an admin a member revokes the API keys they created (you are asked first, and may take them over instead); the service keys they created keep working.</p>
 ${dataTable(
   `Members of ${org.name}`,
   ['Name', 'Email', 'Role', 'Joined', 'Actions'],
