@@ -3,6 +3,7 @@ import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
 import { OAuthModule } from '@app/oauth';
 import { TenancyModule } from '@app/tenancy';
+import { AccountPageController } from './account/account-page.controller';
 import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
 import { ClientPolicyPageController } from './clients/client-policy-page.controller';
 import { ClientsPageController } from './clients/clients-page.controller';
@@ -30,6 +31,7 @@ import { ServiceKeysPageController } from './service-keys/service-keys-page.cont
     AssetsController,
     HomeController,
     InvitationPageController,
+    AccountPageController,
     ProjectsPageController,
     ServiceKeysPageController,
     ProjectTokensPageController,
