@@ -33,8 +33,6 @@ export interface SessionPrincipal {
   /** The session's id (JWT `jti`), what sign-out revokes. */
   sessionId: string;
   expiresAt: Date;
-  /** When the session was signed in (JWT `iat`). */
-  issuedAt?: Date;
 }
 
 export type Principal = AgentPrincipal | ApiKeyPrincipal | SessionPrincipal;

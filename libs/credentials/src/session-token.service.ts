@@ -68,7 +68,7 @@ export class SessionTokenService implements OnModuleInit {
     }
     if (!sub || !isUuid(sub) || !jti || !isUuid(jti) || typeof iat !== 'number' || typeof exp !== 'number') return null;
     if (!(await this.users.isSessionLive(sub, jti, iat))) return null;
-    return { kind: 'session', userId: sub, sessionId: jti, expiresAt: new Date(exp * 1000), issuedAt: new Date(iat * 1000) };
+    return { kind: 'session', userId: sub, sessionId: jti, expiresAt: new Date(exp * 1000) };
   }
 
   /** Signs this one session out: refused from now on, on every instance. */

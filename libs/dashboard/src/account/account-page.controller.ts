@@ -55,6 +55,6 @@ export class AccountPageController {
   }
 
   private base(ctx: DashboardContext): AccountView {
-    return { session: { issuedAt: ctx.principal.issuedAt, expiresAt: ctx.principal.expiresAt } };
+    return { session: { expiresAt: ctx.principal.expiresAt } };
   }
 }

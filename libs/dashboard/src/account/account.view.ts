@@ -6,8 +6,8 @@ import { when } from '../views/when';
 import { dataTable } from '../views/table';
 
 export interface AccountView {
-  /** When this session was signed in and until when it works. */
-  session: { issuedAt?: Date; expiresAt: Date };
+  /** Until when this session works. */
+  session: { expiresAt: Date };
   errors?: { currentPassword?: string; newPassword?: string };
   notice?: string;
 }
@@ -46,12 +46,8 @@ ${
 <h2 id="sessions-heading">Your sessions</h2>
 ${dataTable(
   'Your sessions',
-  ['Session', 'Signed in', 'Works until'],
-  [
-    html`<tr><td>This browser (the session you are using now)</td><td>${view.session.issuedAt ? when(view.session.issuedAt.toISOString()) : '—'}</td><td>${when(
-      view.session.expiresAt.toISOString(),
-    )}</td></tr>`,
-  ],
+  ['Session', 'Works until'],
+  [html`<tr><td>This browser (the session you are using now)</td><td>${when(view.session.expiresAt.toISOString())}</td></tr>`],
 )}
 <p class="hint">Sessions are not stored one by one, so other browsers and clients signed in as you are not listed. To end them all, use "Sign out everywhere" (this one included), or change your password below (this session stays signed in).</p>
 <form method="post" action="/sign-out-everywhere">${csrfField(ctx)}<button type="submit">Sign out everywhere</button></form>
