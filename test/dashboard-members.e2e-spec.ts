@@ -66,6 +66,30 @@ describe('the dashboard: Members', () => {
     expect(events.map((e: { action: string }) => e.action)).toEqual(['invitation.created', 'invitation.withdrawn']);
   });
 
+  it('withdrawing asks for confirmation first: the list leads to a page naming the invitation, and only its post withdraws', async () => {
+    const path = members(org.organization.id);
+    await org.admin.page.get(path);
+    const created = await org.admin.page.post(`${path}/invitations`, { email: 'confirm-withdraw@example.test', role: 'member' });
+    const token = new URL(secretValue(created.text, 'invitation-link')).searchParams.get('invitation')!;
+    const [invitation] = await t.dataSource.query(`SELECT id FROM invitations WHERE organization_id = $1 AND email = 'confirm-withdraw@example.test'`, [org.organization.id]);
+    const list = await org.admin.page.get(path);
+    expect(list.text).toContain(`<form method="get" action="${path}/invitations/${invitation.id}/withdraw">`);
+    const confirm = await org.admin.page.get(`${path}/invitations/${invitation.id}/withdraw`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain('<h1>Withdraw the invitation of confirm-withdraw@example.test?</h1>');
+    expect(confirm.text).toContain('the invitation link no longer works');
+    expect(confirm.text).toContain(`<form method="post" action="${path}/invitations/${invitation.id}/withdraw">`);
+    // Opening the confirmation changes nothing.
+    expect((await request(t.baseUrl).get(`/signup?invitation=${token}`)).status).toBe(200);
+    // Another organisation's admin, or a made-up id: 404.
+    expect((await other.admin.page.get(`${members(other.organization.id)}/invitations/${invitation.id}/withdraw`)).status).toBe(404);
+    expect((await org.admin.page.get(`${path}/invitations/not-an-id/withdraw`)).status).toBe(404);
+    const withdrawn = await org.admin.page.post(`${path}/invitations/${invitation.id}/withdraw`);
+    expect(withdrawn.status).toBe(303);
+    expect((await request(t.baseUrl).get(`/signup?invitation=${token}`)).status).toBe(404);
+    expect((await org.admin.page.get(`${path}/invitations/${invitation.id}/withdraw`)).status).toBe(404);
+  });
+
   it('answers bad input with the field error on the page (400), never a 500', async () => {
     const path = members(org.organization.id);
     await org.admin.page.get(path);
@@ -112,6 +136,50 @@ describe('the dashboard: Members', () => {
     expect(list.text).toContain('Role changed.');
     expect(list.text).toMatch(new RegExp(`id="role-${team.member.id}"[^>]*>.*?<option value="admin" selected>Admin</option>`, 's'));
     expect((await team.member.page.get(path)).status).toBe(200);
+  });
+
+  it('demoting an admin who created API keys asks first and offers to take the keys over, as removal does', async () => {
+    const team = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    const path = members(team.organization.id);
+    const keyOf = async (admin: { session: string }, name: string) =>
+      (
+        await request(t.baseUrl)
+          .post(`/api/organizations/${team.organization.id}/api-keys`)
+          .auth(admin.session, { type: 'bearer' })
+          .send({ name, permissions: ['projects:read'] })
+          .expect(201)
+      ).body as { id: string; key: string };
+    const apiKeyRow = async (id: string) =>
+      (await t.dataSource.query(`SELECT created_by, revoked_at FROM api_keys WHERE id = $1`, [id]))[0] as { created_by: string; revoked_at: Date | null };
+
+    // Handing over: the keys keep working, now created by the acting admin.
+    const bea = await createSessionUser(t.app, t.dataSource, team.organization.id, 'admin');
+    const beaKey = await keyOf(bea, 'Bea deploy key');
+    await team.admin.page.get(path);
+    const asked = await team.admin.page.post(`${path}/${bea.id}/role`, { role: 'member' });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain(`Make Test User a member of ${team.organization.name}?`);
+    expect(asked.text).toContain('“Bea deploy key”');
+    expect(asked.text).toContain('Take over their API keys instead');
+    expect(asked.text).toContain('<input type="hidden" name="confirm" value="true">');
+    expect((await t.dataSource.query(`SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2`, [team.organization.id, bea.id]))[0].role).toBe('admin');
+    const handedOver = await team.admin.page.post(`${path}/${bea.id}/role`, { role: 'member', confirm: 'true', handOver: 'true' });
+    expect(handedOver.status).toBe(303);
+    expect(handedOver.headers.location).toBe(`${path}?done=role-changed`);
+    expect(await apiKeyRow(beaKey.id)).toEqual({ created_by: team.admin.id, revoked_at: null });
+    await request(t.baseUrl).get(`/api/organizations/${team.organization.id}/projects`).auth(beaKey.key, { type: 'bearer' }).expect(200);
+    const [event] = await t.dataSource.query(`SELECT metadata FROM audit_events WHERE action = 'member.role_changed' AND target_id = $1`, [bea.id]);
+    expect(event.metadata.apiKeysHandedOver).toEqual([beaKey.id]);
+
+    // Without the box: the keys are revoked.
+    const cy = await createSessionUser(t.app, t.dataSource, team.organization.id, 'admin');
+    const cyKey = await keyOf(cy, 'Cy key');
+    await team.admin.page.get(path);
+    expect((await team.admin.page.post(`${path}/${cy.id}/role`, { role: 'member' })).status).toBe(200);
+    expect((await team.admin.page.post(`${path}/${cy.id}/role`, { role: 'member', confirm: 'true', handOver: 'maybe' })).status).toBe(400);
+    expect((await team.admin.page.post(`${path}/${cy.id}/role`, { role: 'member', confirm: 'true' })).status).toBe(303);
+    expect((await apiKeyRow(cyKey.id)).revoked_at).not.toBeNull();
+    await request(t.baseUrl).get(`/api/organizations/${team.organization.id}/projects`).auth(cyKey.key, { type: 'bearer' }).expect(401);
   });
 
   it('issues a password-reset link, shown once, never in a Location header', async () => {

@@ -149,6 +149,12 @@ const ROWS: Row[] = [
   { route: 'POST /api/auth/logout', call: async () => ({ method: 'post', path: '/api/auth/logout' }), expected: '204 204 204 403 403 403 403 401 401 401' },
   { route: 'POST /api/auth/logout-all', call: async () => ({ method: 'post', path: '/api/auth/logout-all' }), expected: '204 204 204 403 403 403 403 401 401 401' },
   {
+    route: 'POST /api/auth/password',
+    // A wrong current password, so no cell changes a password (and ends the team's sessions): a session gets 400.
+    call: async () => ({ method: 'post', path: '/api/auth/password', body: { currentPassword: 'not the password', newPassword: 'a brand new long password' } }),
+    expected: '400 400 400 403 403 403 403 401 401 401',
+  },
+  {
     route: 'PATCH /api/organizations/:orgId/members/:userId',
     call: async (t, team) => ({ method: 'patch', path: `${org(team)}/members/${await freshMember(t, team)}`, body: { role: 'admin' } }),
     expected: '200 403 404 403 403 404 403 401 401 401',

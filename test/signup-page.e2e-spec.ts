@@ -191,6 +191,13 @@ describe('the HTML sign-up page', () => {
     expect(res.text).toContain('value="Org &quot;quoted&quot;"');
   });
 
+  it('says that it creates a new organisation and that joining one needs an invitation, whatever the organisation name', async () => {
+    const res = await request(t.baseUrl).get('/signup').expect(200);
+    const text = res.text.replace(/<[^>]+>/g, '');
+    expect(text).toContain('This creates a new organisation, with you as its administrator.');
+    expect(text).toContain('To join an organisation that already exists, ask one of its administrators for an invitation link and open it.');
+  });
+
   it('answers 409 on the page for a taken email', async () => {
     const user = await createUser(t.dataSource);
     const agent = request.agent(t.baseUrl);

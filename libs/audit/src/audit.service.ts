@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = [
   'invitation.accepted',
   'password_reset.issued',
   'password_reset.used',
+  'password.changed',
   'api_key.handed_over',
   'client_policy.updated',
 ] as const;

@@ -11,6 +11,7 @@ import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrorDto, ApiErrors } from '@app/common';
 import { CurrentPrincipal, Public, RestAuth, SessionPrincipal } from '@app/credentials';
 import { AuthService } from './auth.service';
+import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto } from './dto/login.dto';
 import { MeDto, SessionTokenDto, SignupResponseDto } from './dto/session-token.dto';
 import { SignupDto } from './dto/signup.dto';
@@ -48,6 +49,26 @@ export class AuthController {
   @ApiErrors(400, 401, 429)
   async login(@Body() body: LoginDto, @AuditOrigin() origin: RequestOrigin): Promise<SessionTokenDto> {
     const { accessToken, tokenType, expiresIn } = await this.auth.login(body.email, body.password, origin.ip ?? null);
+    return { accessToken, tokenType, expiresIn };
+  }
+
+  @Post('auth/password')
+  @RestAuth({ sessionOnly: true })
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary:
+      'Change your own password (currentPassword required): every session issued before now ends, this one included; answers a fresh session JWT to use from now on (session only)',
+  })
+  @ApiOkResponse({ type: SessionTokenDto })
+  @ApiErrors(400, 401, 403, 429)
+  async changePassword(
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @Body() body: ChangePasswordDto,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<SessionTokenDto> {
+    const { accessToken, tokenType, expiresIn } = await this.auth.changePassword(principal.userId, body, origin);
     return { accessToken, tokenType, expiresIn };
   }
 

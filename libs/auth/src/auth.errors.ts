@@ -19,6 +19,13 @@ export class InvalidLoginError extends DomainError {
   }
 }
 
+/** A password change whose current password is wrong (400 naming the field; counted like a failed sign-in). */
+export class WrongCurrentPasswordError extends DomainError {
+  constructor() {
+    super('wrong_current_password', 'currentPassword is not the current password of this account', 'invalid_input');
+  }
+}
+
 /**
  * Too many failed logins for this email or from this address: refused before the password is
  * checked, so a correct password is refused too until the window ends.

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuditService, RequestOrigin } from '@app/audit';
 import { randomBytes } from 'node:crypto';
 import { SessionTokenService } from '@app/credentials';
 import { NotFoundError } from '@app/common';
 import { hashPassword, MembershipRole, OrganizationDirectory, passwordNeedsRehash, UserDirectory, verifyPassword } from '@app/tenancy';
-import { InvalidLoginError } from './auth.errors';
+import { InvalidLoginError, WrongCurrentPasswordError } from './auth.errors';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 
 export interface SessionToken {
@@ -28,6 +30,8 @@ export class AuthService {
     private readonly limits: AuthRateLimitService,
     private readonly users: UserDirectory,
     private readonly organizations: OrganizationDirectory,
+    private readonly dataSource: DataSource,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -47,6 +51,38 @@ export class AuthService {
       await this.users.replacePasswordHash(user.id, user.passwordHash, await hashPassword(password));
     }
     return { ...(await this.sessions.issue(user.id)), userId: user.id };
+  }
+
+  /**
+   * Changes the signed-in person's own password: the current one is checked under the same
+   * failed-attempt limits as sign-in (a stolen session cannot guess it faster), then the new
+   * hash is stored and every session issued before now ends, in one transaction with the
+   * `password.changed` event. Answers a fresh session, so the browser or client that made the
+   * change stays signed in while every other session is refused from its next request.
+   */
+  async changePassword(userId: string, input: { currentPassword: string; newPassword: string }, origin: RequestOrigin): Promise<SessionToken> {
+    const profile = await this.users.findById(userId);
+    if (!profile) throw new NotFoundError('User');
+    const ip = origin.ip ?? null;
+    await this.limits.beginLogin(profile.email, ip);
+    const record = await this.users.loginRecord(profile.email);
+    if (!record || record.id !== userId || !(await verifyPassword(input.currentPassword, record.passwordHash))) throw new WrongCurrentPasswordError();
+    await this.limits.loginSucceeded(profile.email, ip);
+    const passwordHash = await hashPassword(input.newPassword);
+    await this.dataSource.transaction(async (em) => {
+      await this.users.setPassword(userId, passwordHash, em);
+      await this.audit.record(em, {
+        organizationId: null,
+        actorType: 'user',
+        actorId: userId,
+        action: 'password.changed',
+        targetType: 'user',
+        targetId: userId,
+        metadata: { otherSessionsEnded: true },
+        origin,
+      });
+    });
+    return this.sessions.issue(userId);
   }
 
   async me(userId: string): Promise<Me> {

@@ -66,6 +66,15 @@ export class LoginPageController {
   }
 
   private signupHref(next: string): string | undefined {
+    // Signing in to accept an invitation: "Create one" signs up from that invitation instead (open with sign-up off too).
+    const invitation = invitationOf(next, this.config.baseUrl);
+    if (invitation) return `/signup?invitation=${encodeURIComponent(invitation)}`;
     return this.config.signupEnabled ? `/signup?next=${encodeURIComponent(next)}` : undefined;
   }
+}
+
+/** The invitation secret when `next` is the invitation page (`/invitation?token=…`). */
+function invitationOf(next: string, baseUrl: string): string | undefined {
+  const url = new URL(next, baseUrl);
+  return url.pathname === '/invitation' ? (url.searchParams.get('token') ?? undefined) : undefined;
 }

@@ -5,13 +5,13 @@ import { validate } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { hashToken, isWellFormedToken, Public, safeNextPath, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
+import { hashToken, isWellFormedToken, Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
 import { InvalidInvitationError, InvitationDirectory } from '@app/tenancy';
 import { FormCsrf, PageErrorFilter, sendPage, sendRedirect } from '@app/web';
 import { EmailTakenError, TooManySignupsError } from './auth.errors';
 import { SignupDto } from './dto/signup.dto';
 import { SignupService } from './signup.service';
-import { invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState } from './views/signup.view';
+import { invitationAcceptPath, invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState } from './views/signup.view';
 
 const FIELD_NAMES: SignupField[] = ['email', 'name', 'password', 'organizationName'];
 export const SIGNUP_CSRF_COOKIE = 'ag_signup_csrf';
@@ -34,6 +34,7 @@ export class SignupPageController {
     private readonly config: AppConfig,
     private readonly signups: SignupService,
     private readonly invitations: InvitationDirectory,
+    private readonly sessions: SessionTokenService,
   ) {
     this.csrf = new FormCsrf(config, { cookie: SIGNUP_CSRF_COOKIE, path: '/signup' });
   }
@@ -43,7 +44,10 @@ export class SignupPageController {
     if (invitation !== undefined) {
       const open = await this.openInvitation(invitation);
       if (!open) return sendPage(res, 404, invitationInvalidPage());
-      return sendPage(res, 200, signupPage({ ...this.blank(req, res, next), invitation: open }));
+      // Someone signed in accepts it as that account, on the dashboard's invitation page.
+      if (await this.signedIn(req)) return sendRedirect(res, 303, invitationAcceptPath(open.token));
+      const blank = this.blank(req, res, next);
+      return sendPage(res, 200, signupPage({ ...blank, values: { email: open.email }, invitation: open }));
     }
     if (!this.config.signupEnabled) return sendPage(res, 403, signupDisabledPage());
     sendPage(res, 200, signupPage(this.blank(req, res, next)));
@@ -109,7 +113,12 @@ export class SignupPageController {
   private async openInvitation(secret: unknown): Promise<SignupFormState['invitation'] | null> {
     if (typeof secret !== 'string' || !isWellFormedToken(secret, TOKEN_PREFIXES.invitation)) return null;
     const open = await this.invitations.findOpenByHash(hashToken(secret));
-    return open ? { token: secret, organizationName: open.organizationName, role: open.role } : null;
+    return open ? { token: secret, organizationName: open.organizationName, role: open.role, email: open.email } : null;
+  }
+
+  private async signedIn(req: Request): Promise<boolean> {
+    const jwt = readSessionCookie(req, this.config);
+    return jwt !== undefined && (await this.sessions.resolve(jwt)) !== null;
   }
 
   private blank(req: Request, res: Response, next: unknown): SignupFormState {

@@ -8,3 +8,4 @@ export * from './rotate.dto';
 export * from './uuid';
 export * from './keyset-page';
 export * from './framework-canary';
+export * from './display-text';

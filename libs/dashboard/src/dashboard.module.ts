@@ -3,6 +3,7 @@ import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
 import { OAuthModule } from '@app/oauth';
 import { TenancyModule } from '@app/tenancy';
+import { AccountPageController } from './account/account-page.controller';
 import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
 import { ClientPolicyPageController } from './clients/client-policy-page.controller';
 import { ClientsPageController } from './clients/clients-page.controller';
@@ -14,6 +15,7 @@ import { AuditPageController } from './audit/audit-page.controller';
 import { DashboardContextGuard } from './dashboard-context';
 import { HomeController } from './home.controller';
 import { NotFoundPage } from './not-found-page';
+import { InvitationPageController } from './invitation/invitation-page.controller';
 import { MembersPageController } from './members/members-page.controller';
 import { ProjectsPageController } from './projects/projects-page.controller';
 import { ProjectTokensPageController } from './service-keys/project-tokens-page.controller';
@@ -29,6 +31,8 @@ import { ServiceKeysPageController } from './service-keys/service-keys-page.cont
   controllers: [
     AssetsController,
     HomeController,
+    InvitationPageController,
+    AccountPageController,
     ProjectsPageController,
     ServiceKeysPageController,
     ProjectTokensPageController,

@@ -183,5 +183,6 @@ function readNewProject(body: Record<string, unknown>): { name: string; organiza
   const problem = projectNameProblem(name);
   if (problem === 'empty') return { name, organizationId, problem: 'Enter a project name.' };
   if (problem === 'too_long') return { name, organizationId, problem: `Project name must be at most ${PROJECT_NAME_MAX_LENGTH} characters.` };
+  if (problem === 'unsafe') return { name, organizationId, problem: 'Project name must not contain control characters or bidirectional formatting characters.' };
   return { name, organizationId };
 }

@@ -4,9 +4,18 @@ import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AppConfig } from '@app/config';
 import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES, userOf } from '@app/credentials';
-import { InvalidInvitationError, InvitationDirectory, InvitationRecord, InvitationStatus, MembershipRole, OrganizationDirectory } from '@app/tenancy';
+import {
+  InvalidInvitationError,
+  InvitationDirectory,
+  InvitationRecord,
+  InvitationStatus,
+  MembershipDirectory,
+  MembershipRole,
+  normalizeEmail,
+  OrganizationDirectory,
+} from '@app/tenancy';
 import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
-import { AlreadyMemberError, InvitationNotFoundError } from './organizations.errors';
+import { AlreadyMemberError, InvitationForAnotherEmailError, InvitationNotFoundError } from './organizations.errors';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -25,6 +34,7 @@ export class InvitationsService {
     private readonly audit: AuditService,
     private readonly invitations: InvitationDirectory,
     private readonly organizations: OrganizationDirectory,
+    private readonly memberships: MembershipDirectory,
   ) {}
 
   async invite(organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitationDto> {
@@ -63,6 +73,13 @@ export class InvitationsService {
     return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 
+  /** A pending invitation of the organisation (what withdrawing it would end); another organisation's or a used one → not found. */
+  async getPending(organizationId: string, invitationId: string): Promise<InvitationDto> {
+    const invitation = await this.invitations.findPending(organizationId, invitationId);
+    if (!invitation) throw new InvitationNotFoundError();
+    return toDto(invitation);
+  }
+
   async withdraw(organizationId: string, invitationId: string, actor: AuditActor): Promise<InvitationDto> {
     return this.dataSource.transaction(async (em) => {
       const invitation = await this.invitations.withdraw(organizationId, invitationId, em);
@@ -80,16 +97,38 @@ export class InvitationsService {
   }
 
   /**
-   * A signed-in person presents the link: they join with the invited role. The link is used
-   * once; a person who already is a member gets 409 and the link stays usable.
+   * What a link offers the signed-in person `userId` before they accept (the invitation page):
+   * the organisation, the role, the invited email and whether they already are a member; null
+   * for a link that does not work (unknown, used, withdrawn, expired: one answer for all).
    */
-  async accept(input: { token: string }, actor: AuditActor): Promise<AcceptedInvitationDto> {
+  async preview(
+    token: string,
+    userId: string,
+  ): Promise<{ organizationId: string; organizationName: string; role: MembershipRole; email: string; alreadyMember: boolean } | null> {
+    if (!isWellFormedToken(token, TOKEN_PREFIXES.invitation)) return null;
+    const open = await this.invitations.findOpenByHash(hashToken(token));
+    if (!open) return null;
+    const role = await this.memberships.roleOf(userId, open.organizationId);
+    return { organizationId: open.organizationId, organizationName: open.organizationName, role: open.role, email: open.email, alreadyMember: role !== null };
+  }
+
+  /**
+   * A signed-in person presents the link: they join with the invited role. The link is used
+   * once; a person who already is a member gets 409 and the link stays usable. With
+   * `onlyForEmail` (the dashboard's invitation page), an invitation for another email is refused
+   * (403) and stays usable too.
+   */
+  async accept(input: { token: string }, actor: AuditActor, options: { onlyForEmail?: string } = {}): Promise<AcceptedInvitationDto> {
     const { token } = input;
     const userId = userOf(actor);
     if (!userId || !isWellFormedToken(token, TOKEN_PREFIXES.invitation)) throw new InvalidInvitationError();
     const invitation = await this.dataSource.transaction(async (em) => {
       const accepted = await this.invitations.accept(hashToken(token), userId, em);
       if (!accepted) throw new InvalidInvitationError();
+      // The page accepts only for the invited email (rolled back with the claim otherwise).
+      if (options.onlyForEmail !== undefined && normalizeEmail(accepted.invitation.email) !== normalizeEmail(options.onlyForEmail)) {
+        throw new InvitationForAnotherEmailError();
+      }
       if (!accepted.joined) throw new AlreadyMemberError();
       const { invitation: used } = accepted;
       for (const action of ['invitation.accepted', 'member.added'] as const) {

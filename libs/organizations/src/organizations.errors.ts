@@ -41,3 +41,10 @@ export class HandOverToSelfError extends DomainError {
     super('invalid_hand_over', 'handOver passes the keys to you, the acting admin: it cannot be used on yourself', 'invalid_input');
   }
 }
+
+/** The page's acceptance: the invitation names another email than the signed-in account's. */
+export class InvitationForAnotherEmailError extends DomainError {
+  constructor() {
+    super('invitation_for_another_email', 'This invitation was sent to another email than this account’s: sign in with that account, or ask for a new invitation', 'forbidden');
+  }
+}

@@ -89,6 +89,16 @@ export class InvitationDirectory {
     return entities.map((entity, n) => ({ ...toRecord(entity), position: { us: positions[n]!, id: entity.id } }));
   }
 
+  /** The organisation's still-open invitation with this id (what the withdrawal asks to confirm), or null. */
+  async findPending(organizationId: string, invitationId: string): Promise<InvitationRecord | null> {
+    if (!isUuid(invitationId)) return null;
+    const entity = await this.repo()
+      .createQueryBuilder('i')
+      .where(`i.id = :invitationId AND i.organization_id = :organizationId AND ${STATUS_CONDITION.pending}`, { invitationId, organizationId })
+      .getOne();
+    return entity ? toRecord(entity) : null;
+  }
+
   /** The still-open invitation behind a link's digest whose inviter may still invite (what the sign-up page shows), or null. */
   async findOpenByHash(tokenHash: string): Promise<(InvitationRecord & { organizationName: string }) | null> {
     const row = await this.repo()

@@ -1,16 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
+import { hasUnsafeDisplayCharacters } from '@app/common';
 import { ProjectDirectory, ProjectRecord } from './project-directory.service';
 
 /** The longest project name (characters, after trimming). */
 export const PROJECT_NAME_MAX_LENGTH = 200;
 
 /** What is wrong with a project name as typed (before trimming), or null when it will do. */
-export function projectNameProblem(name: string): 'empty' | 'too_long' | null {
+export function projectNameProblem(name: string): 'empty' | 'too_long' | 'unsafe' | null {
   const trimmed = name.trim();
   if (!trimmed) return 'empty';
-  return trimmed.length > PROJECT_NAME_MAX_LENGTH ? 'too_long' : null;
+  if (trimmed.length > PROJECT_NAME_MAX_LENGTH) return 'too_long';
+  return hasUnsafeDisplayCharacters(trimmed) ? 'unsafe' : null;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   ValidationArguments,
   ValidationOptions,
 } from 'class-validator';
-import { IsFutureInstant, Trim } from '@app/common';
+import { IsDisplaySafe, IsFutureInstant, Trim } from '@app/common';
 import { API_KEY_PERMISSION_NAMES, ApiKeyPermission, isApiKeyPermission } from '@app/credential-store';
 
 /** Every entry must be in the API-key permission catalogue; the message names the positions of those that are not (never their text). */
@@ -39,6 +39,7 @@ export class CreateApiKeyDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
+  @IsDisplaySafe()
   name: string;
 
   @ApiProperty({

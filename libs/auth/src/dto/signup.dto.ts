@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { Trim } from '@app/common';
+import { IsDisplaySafe, Trim } from '@app/common';
 import { IsNotCommonlyBreached } from '../breached-passwords';
 
 export const PASSWORD_MIN_LENGTH = 12;
@@ -31,6 +31,7 @@ export class SignupDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IsDisplaySafe()
   name: string;
 
   @ApiProperty({
@@ -44,6 +45,7 @@ export class SignupDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IsDisplaySafe()
   organizationName: string;
 
   @ApiProperty({

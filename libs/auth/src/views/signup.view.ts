@@ -12,7 +12,7 @@ export interface SignupFormState {
   /** A problem not tied to one field. */
   formError?: string;
   /** Signing up from an invitation link: its secret and what it joins (no organisation is created). */
-  invitation?: { token: string; organizationName: string; role: string };
+  invitation?: { token: string; organizationName: string; role: string; email: string };
 }
 
 const FIELDS: { id: SignupField; label: string; type: string; autocomplete: string; hint?: string; maxlength: number; minlength?: number }[] = [
@@ -32,7 +32,7 @@ const FIELDS: { id: SignupField; label: string; type: string; autocomplete: stri
     label: 'Organisation name',
     type: 'text',
     autocomplete: 'organization',
-    hint: 'A new organisation; you become its administrator.',
+    hint: 'The name of the new organisation this creates; you become its administrator.',
     maxlength: 200,
   },
 ];
@@ -40,12 +40,17 @@ const FIELDS: { id: SignupField; label: string; type: string; autocomplete: stri
 export function signupPage(state: SignupFormState): HtmlPage {
   const fields = state.invitation ? FIELDS.filter((f) => f.id !== 'organizationName') : FIELDS;
   const problems = fields.filter((f) => state.errors[f.id]).map((f) => ({ id: f.id, message: state.errors[f.id]! }));
-  const loginHref = state.next ? `/login?next=${encodeURIComponent(state.next)}` : '/login';
+  const loginHref = loginLink(state);
   return page(
     'Create your account',
     html`<div class="card">
 <h1>Create your account</h1>
-${state.invitation ? html`<p>You are invited to join <strong>${state.invitation.organizationName}</strong> as ${state.invitation.role}.</p>` : ''}
+${
+  state.invitation
+    ? html`<p>You are invited to join <strong>${state.invitation.organizationName}</strong> as ${state.invitation.role}.</p>
+<p class="muted" id="invitation-account">Already have an account? <a href="${loginHref}">Sign in</a> to accept the invitation with it.</p>`
+    : html`<p id="new-organisation">This creates a <strong>new organisation</strong>, with you as its administrator. To join an organisation that already exists, ask one of its administrators for an invitation link and open it.</p>`
+}
 ${
   problems.length || state.formError
     ? html`<div class="summary" role="alert" aria-labelledby="summary-title" tabindex="-1">
@@ -78,6 +83,17 @@ ${
 <p class="muted">Already have an account? <a href="${loginHref}">Sign in</a></p>
 </div>`,
   );
+}
+
+/** Sign-in instead: back to `next`, or, from an invitation link, to the page that accepts it as the signed-in account. */
+function loginLink(state: SignupFormState): string {
+  const next = state.invitation ? invitationAcceptPath(state.invitation.token) : state.next;
+  return next ? `/login?next=${encodeURIComponent(next)}` : '/login';
+}
+
+/** The dashboard page where a signed-in person sees an invitation and accepts it. */
+export function invitationAcceptPath(token: string): string {
+  return `/invitation?token=${encodeURIComponent(token)}`;
 }
 
 export function signupDisabledPage(): HtmlPage {

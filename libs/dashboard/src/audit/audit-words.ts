@@ -34,13 +34,14 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'invitation.accepted': 'Invitation accepted',
   'password_reset.issued': 'Password-reset link issued',
   'password_reset.used': 'Password reset',
+  'password.changed': 'Password changed',
   'organization.created': 'Organisation created',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */
 export const AGENT_CHANGES = 'capability.*';
 
-const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used'];
+const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used', 'password.changed'];
 
 /** The filter's choices, in groups. */
 export const ACTION_GROUPS: { label: string; actions: { value: string; label: string }[] }[] = [
@@ -161,6 +162,8 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Issued a password-reset link for ${person(target)}`;
       case 'password_reset.used':
         return 'Set a new password with a reset link';
+      case 'password.changed':
+        return 'Changed their password';
       case 'organization.created':
         return `Created the organisation ${quoted(str(m.name))}`;
     }

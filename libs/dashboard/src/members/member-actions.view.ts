@@ -1,4 +1,4 @@
-import type { MemberDto } from '@app/organizations';
+import type { InvitationDto, MemberDto } from '@app/organizations';
 import type { MemberRemovalPreview } from '@app/credential-store';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
@@ -33,6 +33,26 @@ export function resetLinkPage(ctx: DashboardContext, member: MemberDto, issued: 
 using it sets a new password and signs them out everywhere.</p>
 ${secretField('reset-link', 'Password-reset link', issued.link, 'Shown only now: copy it before you leave this page.')}
 <p><a href="${sectionPath(ctx.organization!.id, 'members')}">Back to members</a></p>
+</div>`,
+  });
+}
+
+/** "Withdraw": whose invitation, and that its link stops working, then the button that confirms. */
+export function withdrawInvitationPage(ctx: DashboardContext, invitation: InvitationDto): HtmlPage {
+  const org = ctx.organization!;
+  const base = sectionPath(org.id, 'members');
+  return dashboardPage(ctx, {
+    title: `Withdraw the invitation of ${invitation.email}`,
+    section: 'members',
+    body: html`<div class="card">
+<h1>Withdraw the invitation of ${invitation.email}?</h1>
+<p>${invitation.email} was invited to ${org.name} as ${ROLE_LABELS[invitation.role].toLowerCase()} on <time datetime="${invitation.createdAt}">${invitation.createdAt.slice(0, 10)}</time>.
+Once withdrawn, the invitation link no longer works: whoever opens it is told so, and nobody joins with it. You can invite them again later.</p>
+<form method="post" action="${base}/invitations/${invitation.id}/withdraw">
+${csrfField(ctx)}
+<div class="actions"><button type="submit" class="danger primary">Withdraw the invitation</button></div>
+</form>
+<p><a href="${base}">Cancel</a></p>
 </div>`,
   });
 }
@@ -89,6 +109,39 @@ ${view.lastAdmin && !view.alert ? html`<div class="error" role="alert">${member.
 <li>The projects, and the audit log of everything ${who} did.</li>
 </ul>
 ${view.lastAdmin ? html`<p><a href="${base}">Back to members</a></p>` : confirmForm(ctx, base, member, view.apiKeys.length > 0)}
+</div>`,
+  });
+}
+
+/** Demoting an admin who created live API keys: they end (or pass to you), then the form that confirms. */
+export function demoteMemberPage(ctx: DashboardContext, view: MemberRemovalPreview & { member: MemberDto; alert?: string }): HtmlPage {
+  const org = ctx.organization!;
+  const base = sectionPath(org.id, 'members');
+  const { member } = view;
+  return dashboardPage(ctx, {
+    title: `Make ${member.name} a member`,
+    section: 'members',
+    body: html`<div class="card">
+<h1>Make ${member.name} a member of ${org.name}?</h1>
+<p>${member.name} (${member.email}) is an admin. As a member they keep their access to ${org.name}'s projects, but no longer administer it.</p>
+${view.alert ? html`<div class="error" role="alert">${view.alert}</div>` : ''}
+<h2>What ends, at once</h2>
+<ul><li>${count(view.apiKeys.length, 'API key', 'API keys')} they created${names(view.apiKeys)}: revoked, unless you take them over below.</li></ul>
+<h2>What stays</h2>
+<ul><li>${
+      view.serviceKeys.length
+        ? `${count(view.serviceKeys.length, 'service key', 'service keys')} they created, and the project tokens derived from them: they keep working.`
+        : 'Their connected AI clients, and the projects.'
+    }</li></ul>
+<form method="post" action="${base}/${member.userId}/role">
+${csrfField(ctx)}
+<input type="hidden" name="role" value="member">
+<input type="hidden" name="confirm" value="true">
+<label class="choice" for="hand-over"><input type="checkbox" id="hand-over" name="handOver" value="true">
+<span><span>Take over their API keys instead</span><span class="desc">The keys keep working, with you as their creator, instead of being revoked.</span></span></label>
+<div class="actions"><button type="submit" class="danger primary">Make ${member.name} a member</button></div>
+</form>
+<p><a href="${base}">Cancel</a></p>
 </div>`,
   });
 }

@@ -8,7 +8,7 @@ import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { queryCursor } from '../query';
-import { invitationCreatedPage, removeMemberPage, resetLinkPage } from './member-actions.view';
+import { demoteMemberPage, invitationCreatedPage, removeMemberPage, resetLinkPage, withdrawInvitationPage } from './member-actions.view';
 import { InviteForm, invitationsPage, MembersView, membersPage } from './members.view';
 
 const NOTICES: Record<string, string> = {
@@ -62,6 +62,12 @@ export class MembersPageController {
     sendPage(res, 200, invitationCreatedPage(ctx, created));
   }
 
+  @Get('invitations/:invitationId/withdraw')
+  @PageAuth()
+  async confirmWithdrawal(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('invitationId') invitationId: string, @Res() res: Response): Promise<void> {
+    sendPage(res, 200, withdrawInvitationPage(ctx, await this.invitations.getPending(orgId, invitationId)));
+  }
+
   @Post('invitations/:invitationId/withdraw')
   @PageAuth()
   async withdraw(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('invitationId') invitationId: string, @Res() res: Response): Promise<void> {
@@ -83,7 +89,19 @@ export class MembersPageController {
     if (!form.valid) {
       return sendPage(res, 400, membersPage(ctx, await this.view(ctx, undefined, { roleError: { userId, message: 'Choose Admin or Member' } })));
     }
-    if (!(await keepsAnAdmin(() => this.members.changeRole(orgId, userId, { role: form.value.role }, ctx.actor)))) {
+    // Demoting an admin who created live API keys: first say that they end, and offer to take them over (as removal does).
+    const demoting = member.role === 'admin' && form.value.role === 'member';
+    if (demoting && body?.confirm !== 'true' && userId !== ctx.user.id) {
+      const preview = await this.members.removalPreview(orgId, userId);
+      if (preview.lastAdmin) return sendPage(res, 409, membersPage(ctx, await this.view(ctx, undefined, { alert: lastAdminAlert(ctx, member.name) })));
+      if (preview.apiKeys.length > 0) return sendPage(res, 200, demoteMemberPage(ctx, preview));
+    }
+    const handOver = demoting ? await readForm(HandOverQueryDto, body, { handOver: 'Take over their API keys' }, ['handOver']) : undefined;
+    if (handOver && !handOver.valid) {
+      return sendPage(res, 400, demoteMemberPage(ctx, { ...(await this.members.removalPreview(orgId, userId)), alert: 'Take over their API keys: tick the box or leave it empty.' }));
+    }
+    const change = { role: form.value.role, handOver: handOver?.value.handOver === 'true' };
+    if (!(await keepsAnAdmin(() => this.members.changeRole(orgId, userId, change, ctx.actor)))) {
       return sendPage(res, 409, membersPage(ctx, await this.view(ctx, undefined, { alert: lastAdminAlert(ctx, member.name) })));
     }
     // A person who made themselves a member can no longer open this page.

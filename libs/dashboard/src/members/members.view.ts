@@ -39,7 +39,7 @@ export function membersPage(ctx: DashboardContext, view: MembersView): HtmlPage 
     notice: view.notice,
     body: html`<h1>Members</h1>
 ${view.alert ? html`<div class="error" role="alert">${view.alert}</div>` : ''}
-<p class="hint" id="role-hint">Making an admin a member revokes the API keys they created; the service keys they created keep working.</p>
+<p class="hint" id="role-hint">Making an admin a member revokes the API keys they created (you are asked first, and may take them over instead); the service keys they created keep working.</p>
 ${dataTable(
   `Members of ${org.name}`,
   ['Name', 'Email', 'Role', 'Joined', 'Actions'],
@@ -125,7 +125,7 @@ ${invitations.length === 0
       invitations.map(
         (i) => html`<tr><td>${i.email}</td><td>${ROLE_LABELS[i.role]}</td><td><time datetime="${i.createdAt}">${i.createdAt.slice(0, 10)}</time></td>
 <td>${when(i.expiresAt)}</td>
-<td>${postButton(ctx, `${base}/invitations/${i.id}/withdraw`, 'Withdraw', { name: `the invitation of ${i.email}` })}</td></tr>`,
+<td><form method="get" action="${base}/invitations/${i.id}/withdraw"><button type="submit" aria-label="Withdraw the invitation of ${i.email}">Withdraw</button></form></td></tr>`,
       ),
     )}
 ${pager(`${base}/invitations`, nextCursor, onFirstPage)}

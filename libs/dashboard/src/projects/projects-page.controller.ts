@@ -12,7 +12,7 @@ import { sectionPath } from '../views/layout';
 import { deleteProjectPage, renameProjectPage } from './project-actions.view';
 import { projectsPage } from './projects.view';
 
-const NOTICES: Record<string, string> = { created: 'Project created.', renamed: 'Project renamed.', deleted: 'Project deleted.' };
+const NOTICES: Record<string, string> = { created: 'Project created.', renamed: 'Project renamed.', deleted: 'Project deleted.', joined: 'You joined the organisation.' };
 const PAGE_SIZE = 25;
 const LABELS = { name: 'Project name' };
 

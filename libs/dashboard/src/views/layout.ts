@@ -81,6 +81,7 @@ export function dashboardPage(ctx: DashboardContext, view: DashboardView): HtmlP
 ${organizationSwitcher(ctx)}
 <div class="inline">
 <span class="muted">${ctx.user.name} (${ctx.user.email})</span>
+<a href="/account">Your account</a>
 <form method="post" action="/sign-out">${csrfField(ctx)}<button type="submit">Sign out</button></form>
 <form method="post" action="/sign-out-everywhere">${csrfField(ctx)}<button type="submit">Sign out everywhere</button></form>
 </div>

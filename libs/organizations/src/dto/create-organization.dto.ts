@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { Trim } from '@app/common';
+import { IsDisplaySafe, Trim } from '@app/common';
 
 export class CreateOrganizationDto {
   @ApiProperty({ example: 'Analytical Engines Ltd', maxLength: 200 })
@@ -8,5 +8,6 @@ export class CreateOrganizationDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IsDisplaySafe()
   name: string;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { Trim } from '@app/common';
+import { IsDisplaySafe, Trim } from '@app/common';
 import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 
 export class CreateProjectDto {
@@ -9,6 +9,7 @@ export class CreateProjectDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(PROJECT_NAME_MAX_LENGTH)
+  @IsDisplaySafe()
   name: string;
 }
 

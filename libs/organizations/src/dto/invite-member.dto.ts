@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsString, MaxLength } from 'class-validator';
-import { Trim } from '@app/common';
+import { IsDisplaySafe, Trim } from '@app/common';
 import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
 /** Whom to invite, with which role. Any email: whether an account uses it is never told. */
@@ -9,6 +9,7 @@ export class InviteMemberDto {
   @Trim()
   @IsString()
   @MaxLength(254)
+  @IsDisplaySafe()
   @IsEmail({}, { message: 'email must be an email address' })
   email: string;
 

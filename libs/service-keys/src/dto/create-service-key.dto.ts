@@ -11,6 +11,7 @@ import {
   ValidationArguments,
   ValidateBy,
 } from 'class-validator';
+import { IsDisplaySafe } from '@app/common';
 import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from '@app/capabilities';
 
 /** Every element is a permission of the agent catalogue; the message names the position of the first bad one (never its text). */
@@ -33,6 +34,7 @@ export class CreateServiceKeyDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IsDisplaySafe()
   name: string;
 
   @ApiPropertyOptional({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasUnsafeDisplayCharacters } from '@app/common';
 import { TASK_DESCRIPTION_MAX, TASK_STATUSES, TASK_TITLE_MAX } from '../entities/task.entity';
 
 /** PostgreSQL text cannot hold U+0000; refusing it here keeps bad input a validation error. */
@@ -13,7 +14,7 @@ export const taskTitle = () =>
     .trim()
     .min(1)
     .max(TASK_TITLE_MAX)
-    .refine(noNul, 'must not contain NUL characters')
+    .refine((s) => !hasUnsafeDisplayCharacters(s), 'must not contain control characters or bidirectional formatting characters')
     .describe(`Short title, 1–${TASK_TITLE_MAX} characters.`);
 
 export const taskDescription = () =>

@@ -1,0 +1,60 @@
+import { Body, Get, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { AuthService, ChangePasswordDto, TooManyLoginAttemptsError, WrongCurrentPasswordError } from '@app/auth';
+import { AppConfig } from '@app/config';
+import { PageAuth, setSessionCookie } from '@app/credentials';
+import { sendPage, sendRedirect, singleParam } from '@app/web';
+import { Dashboard, DashboardContext } from '../dashboard-context';
+import { DashboardController } from '../dashboard-controller.decorator';
+import { readForm } from '../form';
+import { accountPage, AccountView } from './account.view';
+
+const LABELS = { currentPassword: 'Current password', newPassword: 'New password' };
+
+/**
+ * "Your account" (`/account`, any signed-in person): their organisations with their role, this
+ * session, and the password change, on `AuthService.changePassword` as `POST /api/auth/password`.
+ */
+@DashboardController('account')
+export class AccountPageController {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly auth: AuthService,
+  ) {}
+
+  @Get()
+  @PageAuth()
+  show(@Dashboard() ctx: DashboardContext, @Query() query: Record<string, unknown>, @Res() res: Response): void {
+    const notice = singleParam(query, 'done').value === 'password-changed' ? 'Password changed: your other sessions have ended.' : undefined;
+    sendPage(res, 200, accountPage(ctx, { ...this.base(ctx), notice }));
+  }
+
+  @Post('password')
+  @PageAuth()
+  async changePassword(@Dashboard() ctx: DashboardContext, @Body() body: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    const form = await readForm(ChangePasswordDto, body, LABELS, ['currentPassword', 'newPassword']);
+    if (!form.valid) {
+      const errors = { ...form.errors };
+      if (errors.newPassword && /longer|shorter|at most/.test(errors.newPassword)) errors.newPassword = 'New password must be between 12 and 1024 characters';
+      return sendPage(res, 400, accountPage(ctx, { ...this.base(ctx), errors }));
+    }
+    try {
+      const session = await this.auth.changePassword(ctx.user.id, form.value, ctx.actor.origin ?? {});
+      setSessionCookie(res, session.accessToken, this.config);
+      sendRedirect(res, 303, '/account?done=password-changed');
+    } catch (error) {
+      if (error instanceof WrongCurrentPasswordError) {
+        return sendPage(res, 400, accountPage(ctx, { ...this.base(ctx), errors: { currentPassword: 'That is not your current password.' } }));
+      }
+      if (error instanceof TooManyLoginAttemptsError) {
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
+        return sendPage(res, 429, accountPage(ctx, { ...this.base(ctx), errors: { currentPassword: error.pageMessage } }));
+      }
+      throw error;
+    }
+  }
+
+  private base(ctx: DashboardContext): AccountView {
+    return { session: { expiresAt: ctx.principal.expiresAt } };
+  }
+}
