@@ -5,6 +5,7 @@ import { PeopleLifecycle1764000008000 } from './1764000008000-people-lifecycle';
 import { CredentialRotation1764000010000 } from './1764000010000-credential-rotation';
 import { OrganizationClientPolicies1764000012000 } from './1764000012000-organization-client-policies';
 import { ClientMetadataDocuments1764000014000 } from './1764000014000-client-metadata-documents';
+import { AuditFilterIndexes1764000016000 } from './1764000016000-audit-filter-indexes';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   CredentialRotation1764000010000,
   OrganizationClientPolicies1764000012000,
   ClientMetadataDocuments1764000014000,
+  AuditFilterIndexes1764000016000,
 ];
