@@ -7,7 +7,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   (a family, `capability.*`, matches many and walks `audit_events_org_idx`);
  * - `projectId`: (organization_id, project_id, created_at DESC, id DESC) for events with a project;
  * - `credential` (a person, a key, a grant, a client: what it made, what targets it, what tokens
- *   derived from it made): one index per place the id can be, combined by a bitmap OR.
+ *   derived from it made): one index per place the id can be, each newest first within the
+ *   organisation; the list reads each place's newest matches and merges them (a UNION, not an OR
+ *   the planner would answer by walking the whole log).
  * The metadata ones are partial: only events that carry that key.
  */
 export class AuditFilterIndexes1764000016000 implements MigrationInterface {
@@ -18,14 +20,21 @@ export class AuditFilterIndexes1764000016000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX audit_events_project_idx ON audit_events (organization_id, project_id, created_at DESC, id DESC) WHERE project_id IS NOT NULL`,
     );
-    await q.query(`CREATE INDEX audit_events_actor_idx ON audit_events (actor_id) WHERE actor_id IS NOT NULL`);
-    await q.query(`CREATE INDEX audit_events_target_idx ON audit_events (target_id) WHERE target_id IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX audit_events_actor_idx ON audit_events (organization_id, actor_id, created_at DESC, id DESC) WHERE actor_id IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE INDEX audit_events_target_idx ON audit_events (organization_id, target_id, created_at DESC, id DESC) WHERE target_id IS NOT NULL`,
+    );
     for (const [key, name] of [
       ['serviceKeyId', 'service_key'],
       ['grantId', 'grant'],
       ['clientId', 'client'],
     ]) {
-      await q.query(`CREATE INDEX audit_events_${name}_idx ON audit_events ((metadata->>'${key}')) WHERE (metadata->>'${key}') IS NOT NULL`);
+      await q.query(
+        `CREATE INDEX audit_events_${name}_idx ON audit_events (organization_id, (metadata->>'${key}'), created_at DESC, id DESC)
+           WHERE (metadata->>'${key}') IS NOT NULL`,
+      );
     }
   }
 
