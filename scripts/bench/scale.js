@@ -233,6 +233,12 @@ async function auditFilters({ base, pg, callJson, rounds, duration }) {
          .join(' UNION ')}) m ORDER BY created_at DESC, id DESC LIMIT 51`,
       [large.orgId, large.userId],
     );
+    const projectPlan = await db.query(
+      `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON)
+       SELECT id FROM audit_events WHERE organization_id = $1 AND project_id = $2 ORDER BY created_at DESC, id DESC LIMIT 51`,
+      [large.orgId, large.projectId],
+    );
+    process.stderr.write(`audit: plan of the project filter:\n${projectPlan.rows.map((r) => r['QUERY PLAN']).join('\n')}\n`);
     process.stderr.write(`audit: plan of the person filter:\n${personPlan.rows.map((r) => r['QUERY PLAN']).join('\n')}\n`);
     const perRound = Math.max(10, duration * 5);
     const rest = (org, query) => ({ session: org.session, path: `/api/organizations/${org.orgId}/audit-events?${query}` });
