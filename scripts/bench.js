@@ -9,7 +9,8 @@
  * the floor (scripts/bench/floor-server.js: body parse, token hash, one indexed query on the same
  * database). Prints a markdown table and writes bench-results/latest.json. Options: --duration S
  * (default 10), --connections N (default 20), --rounds N (default 3), --only TEXT (only the MCP
- * scenarios whose name contains TEXT), --profile DIR (a CPU profile of the service), --baseline DIR
+ * scenarios whose name contains TEXT; `--only pickers` and `--only audit` run the large-organisation
+ * sections alone, scripts/bench/scale.js), --profile DIR (a CPU profile of the service), --baseline DIR
  * (another build of the service, DIR/dist/apps/gateway/src/main.js, measured in the same rounds on
  * the same database: a before/after comparison that the machine's load cannot skew; with
  * --baseline-node-flags "FLAGS", Node options for the baseline alone).
@@ -24,6 +25,7 @@ const { join } = require('node:path');
 const { Client } = require('pg');
 const { findPostgresBin, freePort, startPostgres, stopPostgres } = require('./lib/postgres');
 const { oauthRefreshTokens } = require('./bench/oauth-flow');
+const { auditFilters, pickerPages } = require('./bench/scale');
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);
@@ -491,6 +493,10 @@ async function main() {
     } else if ('refresh-token rotation'.includes(ONLY)) {
       report.scenarios.push(await refreshRotation({ base, seed, measure }));
     }
+    // The large organisation: pickers (20,000 projects) and audit filters (2,000,000 events) against a small one.
+    const scale = { base, pg, callJson, rounds: ROUNDS, duration: DURATION };
+    if (!ONLY || ONLY === 'pickers') report.scenarios.push(...(await pickerPages(scale)));
+    if (!ONLY || ONLY === 'audit') report.scenarios.push(...(await auditFilters(scale)));
 
     report.peakRss = { gateway: Math.max(...rows.filter((r) => r.target === 'gateway').map((r) => r.peakRss)) };
     mkdirSync(join(root, 'bench-results'), { recursive: true });
@@ -696,6 +702,12 @@ function markdown(report) {
   ];
   const met = (s) => (s.met ? 'yes' : `NO: ${s.shortfall.join('; ')}`);
   for (const s of report.scenarios) {
+    if (s.scale) {
+      const c = s.scale;
+      const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
+      lines.push(`| ${s.name} | small ${c.smallMs.toFixed(1)} ms (${kb(c.smallBytes)}), large ${c.largeMs.toFixed(1)} ms (${kb(c.largeBytes)}): ${c.ratio.toFixed(2)}× (median of ${c.requests} sequential requests each) | | | | | | | | | | | ${s.target} | ${met(s)} |`);
+      continue;
+    }
     if (s.timeToFirstRefusedMs !== undefined || s.revokeMs !== undefined) {
       lines.push(`| ${s.name} | revoke call ${s.revokeMs.toFixed(0)} ms; first refused request after ${s.timeToFirstRefusedMs?.toFixed(0) ?? 'never'} ms; ${s.revokedTokens} revoked, ${s.stillActive} still active | | | | | | | | | | | ${s.target} | ${met(s)} |`);
       continue;

@@ -77,3 +77,32 @@ export async function createProjectWithToken(ds: DataSource, options: AgentToken
   const agentToken = await createAgentToken(ds, project, options);
   return { organization, project, ...agentToken };
 }
+
+/**
+ * `count` projects in the organisation in one statement (`<prefix> 1` … `<prefix> N`, created in
+ * that order): an organisation of tens of thousands of projects in well under a second, on both databases.
+ */
+export async function createProjectsInBulk(ds: DataSource, organizationId: string, count: number, prefix = 'Bulk project') {
+  await ds.query(
+    `INSERT INTO projects (organization_id, name, created_at)
+     SELECT $1, $2 || ' ' || g, now() - interval '1 day' + g * interval '1 millisecond' FROM generate_series(1, $3::int) g`,
+    [organizationId, prefix, count],
+  );
+}
+
+/**
+ * `count` members of the organisation in two statements (`<prefix> N`, `<prefix>-N-<random>@example.test`;
+ * the same unusable password hash, so none can sign in).
+ */
+export async function addMembersInBulk(ds: DataSource, organizationId: string, count: number, prefix = 'bulk') {
+  const tag = randomUUID().slice(0, 8);
+  await ds.query(
+    `WITH people AS (
+       INSERT INTO users (email, name, password_hash)
+       SELECT $2 || '-' || g || '-' || $3 || '@example.test', 'Bulk person ' || g, 'not-a-password-hash'
+         FROM generate_series(1, $4::int) g
+       RETURNING id)
+     INSERT INTO memberships (organization_id, user_id, role) SELECT $1, id, 'member' FROM people`,
+    [organizationId, prefix, tag, count],
+  );
+}

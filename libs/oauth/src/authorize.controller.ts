@@ -5,10 +5,12 @@ import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { OAuthGrantStore } from '@app/credential-store';
 import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
-import { postedFromElsewhere, sendPage, sendRedirect } from '@app/web';
+import { isUuid } from '@app/common';
+import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
+import { postedFromElsewhere, sendPage, sendRedirect, singleParam } from '@app/web';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
 import { ConsentDecisionService } from './consent-decision.service';
-import { ConsentViewService } from './consent-view.service';
+import { ConsentSearch, ConsentViewService } from './consent-view.service';
 import { OAuthPageErrorFilter } from './oauth-exception.filters';
 import { AuthorizeRedirectErrorCode, OAuthPageError } from './oauth.errors';
 import { consentPage } from './views/consent.view';
@@ -48,8 +50,9 @@ export class AuthorizeController {
       throw new OAuthPageError(400, 'Invalid request', UNTRUSTED_ERROR_DETAIL[checked.error]);
     }
     if (!userId) return sendRedirect(res, 302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+    const search = consentSearch(query);
     const { requestId, csrfToken } = await this.consent.createPending(userId, checked.request);
-    const view = await this.consent.view(requestId, csrfToken, userId);
+    const view = await this.consent.view(requestId, csrfToken, userId, { search });
     sendPage(res, 200, consentPage(view));
   }
 
@@ -72,6 +75,28 @@ export class AuthorizeController {
     if (!jwt) return null;
     return (await this.sessions.resolve(jwt))?.userId ?? null;
   }
+}
+
+/**
+ * The consent page's project search in the authorize URL (`project_query`, and `project_org` with
+ * `project_cursor` for an organisation's next matches): each at most once, the text at most a
+ * project name's length (400 naming the parameter otherwise).
+ */
+function consentSearch(query: Record<string, unknown>): ConsentSearch {
+  const read = (name: string) => {
+    const param = singleParam(query, name);
+    if (param.duplicate) throw new OAuthPageError(400, 'Invalid request', `${name} must be given once.`);
+    return param.value;
+  };
+  const text = (read('project_query') ?? '').trim();
+  if (text.length > PROJECT_NAME_MAX_LENGTH) throw new OAuthPageError(400, 'Invalid request', `project_query must be at most ${PROJECT_NAME_MAX_LENGTH} characters.`);
+  const organizationId = read('project_org');
+  const cursor = read('project_cursor');
+  if ((organizationId === undefined) !== (cursor === undefined)) {
+    throw new OAuthPageError(400, 'Invalid request', 'project_org and project_cursor go together.');
+  }
+  if (organizationId !== undefined && !isUuid(organizationId)) throw new OAuthPageError(400, 'Invalid request', 'project_org is not an organisation id.');
+  return { query: text, organizationId, cursor };
 }
 
 /** What the error page says for an error not sent back to the client (fixed text: nothing of the request is repeated). */

@@ -96,7 +96,7 @@ export class ConsentDecisionService {
         if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };
         project = await this.projectCreator.create(em, organizationId, newProject.name, { actorType: 'user', actorId: userId, origin });
       } else {
-        const reachable = (await this.projects.reachableBy(userId, em)).find((p) => p.id === projectParam.value);
+        const reachable = await this.projects.reachableOne(userId, projectParam.value!, em);
         if (!reachable) return { kind: 'unreachable' as const };
         if (!(await this.clientPolicies.admits(reachable.organization.id, pending.clientId, em))) return { kind: 'refused' as const };
         if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };

@@ -3,17 +3,27 @@ import { randomBytes } from 'node:crypto';
 import { AgentPermission } from '@app/capabilities';
 import { OAuthGrantStore } from '@app/credential-store';
 import { hashToken } from '@app/credentials';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage } from '@app/common';
 import { isUuid } from '@app/database';
 import { OrganizationDirectory, ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { authorizePath } from './authorize-urls';
 import type { ValidatedAuthorization } from './authorize-request.validator';
 import { ClientPolicyService } from './client-policy/client-policy.service';
 import { OAuthPageError } from './oauth.errors';
-import { groupProjects } from './reachable-projects';
 import { isLoopbackRedirect, metadataDocumentHost, redirectHost } from './redirect-uri';
 import { AuthorizationRequestsRepository, PendingAuthorization } from './store/authorization-requests.repository';
 import { OAuthClientsRepository } from './store/oauth-clients.repository';
 import type { ConsentView } from './views/consent.view';
+
+/** How many projects of each organisation the consent page offers at a time. */
+export const CONSENT_PROJECTS_PER_ORGANIZATION = 25;
+
+/** The consent page's project search: names containing `query`; one organisation's list moved on to its next matches. */
+export interface ConsentSearch {
+  query: string;
+  organizationId?: string;
+  cursor?: string;
+}
 
 /** How long the consent page stays valid after the authorize request. */
 export const CONSENT_TTL_SECONDS = 600;
@@ -56,7 +66,12 @@ export class ConsentViewService {
     return isUuid(requestId) ? this.requests.findPending(requestId) : Promise.resolve(null);
   }
 
-  /** What the consent page shows for a pending request. */
+  /**
+   * What the consent page shows for a pending request. The projects offered are one page per
+   * organisation (never all of them: an organisation may have tens of thousands), narrowed by the
+   * page's search (`search.query`, names containing it); `search.organizationId` and
+   * `search.cursor` move one organisation's list to its next matches.
+   */
   async view(
     requestId: string,
     csrfToken: string,
@@ -66,19 +81,55 @@ export class ConsentViewService {
       permissions?: readonly AgentPermission[];
       error?: string;
       newProject?: ConsentView['newProject'];
+      search?: ConsentSearch;
     } = {},
   ): Promise<ConsentView> {
     const pending = await this.findPending(requestId);
     if (!pending) throw expiredRequest();
     const clientIdHost = metadataDocumentHost(pending.clientId);
-    const reachable = await this.projects.reachableBy(userId);
+    const search = choices.search ?? { query: '' };
+    const after = search.cursor === undefined ? undefined : decodeKeysetCursor(search.cursor);
+    const organizations = (await this.organizations.listForMember(userId)).sort(
+      (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
     const admitting = await this.clientPolicies.admittingOrganizations(
-      reachable.map((p) => p.organization.id),
+      organizations.map((o) => o.id),
       pending.clientId,
     );
-    const refused = groupProjects(reachable.filter((p) => !admitting.has(p.organization.id)));
-    const groups = groupProjects(reachable.filter((p) => admitting.has(p.organization.id)));
+    const restart = authorizePath(pending);
+    const link = (params: Record<string, string>) => `${restart}&${new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '')).toString()}`;
+    const refused: string[] = [];
+    const groups: ConsentView['groups'] = [];
+    let anyProject = false;
+    for (const org of organizations) {
+      if (!admitting.has(org.id)) {
+        if ((await this.projects.page(org.id, 1)).length > 0) refused.push(org.name);
+        continue;
+      }
+      const paged = search.organizationId === org.id && after !== undefined;
+      const rows = await this.projects.page(org.id, CONSENT_PROJECTS_PER_ORGANIZATION + 1, paged ? after : undefined, search.query || undefined);
+      const page = keysetPage(rows, CONSENT_PROJECTS_PER_ORGANIZATION, (last) => encodeKeysetCursor({ us: last.createdUs, id: last.id }));
+      anyProject ||= page.items.length > 0 || paged || (search.query !== '' && (await this.projects.page(org.id, 1)).length > 0);
+      if (page.items.length === 0) continue;
+      groups.push({
+        organizationId: org.id,
+        organizationName: org.name,
+        projects: page.items.map((p) => ({ id: p.id, name: p.name })),
+        moreHref: page.nextCursor ? link({ project_query: search.query, project_org: org.id, project_cursor: page.nextCursor }) : undefined,
+        firstHref: paged ? link({ project_query: search.query }) : undefined,
+      });
+    }
+    // A project picked in a refused post stays offered when it is not on the page shown.
+    if (choices.projectId && !groups.some((g) => g.projects.some((p) => p.id === choices.projectId))) {
+      const picked = await this.projects.reachableOne(userId, choices.projectId);
+      const group = picked && admitting.has(picked.organization.id) ? groups.find((g) => g.organizationId === picked.organization.id) : undefined;
+      if (picked && group) group.projects.unshift({ id: picked.id, name: picked.name });
+      else if (picked && admitting.has(picked.organization.id)) {
+        groups.push({ organizationId: picked.organization.id, organizationName: picked.organization.name, projects: [{ id: picked.id, name: picked.name }] });
+      }
+    }
     const redirectUris = (await this.clients.find(pending.clientId))?.redirectUris ?? [pending.redirectUri];
+    const restartQuery = new URLSearchParams(restart.slice(restart.indexOf('?') + 1));
     return {
       requestId,
       csrfToken,
@@ -88,10 +139,11 @@ export class ConsentViewService {
       localhostOnly: redirectUris.every(isLoopbackRedirect),
       redirectHost: redirectHost(pending.redirectUri),
       userEmail: (await this.users.findById(userId))?.email ?? '',
-      switchAccountHref: `/login?next=${encodeURIComponent(authorizePath(pending))}`,
+      switchAccountHref: `/login?next=${encodeURIComponent(restart)}`,
       groups,
-      refusedOrganizations: refused.map((g) => g.organizationName),
-      createIn: groups.length === 0 ? await this.creatableIn(userId, pending.clientId) : undefined,
+      projectSearch: anyProject ? { action: restart.slice(0, restart.indexOf('?')), hidden: [...restartQuery.entries()], query: search.query } : undefined,
+      refusedOrganizations: refused,
+      createIn: anyProject ? undefined : await this.creatableIn(userId, pending.clientId),
       newProject: choices.newProject,
       checkedPermissions: choices.permissions ?? pending.requestedPermissions,
       selectedProjectId: choices.projectId,

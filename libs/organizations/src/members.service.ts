@@ -25,16 +25,15 @@ export class MembersService {
     private readonly invitations: InvitationDirectory,
   ) {}
 
-  /** Every member, in the order they joined (for choosing a person, e.g. the audit log's filter). */
-  async list(organizationId: string): Promise<MemberDto[]> {
-    return (await this.memberships.list(organizationId)).map(toDto);
-  }
-
-  /** A page of the members, in the order they joined, then by user id (keyset: `nextCursor`). */
-  async page(organizationId: string, options: { limit?: number; cursor?: string } = {}): Promise<MemberListDto> {
+  /**
+   * A page of the members, in the order they joined, then by user id (keyset: `nextCursor`); with
+   * `query`, only those whose name or email contains it (the pages' person pickers).
+   */
+  async page(organizationId: string, options: { limit?: number; cursor?: string; query?: string } = {}): Promise<MemberListDto> {
     const limit = options.limit ?? PAGE_SIZE_DEFAULT;
     const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
-    const page = keysetPage(await this.memberships.page(organizationId, limit + 1, after), limit, (m) => encodeKeysetCursor(m.position));
+    const rows = await this.memberships.page(organizationId, limit + 1, after, options.query?.trim() || undefined);
+    const page = keysetPage(rows, limit, (m) => encodeKeysetCursor(m.position));
     return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }
 

@@ -20,22 +20,26 @@ export class ProjectsService {
     private readonly creator: ProjectCreator,
   ) {}
 
-  /** Every live project, oldest first (for choosing one; the list pages use `page`). */
-  async list(organizationId: string): Promise<ProjectDto[]> {
-    return (await this.projects.list(organizationId)).map(toDto);
-  }
-
-  /** One page of the live projects, oldest first, keyset-paginated by an opaque cursor. */
-  async page(organizationId: string, options: { limit?: number; cursor?: string } = {}): Promise<ProjectListDto> {
+  /**
+   * One page of the live projects, oldest first, keyset-paginated by an opaque cursor; with
+   * `query`, only those whose name contains it, in any case (the pages' project pickers).
+   */
+  async page(organizationId: string, options: { limit?: number; cursor?: string; query?: string } = {}): Promise<ProjectListDto> {
     const limit = options.limit ?? PROJECT_PAGE_DEFAULT;
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const rows = await this.projects.page(organizationId, limit + 1, after);
+    const rows = await this.projects.page(organizationId, limit + 1, after, options.query?.trim() || undefined);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
       items: page.map(toDto),
       nextCursor: rows.length > limit && last ? Buffer.from(`${last.createdUs}.${last.id}`).toString('base64url') : null,
     };
+  }
+
+  /** The names of these of the organisation's live projects, by id (another organisation's, a deleted one or a non-id is absent). */
+  async namesOf(organizationId: string, projectIds: readonly string[]): Promise<Map<string, string>> {
+    const found = await this.projects.namesOf(projectIds);
+    return new Map([...found.values()].filter((p) => p.organization.id === organizationId).map((p) => [p.id, p.name]));
   }
 
   async get(organizationId: string, projectId: string): Promise<ProjectDto> {

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { KeysetPosition } from '@app/common';
 import { isUuid } from '@app/database';
 import { Membership } from './entities/membership.entity';
+import { containsPattern } from './project-directory.service';
 import { User } from './entities/user.entity';
 import type { MembershipRole } from './roles';
 
@@ -34,25 +35,23 @@ export class MembershipDirectory {
     return membership?.role ?? null;
   }
 
-  /** The organisation's members, in the order they joined (to the millisecond shown), then by user id. */
-  async list(organizationId: string): Promise<MemberRecord[]> {
-    const rows = await this.memberQuery()
-      .where('m.organizationId = :organizationId', { organizationId })
-      .orderBy("date_trunc('milliseconds', m.createdAt)")
-      .addOrderBy('m.userId')
-      .getRawMany<RawMember>();
-    return rows.map(toMember);
-  }
-
   /**
-   * A page of `list`'s order after a position (the millisecond a member joined, in whole
+   * The members in the order they joined (to the millisecond shown), then by user id, after a position (the millisecond a member joined, in whole
    * microseconds, then the user id), with each member's position; `limit` rows at most.
    */
-  async page(organizationId: string, limit: number, after?: KeysetPosition): Promise<(MemberRecord & { position: KeysetPosition })[]> {
+  async page(
+    organizationId: string,
+    limit: number,
+    after?: KeysetPosition,
+    nameOrEmailContains?: string,
+  ): Promise<(MemberRecord & { position: KeysetPosition })[]> {
     const joined = "date_trunc('milliseconds', m.createdAt)";
     const query = this.memberQuery()
       .addSelect(`(extract(epoch FROM ${joined}) * 1000000)::bigint::text`, 'us')
       .where('m.organizationId = :organizationId', { organizationId });
+    if (nameOrEmailContains) {
+      query.andWhere('(u.name ILIKE :pattern OR u.email ILIKE :pattern)', { pattern: containsPattern(nameOrEmailContains) });
+    }
     if (after) {
       query.andWhere(`(${joined}, m.userId) > (timestamptz 'epoch' + :us::bigint * interval '1 microsecond', :id::uuid)`, { us: after.us, id: after.id });
     }

@@ -51,27 +51,22 @@ export class ProjectDirectory {
     return (em ?? this.dataSource.manager).getRepository(Project);
   }
 
-  /** The organisation's live projects, oldest first. */
-  async list(organizationId: string): Promise<ProjectRecord[]> {
-    const projects = await this.repo().find({
-      where: { organizationId, deletedAt: IsNull() },
-      select: COLUMNS,
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    return projects.map(toRecord);
-  }
-
   /**
-   * One page of the organisation's live projects in the order of `list`, after a
+   * One page of the organisation's live projects, oldest first, after a
    * (microseconds, id) position when given: keyset pagination, so projects created or deleted
-   * while paging never shift the pages.
+   * while paging never shift the pages. With `nameContains`, only the projects whose name
+   * contains that text, in any case (the pickers' search).
    */
-  async page(organizationId: string, limit: number, after?: { us: string; id: string }): Promise<PositionedProject[]> {
+  async page(organizationId: string, limit: number, after?: { us: string; id: string }, nameContains?: string): Promise<PositionedProject[]> {
     const params: unknown[] = [organizationId, limit];
     let where = '';
     if (after) {
       params.push(after.us, after.id);
       where = `AND (created_at, id) > (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid)`;
+    }
+    if (nameContains) {
+      params.push(containsPattern(nameContains));
+      where += ` AND name ILIKE $${params.length}`;
     }
     const rows: { id: string; name: string; organization_id: string; created_at: Date; created_us: string }[] = await this.dataSource.query(
       `SELECT id, name, organization_id, created_at,
@@ -128,24 +123,18 @@ export class ProjectDirectory {
     return new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, organization: { id: r.organization_id, name: r.organization_name } }]));
   }
 
-  /**
-   * Every live project the person can reach through their memberships, grouped by organisation
-   * name then project name.
-   */
-  async reachableBy(userId: string, em?: EntityManager): Promise<ProjectWithOrganization[]> {
-    const rows = await (em ?? this.dataSource.manager)
+  /** The live project with its organisation, if the person is a member of that organisation (else null). */
+  async reachableOne(userId: string, projectId: string, em?: EntityManager): Promise<ProjectWithOrganization | null> {
+    if (!isUuid(projectId)) return null;
+    const row = await (em ?? this.dataSource.manager)
       .getRepository(Membership)
       .createQueryBuilder('m')
       .innerJoin(Organization, 'o', 'o.id = m.organizationId')
       .innerJoin(Project, 'p', 'p.organizationId = o.id AND p.deletedAt IS NULL')
       .select(['o.id AS organization_id', 'o.name AS organization_name', 'p.id AS project_id', 'p.name AS project_name'])
-      .where('m.userId = :userId', { userId })
-      .orderBy('o.name')
-      .addOrderBy('o.id')
-      .addOrderBy('p.name')
-      .addOrderBy('p.id')
-      .getRawMany<{ organization_id: string; organization_name: string; project_id: string; project_name: string }>();
-    return rows.map((r) => ({ id: r.project_id, name: r.project_name, organization: { id: r.organization_id, name: r.organization_name } }));
+      .where('m.userId = :userId AND p.id = :projectId', { userId, projectId })
+      .getRawOne<{ organization_id: string; organization_name: string; project_id: string; project_name: string }>();
+    return row ? { id: row.project_id, name: row.project_name, organization: { id: row.organization_id, name: row.organization_name } } : null;
   }
 
   /** Whether the project is live, in that organisation, and the person is a member of it. */
@@ -193,6 +182,11 @@ export class ProjectDirectory {
     const [row] = result.raw as { id: string; name: string; deleted_at: Date }[];
     return row ? { id: row.id, name: row.name, deletedAt: new Date(row.deleted_at) } : null;
   }
+}
+
+/** An ILIKE pattern matching text that contains `text` (its `%`, `_` and `\\` taken literally). */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 function toRecord(project: Project): ProjectRecord {

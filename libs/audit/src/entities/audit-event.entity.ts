@@ -2,6 +2,14 @@ import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeo
 
 // On (organization_id, created_at DESC, id DESC), written in the migration: TypeORM cannot say DESC.
 @Index('audit_events_org_idx', { synchronize: false })
+// The filters' indexes (migration AuditFilterIndexes): descending keys and expressions TypeORM cannot say.
+@Index('audit_events_action_idx', { synchronize: false })
+@Index('audit_events_project_idx', { synchronize: false })
+@Index('audit_events_actor_idx', { synchronize: false })
+@Index('audit_events_target_idx', { synchronize: false })
+@Index('audit_events_service_key_idx', { synchronize: false })
+@Index('audit_events_grant_idx', { synchronize: false })
+@Index('audit_events_client_idx', { synchronize: false })
 @Entity('audit_events')
 export class AuditEvent {
   @PrimaryGeneratedColumn('uuid')

@@ -8,6 +8,7 @@ import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-c
 import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { isInvalidCursor } from '../query';
+import { PICKER_PAGE_SIZE, readPicker } from '../views/picker';
 import { AuditNamesReader } from './audit-names';
 import { isActionChoice } from './audit-words';
 import { auditPage, AuditView } from './audit.view';
@@ -30,7 +31,7 @@ export class AuditPageController {
   @PageAuth()
   async list(@Dashboard() ctx: DashboardContext, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const orgId = currentOrganization(ctx).id;
-    const members = await this.members.list(orgId);
+    const picker = readPicker(query, { query: 'personQuery', cursor: 'personCursor' });
     const given = (value: unknown) => (value === '' ? undefined : value);
     const form = await readForm(
       ListAuditEventsQueryDto,
@@ -41,10 +42,15 @@ export class AuditPageController {
     const { action, credential: person, cursor } = form.value;
     const errors: AuditView['errors'] = {};
     if (form.errors.action || (action !== undefined && !isActionChoice(action))) errors.action = 'Choose a kind of event from the list';
-    if (form.errors.credential || (person !== undefined && !members.some((m) => m.userId === person))) errors.person = 'Choose a person from the list';
+    const chosen = !form.errors.credential && typeof person === 'string' ? await this.members.get(orgId, person).catch(() => null) : null;
+    if (form.errors.credential || (person !== undefined && !chosen)) errors.person = 'Choose a person from the list';
+    // One page of the members matching the picker's search, never all of them (and the chosen one).
+    const people = await this.members.page(orgId, { limit: PICKER_PAGE_SIZE, cursor: picker.cursor, query: picker.query });
+    const members = chosen && !people.items.some((m) => m.userId === chosen.userId) ? [chosen, ...people.items] : people.items;
     const view: AuditView = {
       filters: { action: typeof action === 'string' ? action : '', person: typeof person === 'string' ? person : '' },
       members,
+      people: { query: picker.query, nextCursor: people.nextCursor, onFirstPage: !picker.cursor },
       nextCursor: null,
       onFirstPage: cursor === undefined,
       errors,

@@ -3,6 +3,7 @@ import type { MemberDto } from '@app/organizations';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { dashboardPage, pager, sectionPath } from '../views/layout';
+import { PICKER_QUERY_MAX_LENGTH, pickerPager } from '../views/picker';
 import { dataTable, emptyState } from '../views/table';
 import { ACTION_GROUPS, actionWords, actorWords, AuditNames, shortUserAgent } from './audit-words';
 
@@ -15,7 +16,10 @@ export interface AuditFilters {
 
 export interface AuditView {
   filters: AuditFilters;
+  /** The "Person" choices: one page of the members whose name or email contains the search (and the chosen one). */
   members: MemberDto[];
+  /** The person picker's search text, its next page and whether this is its first. */
+  people: { query: string; nextCursor: string | null; onFirstPage: boolean };
   /** Undefined when the filters were refused (the page shows their errors instead). */
   events?: AuditEventDto[];
   names?: AuditNames;
@@ -33,6 +37,7 @@ export function auditPage(ctx: DashboardContext, view: AuditView): HtmlPage {
   const kept: Record<string, string> = {};
   if (view.filters.action) kept.action = view.filters.action;
   if (view.filters.person) kept.person = view.filters.person;
+  if (view.people.query) kept.personQuery = view.people.query;
   return dashboardPage(ctx, {
     title: 'Audit log',
     section: 'audit',
@@ -58,13 +63,26 @@ ${ACTION_GROUPS.map(
   )}</optgroup>`,
 )}
 </select>
+<label for="audit-person-query">Search people by name or email</label>
+<span class="inline"><input type="search" id="audit-person-query" name="personQuery" value="${view.people.query}" maxlength="${String(PICKER_QUERY_MAX_LENGTH)}">
+<button type="submit">Search</button></span>
 <label for="audit-person">Person</label>
-<p class="hint" id="audit-person-hint">What the person did, and what was done to them (their role, their invitation, their reset links).</p>
+<p class="hint" id="audit-person-hint">What the person did, and what was done to them (their role, their invitation, their reset links).${
+    view.people.query ? ` Offered: the members whose name or email contains “${view.people.query}”.` : ''
+  }</p>
 ${errors.person ? html`<p class="field-error" id="audit-person-error">${errors.person}</p>` : ''}
 <select id="audit-person" name="person" aria-describedby="${errors.person ? 'audit-person-error audit-person-hint' : 'audit-person-hint'}"${errors.person ? html` aria-invalid="true"` : ''}>
 <option value="">Everyone</option>
 ${view.members.map((m) => html`<option value="${m.userId}"${m.userId === filters.person ? html` selected` : ''}>${m.name} (${m.email})</option>`)}
 </select>
+${pickerPager({
+  basePath: base,
+  params: { action: filters.action, person: filters.person, personQuery: view.people.query },
+  cursorName: 'personCursor',
+  nextCursor: view.people.nextCursor,
+  onFirstPage: view.people.onFirstPage,
+  what: 'people',
+})}
 <div class="actions"><button type="submit" class="primary">Show events</button></div>
 ${filtered ? html`<p><a href="${base}">Clear the filters</a></p>` : ''}
 </form>`;

@@ -1,6 +1,6 @@
 import { Body, Get, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { DomainError, HTTP_STATUS_OF_KIND, RotateDto } from '@app/common';
+import { DomainError, HTTP_STATUS_OF_KIND, isUuid, RotateDto } from '@app/common';
 import { AppConfig } from '@app/config';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { ProjectsService } from '@app/organizations';
@@ -19,6 +19,7 @@ import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
 import { revokeTokenPage, rotateTokenPage, tokenSecretPage } from './project-token.view';
 import { serviceKeyPage } from './service-key.view';
+import { deriveChoices } from './service-keys.pages';
 
 /**
  * A service key's derived tokens as pages: derive (`POST …/tokens`), rotate and revoke one, on
@@ -125,8 +126,8 @@ export class ProjectTokensPageController {
     const key = await this.serviceKeys.get(p.orgId, p.keyId);
     const token = key.tokens.find((t) => t.id === p.tokenId);
     if (!token) throw new ProjectTokenNotFoundError();
-    const projects = await this.projects.list(p.orgId);
-    return { key, token, projectName: projects.find((x) => x.id === token.projectId)?.name ?? 'a deleted project' };
+    const names = await this.projects.namesOf(p.orgId, [token.projectId]);
+    return { key, token, projectName: names.get(token.projectId) ?? 'a deleted project' };
   }
 
   /** The key page again, with the derive form's error next to "Project". */
@@ -140,11 +141,15 @@ export class ProjectTokensPageController {
     expiry: { expiresAt?: string; expiryError?: string } = {},
   ): Promise<void> {
     const orgId = ctx.organization!.id;
-    const [tokens, projects] = await Promise.all([this.serviceKeys.listTokens(orgId, key.id), this.projects.list(orgId)]);
+    const tokens = await this.serviceKeys.listTokens(orgId, key.id);
+    const [choices, tokenProjects] = await Promise.all([
+      deriveChoices(this.projects, orgId, { query: '' }, isUuid(projectId) ? projectId : undefined),
+      this.projects.namesOf(orgId, tokens.items.map((t) => t.projectId)),
+    ]);
     sendPage(
       res,
       status,
-      serviceKeyPage(ctx, { key, tokens: tokens.items, nextCursor: tokens.nextCursor, onFirstPage: true, projects, form: { projectId, error, ...expiry } }),
+      serviceKeyPage(ctx, { key, tokens: tokens.items, nextCursor: tokens.nextCursor, onFirstPage: true, choices, tokenProjects, form: { projectId, error, ...expiry } }),
     );
   }
 }

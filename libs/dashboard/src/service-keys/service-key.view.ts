@@ -1,10 +1,11 @@
-import type { ProjectDto } from '@app/organizations';
 import type { ProjectTokenDto, ServiceKeyDto } from '@app/service-keys';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, sectionPath } from '../views/layout';
+import { pickerPager, pickerSearch } from '../views/picker';
 import { when } from '../views/when';
 import { creatorName, liveTokens, tokenState } from './service-keys.format';
+import { DERIVE_PICKER, DeriveChoices } from './service-keys.pages';
 
 export interface ServiceKeyView {
   key: ServiceKeyDto;
@@ -13,8 +14,10 @@ export interface ServiceKeyView {
   nextCursor: string | null;
   onFirstPage: boolean;
   limit?: number;
-  /** The organisation's projects (the "Project" choices), by id for the token list. */
-  projects: ProjectDto[];
+  /** The derive form's "Project" choices: one page of the matches of its search. */
+  choices: DeriveChoices;
+  /** The names of the projects of this page's tokens, by id (a deleted project is absent). */
+  tokenProjects: Map<string, string>;
   /** The derive form's choice and error after a refused post. */
   form?: { projectId: string; error?: string; expiresAt?: string; expiryError?: string };
   notice?: string;
@@ -25,7 +28,7 @@ export function serviceKeyPage(ctx: DashboardContext, view: ServiceKeyView): Htm
   const { key } = view;
   const orgId = ctx.organization!.id;
   const keyPath = `${sectionPath(orgId, 'service-keys')}/${key.id}`;
-  const names = new Map(view.projects.map((p) => [p.id, p.name]));
+  const names = view.tokenProjects;
   const active = key.status === 'active';
   return dashboardPage(ctx, {
     title: `Service key ${key.name}`,
@@ -80,7 +83,8 @@ function tokenRow(keyPath: string, token: ProjectTokenDto, projectName: string |
 
 function deriveForm(ctx: DashboardContext, keyPath: string, view: ServiceKeyView): SafeHtml {
   const orgId = ctx.organization!.id;
-  if (view.projects.length === 0) {
+  const { choices } = view;
+  if (!choices.anyProject) {
     return html`<section class="card" aria-labelledby="derive-title">
 <h2 id="derive-title">Derive a token</h2>
 <p>This organisation has no project yet. Every token acts on exactly one project: <a href="${sectionPath(orgId, 'projects')}">create a project in Projects</a> first, then come back here.</p>
@@ -91,19 +95,32 @@ function deriveForm(ctx: DashboardContext, keyPath: string, view: ServiceKeyView
   const expiryError = view.form?.expiryError;
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
   const chosen = view.form?.projectId ?? '';
+  const none = choices.projects.length === 0;
   return html`<section class="card" aria-labelledby="derive-title">
 <h2 id="derive-title">Derive a token</h2>
+${pickerSearch({ action: keyPath, id: 'derive-project-query', name: DERIVE_PICKER.query, label: 'Search by name', value: choices.query })}
 <form method="post" action="${keyPath}/tokens" novalidate>
 ${csrfField(ctx)}
 <label for="derive-project">Project</label>
-<p class="hint" id="derive-project-hint">The token acts on this project only. Its secret is shown once, on the next page.</p>
+<p class="hint" id="derive-project-hint">The token acts on this project only. Its secret is shown once, on the next page.${
+    choices.query ? ` Showing the projects whose name contains “${choices.query}”.` : ''
+  }</p>
 ${error ? html`<p class="field-error" id="derive-project-error">${error}</p>` : ''}
+${none ? html`<p class="empty" id="derive-project-none">No project’s name contains “${choices.query}”.</p>` : ''}
 <select id="derive-project" name="projectId" required aria-describedby="derive-project-hint${error ? ' derive-project-error' : ''}"${error ? html` aria-invalid="true"` : ''}>
 <option value="">Choose a project</option>
-${view.projects.map(
+${choices.projects.map(
   (p) => html`<option value="${p.id}"${p.id === chosen ? html` selected` : ''}>${p.name}${withToken.has(p.id) ? ' (has a token already)' : ''}</option>`,
 )}
 </select>
+${pickerPager({
+  basePath: keyPath,
+  params: { [DERIVE_PICKER.query]: choices.query },
+  cursorName: DERIVE_PICKER.cursor,
+  nextCursor: choices.nextCursor,
+  onFirstPage: choices.onFirstPage,
+  what: 'projects',
+})}
 <label for="derive-expiry">Expires on (optional)</label>
 <p class="hint" id="derive-expiry-hint">Leave empty for a token that works until it is revoked. The token stops working at 00:00 UTC on this day; its rotations keep the same day.</p>
 ${expiryError ? html`<p class="field-error" id="derive-expiry-error">${expiryError}</p>` : ''}

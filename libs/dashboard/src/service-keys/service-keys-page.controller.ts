@@ -8,7 +8,8 @@ import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-c
 import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
 import { sectionPath } from '../views/layout';
-import { readPage } from './service-keys.pages';
+import { readPicker } from '../views/picker';
+import { DERIVE_PICKER, deriveChoices, readPage } from './service-keys.pages';
 import { serviceKeyPage } from './service-key.view';
 import { revokeKeyPage, serviceKeysPage } from './service-keys.view';
 
@@ -71,7 +72,12 @@ export class ServiceKeysPageController {
   ): Promise<void> {
     const key = await this.serviceKeys.get(orgId, keyId);
     const page = await readPage(query);
-    const [tokens, projects] = await Promise.all([this.serviceKeys.listTokens(orgId, keyId, page), this.projects.list(orgId)]);
+    const picker = readPicker(query, DERIVE_PICKER);
+    const tokens = await this.serviceKeys.listTokens(orgId, keyId, page);
+    const [choices, tokenProjects] = await Promise.all([
+      deriveChoices(this.projects, orgId, picker),
+      this.projects.namesOf(orgId, tokens.items.map((t) => t.projectId)),
+    ]);
     sendPage(
       res,
       200,
@@ -81,7 +87,8 @@ export class ServiceKeysPageController {
         nextCursor: tokens.nextCursor,
         onFirstPage: !page.cursor,
         limit: page.limit,
-        projects,
+        choices,
+        tokenProjects,
         notice: KEY_NOTICES[String(query.done)],
       }),
     );

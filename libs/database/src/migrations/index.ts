@@ -5,6 +5,7 @@ import { PeopleLifecycle1764000008000 } from './1764000008000-people-lifecycle';
 import { CredentialRotation1764000010000 } from './1764000010000-credential-rotation';
 import { OrganizationClientPolicies1764000012000 } from './1764000012000-organization-client-policies';
 import { ClientMetadataDocuments1764000014000 } from './1764000014000-client-metadata-documents';
+import { AuditFilterIndexes1764000016000 } from './1764000016000-audit-filter-indexes';
 import { ResetLinkIssuer1764000016500 } from './1764000016500-reset-link-issuer';
 import { SecretHintsAndTokenExpiry1764000016700 } from './1764000016700-secret-hints-and-token-expiry';
 import { RateLimitLeases1764000017500 } from './1764000017500-rate-limit-leases';
@@ -18,6 +19,7 @@ export const MIGRATIONS = [
   CredentialRotation1764000010000,
   OrganizationClientPolicies1764000012000,
   ClientMetadataDocuments1764000014000,
+  AuditFilterIndexes1764000016000,
   ResetLinkIssuer1764000016500,
   SecretHintsAndTokenExpiry1764000016700,
   RateLimitLeases1764000017500,

@@ -6,6 +6,9 @@ export interface ConsentProjectGroup {
   organizationId: string;
   organizationName: string;
   projects: { id: string; name: string }[];
+  /** The next matches of this organisation, and back to its first ones. */
+  moreHref?: string;
+  firstHref?: string;
 }
 
 export interface ConsentView {
@@ -21,8 +24,13 @@ export interface ConsentView {
   redirectHost: string;
   userEmail: string;
   switchAccountHref: string;
-  /** Projects the person can reach, in organisations that admit the client. */
+  /** One page of the projects the person can reach, per organisation that admits the client (matching the search). */
   groups: ConsentProjectGroup[];
+  /**
+   * The project search (a GET form to the authorize URL again, which starts a fresh consent
+   * request: its hidden fields are the original request's), shown when there is any project.
+   */
+  projectSearch?: { action: string; hidden: [string, string][]; query: string };
   /** Organisations of the person whose client policy refuses this client. */
   refusedOrganizations?: string[];
   /**
@@ -43,7 +51,7 @@ export interface ConsentView {
  * carries only the pending request's id, the CSRF token and the choices.
  */
 export function consentPage(view: ConsentView): HtmlPage {
-  const hasProjects = view.groups.some((g) => g.projects.length > 0);
+  const hasProjects = view.groups.some((g) => g.projects.length > 0) || !!view.projectSearch;
   const mayCreate = !hasProjects && !!view.createIn?.length;
   const onlyOne = view.groups.length === 1 && view.groups[0].projects.length === 1;
   return page(
@@ -62,6 +70,7 @@ ${view.localhostOnly
 <p class="muted">The application will receive its answer at <code>${view.redirectHost}</code>. Signed in as ${view.userEmail}
 (<a href="${view.switchAccountHref}">use another account</a>).</p>
 ${view.error ? html`<div class="error" role="alert" id="consent-error">${view.error}</div>` : ''}
+${view.projectSearch ? projectSearchForm(view.projectSearch) : ''}
 <form method="post" action="/api/agent/oauth/authorize">
 <input type="hidden" name="request_id" value="${view.requestId}">
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
@@ -70,6 +79,9 @@ ${hasProjects || mayCreate
     ? newProjectFields(view)
     : html`<fieldset>
 <legend>Project it may work on (pick one)</legend>
+${view.groups.length === 0 && view.projectSearch?.query
+  ? html`<p class="empty" id="consent-no-match">No project’s name contains “${view.projectSearch.query}”.</p>`
+  : ''}
 ${view.groups.map(
   (group) => html`<fieldset>
 <legend>${group.organizationName}</legend>
@@ -78,6 +90,11 @@ ${group.projects.map(
     project.id === view.selectedProjectId || onlyOne ? html` checked` : ''
   }><span>${project.name}</span></label>`,
 )}
+${group.moreHref || group.firstHref
+  ? html`<p class="inline">${group.firstHref ? html`<a href="${group.firstHref}">First matches</a> ` : ''}${
+      group.moreHref ? html`<a href="${group.moreHref}" rel="next">More projects of ${group.organizationName}</a>` : ''
+    }</p>`
+  : ''}
 </fieldset>`,
 )}
 </fieldset>`}
@@ -105,6 +122,19 @@ ${AGENT_PERMISSION_NAMES.map(
 <p class="muted">You can disconnect the application at any time; it never sees your password.</p>
 </div>`,
   );
+}
+
+/**
+ * The project search: a GET form (no script) to the authorize URL with the original request's
+ * parameters, so the answer is this page again, offering the projects whose name contains the text.
+ */
+function projectSearchForm(search: NonNullable<ConsentView['projectSearch']>): SafeHtml {
+  return html`<form method="get" action="${search.action}" role="search" id="consent-project-search">
+${search.hidden.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<label for="consent-project-query">Search projects by name</label>
+<input type="search" id="consent-project-query" name="project_query" value="${search.query}" maxlength="${String(PROJECT_NAME_MAX_LENGTH)}">
+<button type="submit">Search</button>
+</form>`;
 }
 
 /** No project to offer: the "Project name" of a project created when the person approves (in the one organisation, or the one they pick). */
