@@ -87,6 +87,7 @@ describeBrowser('every page fits a phone (390×844, Debian Chromium)', () => {
     });
     await admin.get(`${orgPath}/members`);
     await admin.post(`${orgPath}/members/invitations`, { email: 'someone.with.a.long.address@subdomain.example.test', role: 'member' });
+    const invitationId = /members\/invitations\/([0-9a-f-]{36})\/withdraw/.exec((await admin.get(`${orgPath}/members`)).text)![1]!;
 
     const dashboardPaths = [
       `${orgPath}/projects`,
@@ -105,7 +106,9 @@ describeBrowser('every page fits a phone (390×844, Debian Chromium)', () => {
       `${orgPath}/clients/policy`,
       `${orgPath}/members`,
       `${orgPath}/members/${org.member.id}/remove`,
+      `${orgPath}/members/invitations/${invitationId}/withdraw`,
       `${orgPath}/audit`,
+      '/account',
       `${orgPath}/no-such-page`,
     ];
 
