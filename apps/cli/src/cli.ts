@@ -10,7 +10,7 @@ import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
 import { PasswordResetService } from '@app/credentials';
 import { UserDirectory } from '@app/tenancy';
-import { DataFolderLockedError, runMigrations } from '@app/database';
+import { DataFolderLockedError, DataFolderPermissionsError, runMigrations } from '@app/database';
 import { backup, restore } from './backup';
 import { CliModule } from './cli.module';
 
@@ -206,7 +206,7 @@ class CliLogger extends ConsoleLogger {
   }
 
   override error(message: unknown, ...rest: unknown[]): void {
-    if (message instanceof DataFolderLockedError) return;
+    if (message instanceof DataFolderLockedError || message instanceof DataFolderPermissionsError) return;
     super.error(message, ...(rest as [string?]));
   }
 }
@@ -230,6 +230,10 @@ async function withContext(
       abortOnError: false,
     });
   } catch (error) {
+    if (error instanceof DataFolderPermissionsError) {
+      io.stderr.write(`${error.message}\n`);
+      return EXIT.config;
+    }
     if (!(error instanceof DataFolderLockedError)) throw error;
     io.stderr.write(dataFolderBusyMessage(error, command));
     return EXIT.busy;
