@@ -279,3 +279,69 @@ describe('metadata-document fetches per requesting address', () => {
     expect(await t.dataSource.query(`SELECT key FROM rate_limit_counters WHERE key LIKE 'cimd-fetch:%' AND strpos(key, $1) > 0`, [ip])).toEqual([]);
   });
 });
+
+/**
+ * A client first used with a loopback document while CLIENT_METADATA_ALLOW_LOOPBACK=true stops
+ * working once the switch is off (a restart with the other setting; here the running service's
+ * configuration is changed, since the switch is read at each use): authorize, code exchange,
+ * refresh and revoke refuse it, instead of finding the client row it left behind.
+ */
+describe('a loopback metadata-document client after CLIENT_METADATA_ALLOW_LOOPBACK is turned off', () => {
+  let t: TestApp;
+  let docs: DocumentServer;
+  beforeAll(async () => {
+    t = await startTestApp({ CLIENT_METADATA_ALLOW_LOOPBACK: 'true' });
+    docs = await DocumentServer.start();
+  });
+  afterAll(async () => {
+    await docs.close();
+    await t.close();
+  });
+
+  it('is refused at authorize, token (code and refresh) and revoke once the switch is off', async () => {
+    const clientId = docs.json('/dev/client.json', (url) => ({ client_id: url, client_name: 'Dev Client', redirect_uris: [TEST_REDIRECT_URI] }), {
+      'cache-control': 'max-age=3600',
+    });
+    const client: RegisteredTestClient = { client_id: clientId, client_name: 'Dev Client', redirect_uris: [TEST_REDIRECT_URI], token_endpoint_auth_method: 'none' };
+    const person = await createPersonWithProject(t);
+    const browser = new TestBrowser(t.baseUrl);
+    expect((await browser.login(person.user.email, person.user.password)).status).toBe(303);
+    const tokens = await (async () => {
+      const { code, verifier, redirectUri } = await authorizeCode(t, { browser, client, projectId: person.project.id });
+      return tokenRequest(t.baseUrl, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: clientId });
+    })();
+    expect(tokens.status).toBe(200);
+    const pending = await authorizeCode(t, { browser, client, projectId: person.project.id });
+
+    const { AppConfig } = await import('@app/config');
+    Object.defineProperty(t.app.get(AppConfig), 'clientMetadataAllowLoopback', { value: false });
+
+    const page = await browser.get(
+      authorizePath({ response_type: 'code', client_id: clientId, redirect_uri: TEST_REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 's' }),
+    );
+    expect(page.status).toBe(400);
+    expect(page.headers.get('location')).toBeNull();
+    expect(await page.text()).toContain('The client_id URL must use https');
+
+    const exchanged = await tokenRequest(t.baseUrl, {
+      grant_type: 'authorization_code',
+      code: pending.code,
+      code_verifier: pending.verifier,
+      redirect_uri: pending.redirectUri,
+      client_id: clientId,
+    });
+    expect(exchanged.status).toBe(401);
+    expect(exchanged.body).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed: The client_id URL must use https' });
+
+    const refreshed = await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    expect(refreshed.status).toBe(401);
+    expect(refreshed.body).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed: The client_id URL must use https' });
+
+    const revoke = await fetch(`${t.baseUrl}/api/agent/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.body.refresh_token as string, client_id: clientId }).toString(),
+    });
+    expect(revoke.status).toBe(401);
+  });
+});

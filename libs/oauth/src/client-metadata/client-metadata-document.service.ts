@@ -6,6 +6,7 @@ import { RateLimitService } from '@app/rate-limit';
 import { matchRedirectUri } from '../redirect-uri';
 import { ClientMetadataDocumentRepository } from './client-metadata-document.repository';
 import { ClientMetadataError, ClientMetadataRateLimitError } from './client-metadata.errors';
+import { addressProblem, ipLiteral } from './address-policy';
 import { isClientIdUrl, parseClientIdUrl } from './client-id-url';
 import { fetchClientMetadataDocument, HostResolver, RequestOpener, systemResolver } from './document-fetcher';
 import { cacheLifetimeSeconds, ClientMetadata, validateClientMetadata } from './document-validation';
@@ -66,9 +67,15 @@ export class ClientMetadataDocumentService implements OnModuleInit {
     this.scheduler.every('client-metadata-documents-cleanup', () => this.documents.deleteExpired(), this.logger);
   }
 
-  /** Whether `clientId` names a metadata document (else it is a registered client's id). */
+  /**
+   * Whether `clientId` names a metadata document (else it is a registered client's id). Any
+   * http(s) URL does, whatever the development switch says now: whether it is still acceptable
+   * is judged at each use (`resolve`) under the current setting, so a client first used with a
+   * loopback document while CLIENT_METADATA_ALLOW_LOOPBACK=true stops working (authorize, token,
+   * refresh, revoke) once the switch is off, instead of being found as a stored client.
+   */
   isMetadataDocumentClientId(clientId: string): boolean {
-    return isClientIdUrl(clientId, this.config.clientMetadataAllowLoopback);
+    return isClientIdUrl(clientId, true);
   }
 
   /**
@@ -102,7 +109,9 @@ export class ClientMetadataDocumentService implements OnModuleInit {
   }
 
   private async cachedOrFetched(url: URL, requesterIp: string | null): Promise<ClientMetadata> {
-    const cached = await this.documents.findFresh(url.href);
+    // A document cached from a loopback host while the development switch was on is not served
+    // once it is off: fetched again, the address check refuses it.
+    const cached = this.loopbackRefusedNow(url) ? null : await this.documents.findFresh(url.href);
     if (cached) return cached;
     await this.countFetch(url.hostname, requesterIp);
     const fetchedAt = new Date();
@@ -118,6 +127,14 @@ export class ClientMetadataDocumentService implements OnModuleInit {
     if (lifetime > 0) await this.documents.save(metadata, fetchedAt, new Date(fetchedAt.getTime() + lifetime * 1000));
     else await this.documents.remove(metadata.clientId);
     return metadata;
+  }
+
+  private loopbackRefusedNow(url: URL): boolean {
+    if (this.config.clientMetadataAllowLoopback) return false;
+    const host = url.hostname.toLowerCase();
+    if (host === 'localhost' || host.endsWith('.localhost')) return true;
+    const literal = ipLiteral(host);
+    return literal !== undefined && addressProblem(literal, { allowLoopback: false }) !== undefined;
   }
 
   private async countFetch(host: string, requesterIp: string | null): Promise<void> {
