@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { AppConfig } from '@app/config';
 import {
   authorizeCode,
   authorizePath,
@@ -313,7 +314,6 @@ describe('a loopback metadata-document client after CLIENT_METADATA_ALLOW_LOOPBA
     expect(tokens.status).toBe(200);
     const pending = await authorizeCode(t, { browser, client, projectId: person.project.id });
 
-    const { AppConfig } = await import('@app/config');
     Object.defineProperty(t.app.get(AppConfig), 'clientMetadataAllowLoopback', { value: false });
 
     const page = await browser.get(
@@ -343,5 +343,75 @@ describe('a loopback metadata-document client after CLIENT_METADATA_ALLOW_LOOPBA
       body: new URLSearchParams({ token: tokens.body.refresh_token as string, client_id: clientId }).toString(),
     });
     expect(revoke.status).toBe(401);
+  });
+});
+
+/**
+ * A client's metadata document cannot be locked out for everyone: four addresses each asking for
+ * 20 made-up paths on the client's host spend their own budgets and the host's failure budget,
+ * never the budget of the host's real document, so another address still connects the real client
+ * (its cached copy having expired, as for an existing user), and an address whose own budget is
+ * spent is served the document it already knew (stale) instead of a 429.
+ */
+describe('metadata-document fetch budgets under made-up paths on a client host', () => {
+  let t: TestApp;
+  let docs: DocumentServer;
+  beforeAll(async () => {
+    t = await startTestApp({
+      CLIENT_METADATA_ALLOW_LOOPBACK: 'true',
+      CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE: '5',
+      CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE: '10',
+      TRUST_PROXY: 'true',
+    });
+    docs = await DocumentServer.start();
+  });
+  afterAll(async () => {
+    await docs.close();
+    await t.close();
+  });
+
+  const authorizeFrom = (ip: string, clientId: string) =>
+    fetch(`${t.baseUrl}${authorizePath({ response_type: 'code', client_id: clientId, redirect_uri: TEST_REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' })}`, {
+      headers: { 'x-forwarded-for': ip },
+      redirect: 'manual',
+    });
+  const expire = (url: string) => t.dataSource.query(`UPDATE client_metadata_documents SET expires_at = now() - interval '1 second' WHERE client_id = $1`, [url]);
+
+  it('four addresses × 20 made-up paths do not stop another address from connecting the real client', async () => {
+    const real = docs.json('/real/client.json', (u) => ({ client_id: u, client_name: 'Real Client', redirect_uris: [TEST_REDIRECT_URI] }), {
+      'cache-control': 'max-age=3600',
+    });
+    expect((await authorizeFrom('198.51.100.1', real)).status).toBe(302);
+    expect(docs.hitsOf('/real/client.json')).toBe(1);
+    await expire(real);
+
+    const attackers = ['192.0.2.11', '192.0.2.12', '192.0.2.13', '192.0.2.14'];
+    const statuses: number[] = [];
+    for (const ip of attackers) {
+      for (let i = 0; i < 20; i++) statuses.push((await authorizeFrom(ip, `${docs.origin}/made-up/${ip}/${i}.json`)).status);
+    }
+    // Each address is held to its own budget first, then the host's failure budget holds.
+    expect(statuses.filter((s) => s === 400).length).toBe(10);
+    expect(statuses.filter((s) => s === 429).length).toBe(70);
+    expect(statuses.filter((s) => s !== 400 && s !== 429)).toEqual([]);
+
+    // Another address connects the real client: its document is fetched again (not cached any more).
+    const other = await authorizeFrom('198.51.100.2', real);
+    expect(other.status).toBe(302);
+    expect(other.headers.get('location')).toMatch(/^\/login\?next=/);
+    expect(docs.hitsOf('/real/client.json')).toBe(2);
+    // An existing user's refresh from yet another address resolves the client (the grant is unknown here: invalid_grant, not 429).
+    await expire(real);
+    const refresh = await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: 'dgr_unknown', client_id: real }, { 'x-forwarded-for': '198.51.100.3' });
+    expect(refresh.status).toBe(400);
+    expect(refresh.body.error).toBe('invalid_grant');
+    expect(docs.hitsOf('/real/client.json')).toBe(3);
+
+    // An attacker whose own budget is spent gets the real document it may use from the (expired) cache, without a fetch.
+    await expire(real);
+    expect((await authorizeFrom(attackers[0], real)).status).toBe(302);
+    expect(docs.hitsOf('/real/client.json')).toBe(3);
+    // A made-up path is still refused to it.
+    expect((await authorizeFrom(attackers[0], `${docs.origin}/made-up/again.json`)).status).toBe(429);
   });
 });
