@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeProcess } from '@app/database';
@@ -116,7 +116,8 @@ async function postJson(url: string, body: unknown): Promise<number> {
   const holder = spawn('sleep', ['600'], { stdio: 'ignore' });
 
   beforeAll(() => {
-    mkdirSync(join(dataDir, 'pg'), { recursive: true });
+    mkdirSync(join(dataDir, 'pg'), { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
     writeFileSync(join(dataDir, 'pg.lock'), JSON.stringify({ ...describeProcess(holder.pid!), command: 'node apps/gateway/src/main.ts' }));
   });
   afterAll(() => {
