@@ -141,6 +141,29 @@ describe('credential rotation with overlap', () => {
       expect((await post(`/agent-service-keys/${key.id}/tokens/${rotated.id}/rotate`).expect(409)).body.code).toBe('service_key_revoked');
     });
 
+    it('revoking the new token during the overlap ends the old one rotating out too, in the same revocation', async () => {
+      const { key, derived } = await keyWithToken();
+      const rotated = (await post(`/agent-service-keys/${key.id}/tokens/${derived.id}/rotate`, { overlapSeconds: 3600 }).expect(201)).body;
+      expect(await mcpStatus(derived.token)).toBe(200);
+      expect(await mcpStatus(rotated.token)).toBe(200);
+
+      const revoked = await post(`/agent-service-keys/${key.id}/tokens/${rotated.id}/revoke`).expect(200);
+      expect(revoked.body).toMatchObject({ id: rotated.id, status: 'revoked' });
+      expect(await mcpStatus(rotated.token)).toBe(401);
+      expect(await mcpStatus(derived.token)).toBe(401);
+      const items = (await get(`/agent-service-keys/${key.id}/tokens`).expect(200)).body.items as { id: string; status: string; revokedAt: string }[];
+      expect(items.map((x) => x.status)).toEqual(['revoked', 'revoked']);
+      // One statement: both carry the same revocation time.
+      expect(new Set(items.map((x) => x.revokedAt)).size).toBe(1);
+      const audit = await t.dataSource.query(
+        `SELECT metadata FROM audit_events WHERE action = 'project_token.revoked' AND target_id = $1`,
+        [rotated.id],
+      );
+      expect(audit).toEqual([{ metadata: { serviceKeyId: key.id, rotatingOutTokensRevoked: [derived.id] } }]);
+      // A new token for the pair can be derived afterwards.
+      await post(`/agent-service-keys/${key.id}/tokens`, { projectId: rotated.projectId }).expect(201);
+    });
+
     it('lets exactly one of parallel rotations of a token win; the others are 409', async () => {
       const { key, derived } = await keyWithToken();
       const answers = await Promise.all(

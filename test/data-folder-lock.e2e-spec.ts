@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeProcess } from '@app/database';
 import { GatewayProcess, spawnGateway, startGatewayProcess } from './helpers/gateway-process';
 import { freePort } from './helpers/postgres-server';
 import { testDatabaseKind } from './helpers/test-state';
@@ -103,4 +104,40 @@ async function postJson(url: string, body: unknown): Promise<number> {
     expect(created.code).toBe(0);
     expect(created.stdout).toContain('Created late@example.test');
   }, 240_000);
+});
+
+/**
+ * Beside a running service the command line prints the one sentence and the fix, never a stack:
+ * a live process (a stand-in holder) is written into the folder's lock as the service would be.
+ */
+(testDatabaseKind() === 'embedded' ? describe : describe.skip)('the command line beside a running service', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'ag-lock-cli-'));
+  const dataDir = join(cwd, 'data');
+  const holder = spawn('sleep', ['600'], { stdio: 'ignore' });
+
+  beforeAll(() => {
+    mkdirSync(join(dataDir, 'pg'), { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
+    writeFileSync(join(dataDir, 'pg.lock'), JSON.stringify({ ...describeProcess(holder.pid!), command: 'node apps/gateway/src/main.ts' }));
+  });
+  afterAll(() => {
+    holder.kill('SIGKILL');
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it.each([
+    [['migrate'], 'Nothing is needed while it runs: the service applied the migrations when it started.'],
+    [['create-admin', '--email', 'x@example.test', '--name', 'X', '--organization', 'X Ltd'], 'POST /api/auth/signup'],
+    [['reset-link', '--email', 'x@example.test'], 'POST /api/organizations/:orgId/members/:userId/reset-link'],
+  ])('%j prints the sentence and the fix, no stack trace, and exits 75', async (args, fix) => {
+    const cli = await runCliProcess(cwd, args, { DATA_DIR: dataDir, ADMIN_PASSWORD: 'another long passphrase here' });
+    expect(cli.code).toBe(75);
+    expect(cli.stdout).toBe('');
+    const lines = cli.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^The data folder .*/pg is in use by process ${holder.pid} \\(node apps/gateway/src/main\\.ts\\) since `));
+    expect(lines[1]).toContain(`Fix: stop the service (process ${holder.pid}) and run this command again.`);
+    expect(lines[1]).toContain(fix);
+    expect(cli.stderr).not.toMatch(/\n\s+at |ExceptionHandler|DataFolderLockedError/);
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import request from 'supertest';
-import { invalidTokenChallenge, MCP_401_BODY } from './fixtures/mcp-401';
+import { invalidTokenChallenge, MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY } from './fixtures/mcp-401';
 import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -144,7 +144,7 @@ describe('machine flow: service key → derived project tokens → task capabili
             .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_tasks', arguments: {} } })
             .expect(401);
           expect(res.headers['www-authenticate']).toBe(invalidTokenChallenge(t.baseUrl));
-          expect(res.body).toEqual(MCP_401_BODY);
+          expect(res.body).toEqual(MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY);
         }
       } finally {
         await a.close();

@@ -2,7 +2,7 @@ import { ApiKeyResolver, generateToken, SessionTokenService } from '@app/credent
 import request from 'supertest';
 import { createProjectWithToken, createUser } from './factories';
 import { createApiKey } from './factories/mcp';
-import { invalidTokenChallenge, MCP_401_BODY, missingTokenChallenge } from './fixtures/mcp-401';
+import { invalidTokenChallenge, MCP_401_BODY, MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY, missingTokenChallenge } from './fixtures/mcp-401';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const INITIALIZE = {
@@ -31,16 +31,19 @@ describe('MCP endpoint credentials: the exact 401 of the seed (SPEC §2, §3)', 
     return req.send(INITIALIZE);
   }
 
-  async function expectInvalidToken(headers: Record<string, string>) {
+  async function expectInvalidToken(headers: Record<string, string>, body: typeof MCP_401_BODY = MCP_401_BODY) {
     const res = await post(headers);
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe(invalidTokenChallenge(t.baseUrl));
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(JSON.stringify(MCP_401_BODY))));
-    expect(res.body).toEqual(MCP_401_BODY);
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(JSON.stringify(body))));
+    expect(res.body).toEqual(body);
   }
+
+  /** A `dga_` token that is not live: the same answer, with the sentence saying the token was not recognised. */
+  const expectUnrecognisedAgentToken = (headers: Record<string, string>) => expectInvalidToken(headers, MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY);
 
   it('no credential: 401 with the challenge but without an error parameter', async () => {
     const res = await post({});
@@ -57,20 +60,20 @@ describe('MCP endpoint credentials: the exact 401 of the seed (SPEC §2, §3)', 
 
   it('a dga_ token whose checksum fails', async () => {
     const { token } = await createProjectWithToken(t.dataSource);
-    await expectInvalidToken({ Authorization: `Bearer ${breakChecksum(token)}` });
+    await expectUnrecognisedAgentToken({ Authorization: `Bearer ${breakChecksum(token)}` });
   });
 
-  it('a well-formed dga_ token that was never issued', () => expectInvalidToken({ Authorization: `Bearer ${generateToken('dga_')}` }));
+  it('a well-formed dga_ token that was never issued', () => expectUnrecognisedAgentToken({ Authorization: `Bearer ${generateToken('dga_')}` }));
 
   it('an expired dga_ token', async () => {
     const { token } = await createProjectWithToken(t.dataSource, { expiresAt: new Date(Date.now() - 1000) });
-    await expectInvalidToken({ Authorization: `Bearer ${token}` });
+    await expectUnrecognisedAgentToken({ Authorization: `Bearer ${token}` });
   });
 
   it('a revoked dga_ token, in either header', async () => {
     const { token } = await createProjectWithToken(t.dataSource, { revokedAt: new Date() });
-    await expectInvalidToken({ Authorization: `Bearer ${token}` });
-    await expectInvalidToken({ 'x-agent-token': token });
+    await expectUnrecognisedAgentToken({ Authorization: `Bearer ${token}` });
+    await expectUnrecognisedAgentToken({ 'x-agent-token': token });
   });
 
   it('a valid rk_ API key (it authenticates REST, never capabilities)', async () => {
@@ -96,6 +99,14 @@ describe('MCP endpoint credentials: the exact 401 of the seed (SPEC §2, §3)', 
     const a = await createProjectWithToken(t.dataSource);
     const b = await createProjectWithToken(t.dataSource);
     await expectInvalidToken({ Authorization: `Bearer ${a.token}`, 'x-agent-token': b.token });
+  });
+
+  it('says that the agent token was not recognised only for a dga_ token, never for another credential', async () => {
+    const unknown = await post({ Authorization: `Bearer ${generateToken('dga_')}` });
+    expect(unknown.body.message).toBe(`${MCP_401_BODY.message} This agent token was not recognised (revoked, expired or mistyped).`);
+    const other = await post({ Authorization: `Bearer ${generateToken('rk_')}` });
+    expect(other.body.message).toBe(MCP_401_BODY.message);
+    expect(other.headers['www-authenticate']).toBe(unknown.headers['www-authenticate']);
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createAgentToken, createProject } from './factories';
 import { createApiKey, createTeam } from './factories/rest';
-import { invalidTokenChallenge, MCP_401_BODY } from './fixtures/mcp-401';
+import { invalidTokenChallenge, MCP_401_BODY, MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY } from './fixtures/mcp-401';
 import { mountedRoutes } from './helpers/routes';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -28,10 +28,10 @@ describe('REST credentials and deleted projects at /api/mcp', () => {
       .set('Content-Type', 'application/json')
       .send(initialize);
 
-  function expectSeed401(res: request.Response) {
+  function expectSeed401(res: request.Response, body: typeof MCP_401_BODY = MCP_401_BODY) {
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe(invalidTokenChallenge(t.baseUrl));
-    expect(res.body).toEqual(MCP_401_BODY);
+    expect(res.body).toEqual(body);
   }
 
   it('is mounted', () => {
@@ -59,6 +59,6 @@ describe('REST credentials and deleted projects at /api/mcp', () => {
       .delete(`/api/organizations/${team.organization.id}/projects/${project.id}`)
       .auth(team.admin.jwt, { type: 'bearer' })
       .expect(200);
-    expectSeed401(await mcp(token.token));
+    expectSeed401(await mcp(token.token), MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY);
   });
 });

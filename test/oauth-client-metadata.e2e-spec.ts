@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { AppConfig } from '@app/config';
 import {
   authorizeCode,
   authorizePath,
@@ -277,5 +278,140 @@ describe('metadata-document fetches per requesting address', () => {
     const key = `cimd-fetch:ip:${createHash('sha256').update(ip).digest('hex').slice(0, 32)}`;
     expect(await t.dataSource.query('SELECT hits FROM rate_limit_counters WHERE key = $1', [key])).toEqual([{ hits: 3 }]);
     expect(await t.dataSource.query(`SELECT key FROM rate_limit_counters WHERE key LIKE 'cimd-fetch:%' AND strpos(key, $1) > 0`, [ip])).toEqual([]);
+  });
+});
+
+/**
+ * A client first used with a loopback document while CLIENT_METADATA_ALLOW_LOOPBACK=true stops
+ * working once the switch is off (a restart with the other setting; here the running service's
+ * configuration is changed, since the switch is read at each use): authorize, code exchange,
+ * refresh and revoke refuse it, instead of finding the client row it left behind.
+ */
+describe('a loopback metadata-document client after CLIENT_METADATA_ALLOW_LOOPBACK is turned off', () => {
+  let t: TestApp;
+  let docs: DocumentServer;
+  beforeAll(async () => {
+    t = await startTestApp({ CLIENT_METADATA_ALLOW_LOOPBACK: 'true' });
+    docs = await DocumentServer.start();
+  });
+  afterAll(async () => {
+    await docs.close();
+    await t.close();
+  });
+
+  it('is refused at authorize, token (code and refresh) and revoke once the switch is off', async () => {
+    const clientId = docs.json('/dev/client.json', (url) => ({ client_id: url, client_name: 'Dev Client', redirect_uris: [TEST_REDIRECT_URI] }), {
+      'cache-control': 'max-age=3600',
+    });
+    const client: RegisteredTestClient = { client_id: clientId, client_name: 'Dev Client', redirect_uris: [TEST_REDIRECT_URI], token_endpoint_auth_method: 'none' };
+    const person = await createPersonWithProject(t);
+    const browser = new TestBrowser(t.baseUrl);
+    expect((await browser.login(person.user.email, person.user.password)).status).toBe(303);
+    const tokens = await (async () => {
+      const { code, verifier, redirectUri } = await authorizeCode(t, { browser, client, projectId: person.project.id });
+      return tokenRequest(t.baseUrl, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: clientId });
+    })();
+    expect(tokens.status).toBe(200);
+    const pending = await authorizeCode(t, { browser, client, projectId: person.project.id });
+
+    Object.defineProperty(t.app.get(AppConfig), 'clientMetadataAllowLoopback', { value: false });
+
+    const page = await browser.get(
+      authorizePath({ response_type: 'code', client_id: clientId, redirect_uri: TEST_REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 's' }),
+    );
+    expect(page.status).toBe(400);
+    expect(page.headers.get('location')).toBeNull();
+    expect(await page.text()).toContain('The client_id URL must use https');
+
+    const exchanged = await tokenRequest(t.baseUrl, {
+      grant_type: 'authorization_code',
+      code: pending.code,
+      code_verifier: pending.verifier,
+      redirect_uri: pending.redirectUri,
+      client_id: clientId,
+    });
+    expect(exchanged.status).toBe(401);
+    expect(exchanged.body).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed: The client_id URL must use https' });
+
+    const refreshed = await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    expect(refreshed.status).toBe(401);
+    expect(refreshed.body).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed: The client_id URL must use https' });
+
+    const revoke = await fetch(`${t.baseUrl}/api/agent/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.body.refresh_token as string, client_id: clientId }).toString(),
+    });
+    expect(revoke.status).toBe(401);
+  });
+});
+
+/**
+ * A client's metadata document cannot be locked out for everyone: four addresses each asking for
+ * 20 made-up paths on the client's host spend their own budgets and the host's failure budget,
+ * never the budget of the host's real document, so another address still connects the real client
+ * (its cached copy having expired, as for an existing user), and an address whose own budget is
+ * spent is served the document it already knew (stale) instead of a 429.
+ */
+describe('metadata-document fetch budgets under made-up paths on a client host', () => {
+  let t: TestApp;
+  let docs: DocumentServer;
+  beforeAll(async () => {
+    t = await startTestApp({
+      CLIENT_METADATA_ALLOW_LOOPBACK: 'true',
+      CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE: '5',
+      CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE: '10',
+      TRUST_PROXY: 'true',
+    });
+    docs = await DocumentServer.start();
+  });
+  afterAll(async () => {
+    await docs.close();
+    await t.close();
+  });
+
+  const authorizeFrom = (ip: string, clientId: string) =>
+    fetch(`${t.baseUrl}${authorizePath({ response_type: 'code', client_id: clientId, redirect_uri: TEST_REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' })}`, {
+      headers: { 'x-forwarded-for': ip },
+      redirect: 'manual',
+    });
+  const expire = (url: string) => t.dataSource.query(`UPDATE client_metadata_documents SET expires_at = now() - interval '1 second' WHERE client_id = $1`, [url]);
+
+  it('four addresses × 20 made-up paths do not stop another address from connecting the real client', async () => {
+    const real = docs.json('/real/client.json', (u) => ({ client_id: u, client_name: 'Real Client', redirect_uris: [TEST_REDIRECT_URI] }), {
+      'cache-control': 'max-age=3600',
+    });
+    expect((await authorizeFrom('198.51.100.1', real)).status).toBe(302);
+    expect(docs.hitsOf('/real/client.json')).toBe(1);
+    await expire(real);
+
+    const attackers = ['192.0.2.11', '192.0.2.12', '192.0.2.13', '192.0.2.14'];
+    const statuses: number[] = [];
+    for (const ip of attackers) {
+      for (let i = 0; i < 20; i++) statuses.push((await authorizeFrom(ip, `${docs.origin}/made-up/${ip}/${i}.json`)).status);
+    }
+    // Each address is held to its own budget first, then the host's failure budget holds.
+    expect(statuses.filter((s) => s === 400).length).toBe(10);
+    expect(statuses.filter((s) => s === 429).length).toBe(70);
+    expect(statuses.filter((s) => s !== 400 && s !== 429)).toEqual([]);
+
+    // Another address connects the real client: its document is fetched again (not cached any more).
+    const other = await authorizeFrom('198.51.100.2', real);
+    expect(other.status).toBe(302);
+    expect(other.headers.get('location')).toMatch(/^\/login\?next=/);
+    expect(docs.hitsOf('/real/client.json')).toBe(2);
+    // An existing user's refresh from yet another address resolves the client (the grant is unknown here: invalid_grant, not 429).
+    await expire(real);
+    const refresh = await tokenRequest(t.baseUrl, { grant_type: 'refresh_token', refresh_token: 'dgr_unknown', client_id: real }, { 'x-forwarded-for': '198.51.100.3' });
+    expect(refresh.status).toBe(400);
+    expect(refresh.body.error).toBe('invalid_grant');
+    expect(docs.hitsOf('/real/client.json')).toBe(3);
+
+    // An attacker whose own budget is spent gets the real document it may use from the (expired) cache, without a fetch.
+    await expire(real);
+    expect((await authorizeFrom(attackers[0], real)).status).toBe(302);
+    expect(docs.hitsOf('/real/client.json')).toBe(3);
+    // A made-up path is still refused to it.
+    expect((await authorizeFrom(attackers[0], `${docs.origin}/made-up/again.json`)).status).toBe(429);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MCP_401_BODY, invalidTokenChallenge } from './fixtures/mcp-401';
+import { MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY, invalidTokenChallenge } from './fixtures/mcp-401';
 import { authorizePath, hiddenField, pkcePair, redirectParams, registerClient, TestBrowser, tokenRequest } from './factories/oauth';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
 import { connectClient, LEGACY_VERSIONS, MODERN_VERSION } from './helpers/mcp';
@@ -162,7 +162,7 @@ const onPostgres = testDatabaseKind() === 'postgres';
     const after = await listTools();
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toBe(invalidTokenChallenge(publicUrl));
-    expect(await after.json()).toEqual(MCP_401_BODY);
+    expect(await after.json()).toEqual(MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY);
   });
 
   it('refuses a rotated-out secret on both instances the moment its overlap ends, and keeps the new one', async () => {
@@ -236,7 +236,7 @@ const onPostgres = testDatabaseKind() === 'postgres';
       expect(revoked.status).toBe(200);
       const after = await callTool(b.url, token, generation, 'get_project', {});
       expect(after.status).toBe(401);
-      expect(after.body).toEqual(MCP_401_BODY);
+      expect(after.body).toEqual(MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY);
     }
   }, 180_000);
 });

@@ -3,7 +3,7 @@ import { AGENT_PERMISSION_NAMES } from '@app/capabilities';
 import { AgentTokenService, generateToken, hashToken } from '@app/credentials';
 import { createOrganization, createProject } from './factories';
 import { createApiKey, createOrganizationWithAdmin, createServiceKeyRow, createSessionUser } from './factories/machine';
-import { invalidTokenChallenge, MCP_401_BODY } from './fixtures/mcp-401';
+import { invalidTokenChallenge, MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY } from './fixtures/mcp-401';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -421,7 +421,7 @@ describe('service keys and derived project tokens (REST)', () => {
         const refused = await mcpToolsList(s);
         expect(refused.status).toBe(401);
         expect(refused.headers['www-authenticate']).toBe(invalidTokenChallenge(t.baseUrl));
-        expect(refused.body).toEqual(MCP_401_BODY);
+        expect(refused.body).toEqual(MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY);
       }
     });
   });

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnGateway } from './helpers/gateway-process';
+import { startGatewayProcess, spawnGateway } from './helpers/gateway-process';
+import { freePort } from './helpers/postgres-server';
 
 /**
  * Runs the real entry point (apps/gateway/src/main.ts, compiled on the fly by the swc require
@@ -54,4 +55,49 @@ describe('start-up with a bad configuration value (SPEC §7)', () => {
     expect(stderr).toContain('SESSION_SECRET=(hidden)');
     expect(stderr).not.toContain('too-short-secret-value');
   });
+});
+
+describe('BASE_URL: refused when missing in production; logged as the URL clients must use elsewhere', () => {
+  it('production without BASE_URL refuses to start with one sentence', async () => {
+    const { code, stdout, stderr } = await runGateway({ NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-at-least-32-characters' });
+    expect(code).toBe(78);
+    expect(stderr).toBe(
+      'Agent Gateway refused to start. BASE_URL must be set when NODE_ENV=production: it is the OAuth issuer and the root of every URL ' +
+        'in the discovery documents, so set it to the public URL clients use (for example BASE_URL=https://gateway.example.com).\n',
+    );
+    expect(stdout).not.toContain('listening');
+  });
+
+  it('without BASE_URL outside production, the start logs the URL clients must use, and the discovery documents use exactly it', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'ag-base-url-'));
+    const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir });
+    try {
+      const logged = /BASE_URL is not set: clients must use (\S+) \(/.exec(gateway.stdout());
+      expect(logged?.[1]).toBe(`http://localhost:${port}`);
+      const as = (await (await fetch(`${gateway.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string; token_endpoint: string };
+      const pr = (await (await fetch(`${gateway.url}/.well-known/oauth-protected-resource/api/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+      expect(as.issuer).toBe(logged![1]);
+      expect(as.token_endpoint.startsWith(`${logged![1]}/`)).toBe(true);
+      expect(pr.resource).toBe(`${logged![1]}/api/mcp`);
+      expect(pr.authorization_servers).toEqual([logged![1]]);
+    } finally {
+      await gateway.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('with BASE_URL set, nothing about it is logged', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'ag-base-url-'));
+    const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${port}` });
+    try {
+      expect(gateway.stdout()).not.toContain('BASE_URL is not set');
+      const as = (await (await fetch(`${gateway.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+      expect(as.issuer).toBe(`http://127.0.0.1:${port}`);
+    } finally {
+      await gateway.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import type { INestApplicationContext } from '@nestjs/common';
+import { ConsoleLogger, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
@@ -10,7 +10,7 @@ import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
 import { PasswordResetService } from '@app/credentials';
 import { UserDirectory } from '@app/tenancy';
-import { DataFolderLockedError, runMigrations } from '@app/database';
+import { DataFolderLockedError, DataFolderPermissionsError, runMigrations } from '@app/database';
 import { backup, restore } from './backup';
 import { CliModule } from './cli.module';
 
@@ -95,7 +95,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   if (command === 'migrate') {
-    return withContext(config, io, async (app) => {
+    return withContext(config, io, 'migrate', async (app) => {
       await migrate(app, io);
       return EXIT.ok;
     });
@@ -121,7 +121,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`Cannot create the admin:\n  - ${shown.join('\n  - ')}\n`);
     return EXIT.usage;
   }
-  return withContext(config, io, async (app) => {
+  return withContext(config, io, 'create-admin', async (app) => {
     await migrate(app, io);
     try {
       const account = await app.get(AccountsService).createAccount(input, 'cli');
@@ -162,7 +162,7 @@ async function resetLink(config: AppConfig, email: string | undefined, io: CliIo
     io.stderr.write(`reset-link needs --email.\n\n${USAGE}`);
     return EXIT.usage;
   }
-  return withContext(config, io, async (app) => {
+  return withContext(config, io, 'reset-link', async (app) => {
     await migrate(app, io);
     const userId = await app.get(UserDirectory).idByEmail(email);
     if (!userId) {
@@ -182,22 +182,60 @@ async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
   );
 }
 
+/** What to do instead of a command that needs the embedded database while the service holds it. */
+const WHILE_THE_SERVICE_RUNS: Record<'migrate' | 'create-admin' | 'reset-link', string> = {
+  migrate: 'Nothing is needed while it runs: the service applied the migrations when it started.',
+  'create-admin': 'Or, while it runs, use the REST equivalent: POST /api/auth/signup (creates a person and their organisation; needs SIGNUP_ENABLED=true).',
+  'reset-link':
+    'Or, while it runs, use the REST equivalent: an admin of the person\'s organisation calls POST /api/organizations/:orgId/members/:userId/reset-link.',
+};
+
+/** The refusal of a command beside the running service: the sentence and the fix, no stack. */
+export function dataFolderBusyMessage(error: DataFolderLockedError, command: keyof typeof WHILE_THE_SERVICE_RUNS): string {
+  return `${error.message}\nFix: stop the service (process ${error.holder.pid}) and run this command again. ${WHILE_THE_SERVICE_RUNS[command]}\n`;
+}
+
+/**
+ * The command line's Nest logger: errors and warnings, except the framework's own report of a
+ * data folder held by the running service (with its stack), which the command line answers
+ * itself with one sentence and the fix.
+ */
+class CliLogger extends ConsoleLogger {
+  constructor() {
+    super('', { logLevels: ['error', 'warn'] });
+  }
+
+  override error(message: unknown, ...rest: unknown[]): void {
+    if (message instanceof DataFolderLockedError || message instanceof DataFolderPermissionsError) return;
+    super.error(message, ...(rest as [string?]));
+  }
+}
+
 /**
  * Starts the command line's application context (the configured database: embedded in
  * DATA_DIR when DATABASE_URL is unset), runs `fn`, closes it (pool, then embedded database).
  * A data folder another process holds (the running service) is refused before anything is
  * written: a change made to a copy the service does not see would be lost.
  */
-async function withContext(config: AppConfig, io: CliIo, fn: (app: INestApplicationContext) => Promise<number>): Promise<number> {
+async function withContext(
+  config: AppConfig,
+  io: CliIo,
+  command: keyof typeof WHILE_THE_SERVICE_RUNS,
+  fn: (app: INestApplicationContext) => Promise<number>,
+): Promise<number> {
   let app: INestApplicationContext;
   try {
     app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
-      logger: ['error', 'warn'],
+      logger: new CliLogger(),
       abortOnError: false,
     });
   } catch (error) {
+    if (error instanceof DataFolderPermissionsError) {
+      io.stderr.write(`${error.message}\n`);
+      return EXIT.config;
+    }
     if (!(error instanceof DataFolderLockedError)) throw error;
-    io.stderr.write(`${error.message}\n`);
+    io.stderr.write(dataFolderBusyMessage(error, command));
     return EXIT.busy;
   }
   try {

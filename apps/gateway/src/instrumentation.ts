@@ -7,6 +7,10 @@
 import { existsSync } from 'node:fs';
 import { startTracing, tracingProblem } from '@app/observability/tracing';
 
+// Whatever the service creates (the embedded database's files, the session secret, the lock and
+// the backup socket) is private to its user: folders 0700, files 0600 (docs/operations.md).
+process.umask(0o077);
+
 if (existsSync('.env')) process.loadEnvFile('.env');
 
 const problem = tracingProblem(process.env);

@@ -14,6 +14,8 @@ export class AppConfig {
   readonly host: string;
   /** `BASE_URL` without a trailing slash. It is also the OAuth issuer. */
   readonly baseUrl: string;
+  /** Whether `BASE_URL` was set (else `baseUrl` is the default `http://localhost:$PORT`; production refuses to start). */
+  readonly baseUrlConfigured: boolean;
   readonly issuer: string;
   readonly mcpResourceUrl: string;
   readonly protectedResourceMetadataUrl: string;
@@ -90,6 +92,7 @@ export class AppConfig {
     this.port = env.PORT;
     this.host = env.HOST;
     this.baseUrl = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+    this.baseUrlConfigured = env.BASE_URL !== undefined;
     this.issuer = this.baseUrl;
     this.mcpResourceUrl = `${this.baseUrl}/api/mcp`;
     this.protectedResourceMetadataUrl = `${this.baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
@@ -158,7 +161,7 @@ function developmentSessionSecret(dataDir: string): string {
     const existing = readFileSync(file, 'utf8').trim();
     if (existing.length >= 32) return existing;
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(48).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

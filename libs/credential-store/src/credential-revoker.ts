@@ -68,7 +68,8 @@ export interface MemberRemovalPreview {
  * - a project deleted → every agent token bound to it and every grant on it;
  * - an organisation refusing a client → that client's grants in it;
  * - an API key → itself and the key it replaced while that one rotates out;
- * - a single project token or OAuth access token → itself.
+ * - a derived project token → itself and the token it replaced while that one rotates out;
+ * - a single OAuth access token → itself.
  * Each is a conditional update (only live rows change), run inside the caller's transaction
  * (its EntityManager), so the change that causes it and the revocations commit together.
  */
@@ -178,8 +179,16 @@ export class CredentialRevoker {
     return { revokedAt, revokedTokens: await this.agentTokens.revokeForServiceKey(em, keyId) };
   }
 
-  /** One derived project token. Null when it is unknown or already revoked. */
-  revokeProjectToken(em: EntityManager, organizationId: string, keyId: string, tokenId: string): Promise<{ projectId: string; revokedAt: Date } | null> {
+  /**
+   * One derived project token and, when it is the active one, the token it replaced while that
+   * one rotates out (`alsoRevoked`). Null when it is unknown or already revoked.
+   */
+  revokeProjectToken(
+    em: EntityManager,
+    organizationId: string,
+    keyId: string,
+    tokenId: string,
+  ): Promise<{ projectId: string; revokedAt: Date; alsoRevoked: string[] } | null> {
     return this.agentTokens.revokeDerived(em, organizationId, keyId, tokenId);
   }
 

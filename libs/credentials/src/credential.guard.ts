@@ -114,7 +114,7 @@ export class CredentialGuard implements CanActivate {
     // What the agent-token strategy validates with, called directly: this is every agent request,
     // and passport's round (a strategy object and closures per call) would add only garbage.
     const principal = await this.agentTokens.resolve(extracted.token);
-    if (!principal) throw McpUnauthorizedException.invalid;
+    if (!principal) throw McpUnauthorizedException.unrecognisedAgentToken;
     req.principal = principal;
     req.auth = {
       token: extracted.token,

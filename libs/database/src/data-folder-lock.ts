@@ -54,7 +54,7 @@ export class DataFolderLock {
   ) {}
 
   static acquire(folder: string): DataFolderLock {
-    mkdirSync(folder, { recursive: true });
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
     const real = realpathSync(folder);
     const file = join(dirname(real), `${basename(real)}.lock`);
     const content = JSON.stringify(describeProcess(process.pid));
@@ -117,7 +117,7 @@ function isAlive(holder: LockHolder): boolean {
 
 function createExclusive(file: string, content: string): boolean {
   const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(aside, content, { mode: 0o644 });
+  writeFileSync(aside, content, { mode: 0o600 });
   try {
     linkSync(aside, file);
     return true;

@@ -28,6 +28,8 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
   async onApplicationBootstrap(): Promise<void> {
     const embedded = this.embedded;
     if (!embedded?.dataDir) return;
+    // After the migrations: what the database wrote while starting is private too.
+    embedded.makePrivate();
     this.backupServer = await EmbeddedBackupServer.listen(backupSocketPath(embedded.dataDir), () => this.backup(embedded));
   }
 

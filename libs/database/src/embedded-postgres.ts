@@ -3,6 +3,7 @@ import { type Dirent, existsSync, mkdirSync, readdirSync, renameSync, statSync }
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Logger } from '@nestjs/common';
+import { makePrivate, secureDataFolderParent } from './data-folder-modes';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataFolderLock } from './data-folder-lock';
@@ -109,6 +110,10 @@ export class EmbeddedPostgres {
    * another live process holds is refused with a `DataFolderLockedError` before anything opens it.
    */
   static async start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+    if (options.dataDir) {
+      const { warning } = secureDataFolderParent(options.dataDir);
+      if (warning) EmbeddedPostgres.logger.warn(warning);
+    }
     const lock = options.dataDir ? DataFolderLock.acquire(options.dataDir) : undefined;
     try {
       return await EmbeddedPostgres.open(options, lock);
@@ -120,8 +125,9 @@ export class EmbeddedPostgres {
 
   private static async open(options: EmbeddedPostgresOptions, lock: DataFolderLock | undefined): Promise<EmbeddedPostgres> {
     if (options.dataDir) {
-      mkdirSync(options.dataDir, { recursive: true });
+      mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
       if (!options.snapshot) EmbeddedPostgres.initialise(options.dataDir, options.templateDir ?? EMBEDDED_TEMPLATE_DIR);
+      makePrivate(options.dataDir);
     }
     setFlagsFromString(EMBEDDED_V8_FLAGS.join(' '));
     const sharedBuffersMb = options.sharedBuffersMb ?? automaticSharedBuffersMb(options.dataDir);
@@ -168,6 +174,15 @@ export class EmbeddedPostgres {
     EmbeddedPostgres.logger.log(`new data folder initialised in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
 
+  /**
+   * Sets the data folder and everything in it private again (0700 / 0600): PGlite writes its
+   * relation-cache files (`pg_internal.init`) 0644 whatever the umask, once it has started and
+   * after the migrations. Those files sit in the 0700 folder, which no other user can enter.
+   */
+  makePrivate(): void {
+    if (this.dataDir) makePrivate(this.dataDir);
+  }
+
   /** A tarball of the data directory, for tests that start many databases from one migrated state. */
   dump(): Promise<Blob> {
     return this.db.dumpDataDir('none') as Promise<Blob>;
@@ -204,10 +219,11 @@ export class EmbeddedPostgres {
         movedTo = `${dataDir}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
         renameSync(dataDir, movedTo);
       }
-      mkdirSync(dataDir, { recursive: true });
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       const db = await PGlite.create({ dataDir, loadDataDir: new Blob([backup]) });
       await db.exec('CHECKPOINT');
       await db.close();
+      makePrivate(dataDir);
       return movedTo;
     } finally {
       lock.release();

@@ -1,5 +1,6 @@
 export * from './database.module';
 export * from './data-folder-lock';
+export * from './data-folder-modes';
 export * from './database-connection';
 export * from './embedded-postgres';
 export * from './migrations';

@@ -41,7 +41,7 @@ export class OAuthClientsService {
    * why it cannot be used). `requesterIp` counts a document fetch against that address's limit.
    */
   async find(clientId: string, requesterIp: string | null = null): Promise<RegisteredClient | null> {
-    if (this.documents.isMetadataDocumentClientId(clientId)) return this.documentClient(clientId, requesterIp);
+    if (this.documents.isDocumentUrlClientId(clientId)) return this.documentClient(clientId, requesterIp);
     const row = await this.findRow(clientId);
     return row ? toClient(row) : null;
   }
@@ -82,7 +82,7 @@ export class OAuthClientsService {
       secret = basic.clientSecret;
     }
     if (!clientId) throw invalidClient('Client authentication failed: client_id is missing', usedBasic);
-    if (this.documents.isMetadataDocumentClientId(clientId)) {
+    if (this.documents.isDocumentUrlClientId(clientId)) {
       if (secret !== undefined) throw invalidClient('Client authentication failed: a metadata-document client is public and has no secret', usedBasic);
       try {
         return await this.documentClient(clientId, requesterIp);

@@ -266,7 +266,7 @@ export class ServiceKeysService {
         action: 'project_token.revoked',
         targetType: 'agent_token',
         targetId: tokenId,
-        metadata: { serviceKeyId: keyId },
+        metadata: { serviceKeyId: keyId, ...(revoked.alsoRevoked.length ? { rotatingOutTokensRevoked: revoked.alsoRevoked } : {}) },
       });
       return { id: tokenId, status: 'revoked', revokedAt: revoked.revokedAt };
     });

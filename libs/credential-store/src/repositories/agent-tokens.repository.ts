@@ -145,20 +145,38 @@ export class AgentTokensRepository {
   }
 
   /** Conditional: null when the token is unknown or was already revoked. */
+  /**
+   * Revokes one derived token and, when it is the active token of its (key, project), the token
+   * it replaced that is still rotating out: the one rotated away from is no safer than the new
+   * one (the same machine held both), so revoking the new secret must not leave the old one
+   * working until its overlap ends. Revoking the token rotating out ends only that one (the
+   * overlap ended early). One statement: the target row is locked first, so a rotation of it
+   * running at the same moment either commits before (and its new token stays, the old one is
+   * the target) or waits.
+   */
   async revokeDerived(
     em: EntityManager,
     organizationId: string,
     serviceKeyId: string,
     tokenId: string,
-  ): Promise<{ projectId: string; revokedAt: Date } | null> {
-    const [row] = await queryReturning<{ project_id: string; revoked_at: Date }>(
+  ): Promise<{ projectId: string; revokedAt: Date; alsoRevoked: string[] } | null> {
+    const rows = await queryReturning<{ id: string; project_id: string; revoked_at: Date }>(
       em,
-      `UPDATE agent_tokens SET revoked_at = now()
-        WHERE id = $1 AND service_key_id = $2 AND organization_id = $3 AND revoked_at IS NULL
-        RETURNING project_id, revoked_at`,
+      `WITH target AS (
+         SELECT id, project_id, expires_at FROM agent_tokens
+          WHERE id = $1 AND service_key_id = $2 AND organization_id = $3 AND revoked_at IS NULL
+          FOR UPDATE
+       )
+       UPDATE agent_tokens a SET revoked_at = now()
+         FROM target
+        WHERE a.revoked_at IS NULL
+          AND (a.id = target.id
+               OR (target.expires_at IS NULL AND a.service_key_id = $2 AND a.project_id = target.project_id AND a.expires_at IS NOT NULL))
+        RETURNING a.id, a.project_id, a.revoked_at`,
       [tokenId, serviceKeyId, organizationId],
     );
-    return row ? { projectId: row.project_id, revokedAt: row.revoked_at } : null;
+    const row = rows.find((r) => r.id === tokenId);
+    return row ? { projectId: row.project_id, revokedAt: row.revoked_at, alsoRevoked: rows.filter((r) => r.id !== tokenId).map((r) => r.id) } : null;
   }
 
   /**

@@ -19,6 +19,24 @@ export class ClientMetadataDocumentRepository {
     return row ? { clientId: row.clientId, clientName: row.clientName, redirectUris: row.redirectUris, tokenEndpointAuthMethod: 'none' } : null;
   }
 
+  /**
+   * The cached document of `clientId` even past its lifetime, up to `staleSeconds` after it
+   * (`fresh` says whether it is still within it), else null: a document that was valid once, served
+   * when a fetch may not be made now (a budget is spent) and counted as a known document.
+   */
+  async findUsable(clientId: string, staleSeconds: number): Promise<{ metadata: ClientMetadata; fresh: boolean } | null> {
+    const [row] = await this.dataSource.query<{ client_id: string; client_name: string; redirect_uris: string[]; fresh: boolean }[]>(
+      `SELECT client_id, client_name, redirect_uris, expires_at > now() AS fresh FROM client_metadata_documents
+        WHERE client_id = $1 AND expires_at > now() - make_interval(secs => $2)`,
+      [clientId, staleSeconds],
+    );
+    if (!row) return null;
+    return {
+      metadata: { clientId: row.client_id, clientName: row.client_name, redirectUris: row.redirect_uris, tokenEndpointAuthMethod: 'none' },
+      fresh: row.fresh,
+    };
+  }
+
   /** Stores a freshly fetched document, replacing what was cached for it. */
   async save(metadata: ClientMetadata, fetchedAt: Date, expiresAt: Date): Promise<void> {
     await this.repository.upsert(
@@ -32,8 +50,8 @@ export class ClientMetadataDocumentRepository {
     await this.repository.delete({ clientId });
   }
 
-  /** Deletes expired documents in batches; answers how many. */
-  async deleteExpired(): Promise<number> {
-    return deleteInBatches(this.dataSource, 'client_metadata_documents', 'client_id', 'expires_at <= now()');
+  /** Deletes documents expired more than `staleSeconds` ago (kept that long to be served stale) in batches; answers how many. */
+  async deleteExpired(staleSeconds: number): Promise<number> {
+    return deleteInBatches(this.dataSource, 'client_metadata_documents', 'client_id', `expires_at <= now() - interval '${Math.floor(staleSeconds)} seconds'`);
   }
 }
