@@ -8,7 +8,8 @@
  *       the rendering with `kubectl kustomize`
  *   node scripts/container/kubernetes.js pod DIR IMAGE OUT.yaml [KEY=VALUE...]
  *       writes the rendered gateway Deployment with its ConfigMap and Secret for `podman kube
- *       play`: the image replaced, the Secret's and ConfigMap's values overridden by KEY=VALUE
+ *       play`: the image replaced, values of the Secret, the ConfigMap or the container's env
+ *       overridden by KEY=VALUE
  *
  * The renderer covers what this project's kustomizations use (kustomize's own semantics):
  * `resources` (files and directories), `namespace`, `labels` (pairs, metadata only), `images`
@@ -199,11 +200,16 @@ async function main() {
     const deployment = objects.find((o) => o.kind === 'Deployment');
     const configMap = objects.find((o) => o.kind === 'ConfigMap');
     const secret = objects.find((o) => o.kind === 'Secret');
-    deployment.spec.template.spec.containers[0].image = image;
+    const container = deployment.spec.template.spec.containers[0];
+    container.image = image;
     for (const [key, value] of Object.entries(overrides)) {
+      const env = container.env?.find((e) => e.name === key && 'value' in e);
       if (key in (secret.stringData ?? {})) secret.stringData[key] = value;
       else if (key in (configMap.data ?? {})) configMap.data[key] = value;
-      else throw new Error(`${key} is neither in the Secret nor in the ConfigMap`);
+      else if (env) env.value = value;
+      else throw new Error(`${key} is neither in the Secret, the ConfigMap nor a value of the container's env`);
+      // On the host's network the service listens on PORT: the probes' named port follows it.
+      if (key === 'PORT') container.ports.find((p) => p.name === 'http').containerPort = Number(value);
     }
     writeFileSync(out, [configMap, secret, deployment].map((o) => YAML.stringify(o)).join('---\n'));
   } else {
