@@ -7,9 +7,9 @@
  *       its CRD schema (deploy/kubernetes/schemas/), and, where `kubectl` is installed, compares
  *       the rendering with `kubectl kustomize`
  *   node scripts/container/kubernetes.js pod DIR IMAGE OUT.yaml [KEY=VALUE...]
- *       writes the rendered gateway Deployment with its ConfigMap and Secret for `podman kube
- *       play`: the image replaced, values of the Secret, the ConfigMap or the container's env
- *       overridden by KEY=VALUE
+ *       writes the rendered gateway Deployment with its ConfigMap for `podman kube play` (the
+ *       Secret's values put in the env: podman 4.3 cannot read the Secrets it stores): the image replaced, values of the Secret, the ConfigMap or the container's env
+ *       overridden by KEY=VALUE, the ports left to the host's network (`--network host`)
  *
  * The renderer covers what this project's kustomizations use (kustomize's own semantics):
  * `resources` (files and directories), `namespace`, `labels` (pairs, metadata only), `images`
@@ -208,10 +208,24 @@ async function main() {
       else if (key in (configMap.data ?? {})) configMap.data[key] = value;
       else if (env) env.value = value;
       else throw new Error(`${key} is neither in the Secret, the ConfigMap nor a value of the container's env`);
-      // On the host's network the service listens on PORT: the probes' named port follows it.
-      if (key === 'PORT') container.ports.find((p) => p.name === 'http').containerPort = Number(value);
     }
-    writeFileSync(out, [configMap, secret, deployment].map((o) => YAML.stringify(o)).join('---\n'));
+    // `kube play --network host` refuses port mappings: the pod listens on the host's PORT, and the
+    // probes ask that port by number.
+    const port = Number(container.env.find((e) => e.name === 'PORT').value);
+    delete container.ports;
+    for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
+      if (container[probe]?.httpGet) container[probe].httpGet.port = port;
+    }
+    // Podman 4.3's `kube play` does not read back the Secrets it stores (it fails on their
+    // encoding): the secretKeyRef values are written into the env instead.
+    for (const env of container.env ?? []) {
+      const ref = env.valueFrom?.secretKeyRef;
+      if (!ref) continue;
+      if (ref.name !== secret.metadata.name || !(ref.key in secret.stringData)) throw new Error(`${env.name}: ${ref.name}/${ref.key} not found`);
+      env.value = secret.stringData[ref.key];
+      delete env.valueFrom;
+    }
+    writeFileSync(out, [configMap, deployment].map((o) => YAML.stringify(o)).join('---\n'));
   } else {
     process.stderr.write('usage: kubernetes.js render DIR | check DIR... | pod DIR IMAGE OUT.yaml [KEY=VALUE...]\n');
     process.exit(2);

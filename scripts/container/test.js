@@ -13,6 +13,7 @@
  * Then the Kubernetes base's pod under `podman kube play` on that PostgreSQL: ready, the 401.
  * Without podman it skips, except under CI=true, where the image is required.
  *   node scripts/container/test.js [IMAGE]      (default localhost/agent-gateway:ci)
+ *   CONTAINER_TEST_ONLY=kube: the kube play part alone
  */
 const assert = require('node:assert/strict');
 const { execFileSync, spawnSync } = require('node:child_process');
@@ -251,6 +252,14 @@ async function main() {
     return;
   }
   const sessionSecret = randomBytes(32).toString('base64url');
+  if (process.env.CONTAINER_TEST_ONLY === 'kube') {
+    const server = await startPostgres(findPostgresBin());
+    try {
+      return await kubePlay(server.url('postgres'), sessionSecret);
+    } finally {
+      stopPostgres(server);
+    }
+  }
 
   const volume = `ag-ci-data-${randomBytes(3).toString('hex')}`;
   podman(['volume', 'create', volume]);
@@ -285,12 +294,18 @@ async function kubePlay(databaseUrl, sessionSecret) {
     join(__dirname, 'kubernetes.js'), 'pod', join(__dirname, '..', '..', 'deploy', 'kubernetes', 'base'), image, spec,
     `database-url=${databaseUrl}`, `session-secret=${sessionSecret}`, `BASE_URL=${baseUrl}`, `PORT=${port}`,
   ]);
+  // What a failed run may have left: the pod `kube play` names after the Deployment.
+  const cleanUp = () => {
+    podman(['kube', 'play', '--down', spec], { check: false });
+    podman(['pod', 'rm', '-f', 'agent-gateway-pod-0'], { check: false });
+  };
+  cleanUp();
   let started;
   try {
     // `kube play` returns once the pod is started (after vfs copied the image).
     podman(['kube', 'play', '--replace', '--network', 'host', spec]);
     started = Date.now();
-    const name = podman(['ps', '--filter', 'label=io.kubernetes.pod.name', '--format', '{{.Names}}']).stdout
+    const name = podman(['ps', '--filter', 'pod=agent-gateway-pod-0', '--format', '{{.Names}}']).stdout
       .split('\n').find((n) => n.endsWith('-gateway'));
     const container = { name, logs: () => podman(['logs', '--tail', '40', name], { check: false }).stdout };
     let ready = 0;
@@ -304,7 +319,7 @@ async function kubePlay(databaseUrl, sessionSecret) {
     await check401(baseUrl);
     process.stdout.write(`ok  kube play (deploy/kubernetes/base): ready in ${(readyMs / 1000).toFixed(1)} s, uid 1000, read-only root, 401 as specified\n`);
   } finally {
-    podman(['kube', 'play', '--down', spec], { check: false });
+    cleanUp();
     require('node:fs').rmSync(spec, { force: true });
   }
 }
