@@ -15,6 +15,9 @@ if [ "$base" = "localhost/node:22-bookworm-slim" ]; then bash "$container_dir/ba
 
 args=(--network host --format docker --layers=false --build-arg "NODE_IMAGE=$base" -t "$image")
 ca="${NODE_EXTRA_CA_CERTS:-}"
+# In CI without a bundle of the machine's own, the system's goes in its place, so that the secret
+# path and the layer check run on every machine.
+if [ -z "$ca" ] && [ "${CI:-}" = "true" ] && [ -s /etc/ssl/certs/ca-certificates.crt ]; then ca=/etc/ssl/certs/ca-certificates.crt; fi
 if [ -n "$ca" ] && [ -s "$ca" ]; then args+=(--secret "id=ca,src=$ca"); fi
 cache="${NPM_CACHE-$(npm config get cache 2>/dev/null || true)}"
 if [ -n "$cache" ] && [ -d "$cache" ]; then args+=(--volume "$cache:/root/.npm"); fi
