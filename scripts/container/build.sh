@@ -13,7 +13,7 @@ image="${1:-localhost/agent-gateway:ci}"
 base="${NODE_IMAGE:-localhost/node:22-bookworm-slim}"
 if [ "$base" = "localhost/node:22-bookworm-slim" ]; then bash "$container_dir/base.sh" "$base"; fi
 
-args=(--network host --format docker --layers=false --build-arg "NODE_IMAGE=$base" -t "$image")
+args=(--network host --format docker --layers=false --build-arg "NODE_IMAGE=$base" --label org.agent-gateway.build=ci -t "$image")
 ca="${NODE_EXTRA_CA_CERTS:-}"
 # In CI without a bundle of the machine's own, the system's goes in its place, so that the secret
 # path and the layer check run on every machine.
@@ -25,6 +25,8 @@ if [ -n "$cache" ] && [ -d "$cache" ]; then args+=(--volume "$cache:/root/.npm")
 started=$(date +%s)
 pm build "${args[@]}" -f Dockerfile .
 echo "image $image built in $(( $(date +%s) - started )) s"
+# The image this tag had before is left untagged: with vfs each one holds a full copy, so go.
+pm image prune -f --filter label=org.agent-gateway.build=ci >/dev/null || true
 
 if [ -n "$ca" ] && [ -s "$ca" ]; then node "$container_dir/check-secret.js" "$image" "$ca"; fi
 pm image inspect --format '{{.Size}}' "$image" "$base" | {
