@@ -111,7 +111,8 @@ function gatewayContainer(name, port, { dataVolume, databaseUrl, sessionSecret }
       assert.ok(took >= SHUTDOWN_DELAY_SECONDS * 1000, `exited after ${took} ms, before the ${SHUTDOWN_DELAY_SECONDS} s delay`);
       return took;
     },
-    remove: () => podman(['rm', '-f', name], { check: false }),
+    // -v: the anonymous volume the image's VOLUME gives a container without one of its own.
+    remove: () => podman(['rm', '-f', '-v', name], { check: false }),
   };
 }
 
@@ -296,6 +297,7 @@ async function kubePlay(databaseUrl, sessionSecret) {
   ]);
   // What a failed run may have left: the pod `kube play` names after the Deployment.
   const cleanUp = () => {
+    podman(['rm', '-f', '-v', 'agent-gateway-pod-0-gateway'], { check: false });
     podman(['kube', 'play', '--down', spec], { check: false });
     podman(['pod', 'rm', '-f', 'agent-gateway-pod-0'], { check: false });
   };
