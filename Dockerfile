@@ -1,38 +1,45 @@
 # syntax=docker/dockerfile:1
 # Agent Gateway: build with the full toolchain, run with production dependencies only, as a
-# non-root user. `docker compose up` runs it with PostgreSQL (docker-compose.yml).
+# non-root user, on a read-only root filesystem (only DATA_DIR and /tmp written).
+# `docker compose up` runs it with PostgreSQL (docker-compose.yml); CI builds and runs it with podman
+# (scripts/container/build.sh, docs/operations.md "The container image").
+#
+# Behind a TLS-inspecting proxy, give npm the proxy's CA as a build secret (never stored in a layer):
+#   docker build --secret id=ca,src=/path/to/ca-bundle.pem .
 
 ARG NODE_IMAGE=node:22-bookworm-slim
 
 # 1. Compile the TypeScript monorepo (`nest build`: tsc with the @app/* paths rewritten, the data files
-#    copied), then make the embedded database's template, with every dependency installed.
+#    copied), make the embedded database's template (readable by the runtime user, who copies it into
+#    a new DATA_DIR), then drop the development dependencies (compiler, Jest, swc, test clients) and
+#    the source maps and docs the packages ship (about 80 MB that the runtime never reads).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN --mount=type=secret,id=ca,required=false \
+    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi; \
+    npm ci --no-audit --no-fund --prefer-offline
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY scripts/embedded-template.js ./scripts/
 COPY apps ./apps
 COPY libs ./libs
-RUN npm run build
+RUN npm run build \
+ && chmod -R a+rX dist \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && find node_modules -type f \( -name '*.map' -o -name '*.md' \) -delete
 
-# 2. Production dependencies only (no compiler, Jest, swc, test clients).
-FROM ${NODE_IMAGE} AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-
-# 3. The runtime image: compiled output + production node_modules, running as `node`.
+# 2. The runtime image: compiled output + production node_modules, owned by root, running as `node`.
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data
 WORKDIR /app
-COPY --from=deps --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root package.json ./
-# DATA_DIR is the only writable place (the embedded database when DATABASE_URL is unset).
+# DATA_DIR is the only writable place the service needs (the embedded database when DATABASE_URL is
+# unset); /tmp is the other one a read-only root filesystem must leave writable.
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
