@@ -1,4 +1,5 @@
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
+import { hasUnsafeDisplayCharacters, unsafeDisplayMessage } from '@app/common';
 import { CLIENT_AUTH_METHODS, ClientAuthMethod } from './entities/oauth-client.entity';
 import { OAuthError } from './oauth.errors';
 import { redirectUriProblem } from './redirect-uri';
@@ -21,7 +22,8 @@ const FIELD = OAuthClientMetadataSchema.shape;
 /**
  * RFC 7591 §2 metadata, validated; errors are RFC 7591 §3.2.2 codes. The shape of each field
  * read comes from the SDK's `OAuthClientMetadataSchema`; fields this server does not use are
- * ignored, not checked. Redirect URIs follow this server's own rules (`redirectUriProblem`),
+ * ignored, not checked; `client_name`, the one shown to people, may not hold control or
+ * bidirectional formatting characters (`hasUnsafeDisplayCharacters`). Redirect URIs follow this server's own rules (`redirectUriProblem`),
  * which are stricter than a URL's shape and name what is wrong.
  */
 export function parseMetadata(metadata: unknown, extraSchemes: readonly string[]): ParsedMetadata {
@@ -78,7 +80,9 @@ export function parseMetadata(metadata: unknown, extraSchemes: readonly string[]
   if (m.client_name !== undefined) {
     const name = FIELD.client_name.safeParse(m.client_name);
     if (!name.success || name.data === undefined) throw new OAuthError('invalid_client_metadata', 'client_name must be a string');
-    const trimmed = name.data.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+    // Shown on the consent page, the Connected clients page and in the audit log: refused, never echoed.
+    if (hasUnsafeDisplayCharacters(name.data)) throw new OAuthError('invalid_client_metadata', unsafeDisplayMessage('client_name'));
+    const trimmed = name.data.trim();
     if (trimmed.length > MAX_CLIENT_NAME) {
       throw new OAuthError('invalid_client_metadata', `client_name must be at most ${MAX_CLIENT_NAME} characters`);
     }

@@ -1,5 +1,6 @@
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import type { IncomingHttpHeaders } from 'node:http';
+import { hasUnsafeDisplayCharacters } from '@app/common';
 import { redirectUriProblem } from '../redirect-uri';
 import { ClientMetadataError } from './client-metadata.errors';
 
@@ -23,7 +24,8 @@ const FIELD = OAuthClientMetadataSchema.shape;
 
 /**
  * Validates a fetched document: a JSON object whose `client_id` is exactly the URL it was
- * fetched from, with a `client_name` and `redirect_uris` that this server's redirect rules
+ * fetched from, with a `client_name` (no control or bidirectional formatting characters:
+ * `hasUnsafeDisplayCharacters`) and `redirect_uris` that this server's redirect rules
  * accept; a public client only (no `client_secret`, no `client_secret_expires_at`,
  * `token_endpoint_auth_method` absent or `none`). Other RFC 7591 fields are not used.
  */
@@ -49,7 +51,9 @@ export function validateClientMetadata(body: string, url: string, extraRedirectS
 
   const name = FIELD.client_name.safeParse(doc.client_name);
   if (!name.success || typeof name.data !== 'string') throw invalid('must have a client_name string');
-  const clientName = name.data.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  // Shown on the consent page, the Connected clients page and in the audit log: refused, never echoed.
+  if (hasUnsafeDisplayCharacters(name.data)) throw invalid('must have a client_name without control characters or bidirectional formatting characters');
+  const clientName = name.data.trim();
   if (!clientName) throw invalid('must have a non-empty client_name');
   if (clientName.length > MAX_CLIENT_NAME) throw invalid(`must have a client_name of at most ${MAX_CLIENT_NAME} characters`);
 
