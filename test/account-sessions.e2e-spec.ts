@@ -87,4 +87,37 @@ describe('your account: the list of sessions', () => {
     expect(after.text).not.toContain('PageBrowserOne/1.0');
     expect(after.text).not.toContain('PageBrowserTwo/2.0');
   });
+
+  it('the page signs out one listed session (with the form token only); another person\'s session is a 404', async () => {
+    const person = await signupOverHttp(t);
+    const other = await signupOverHttp(t);
+    const here = (await login(person.user.email, person.password, 'KeepBrowser/1.0')).body.accessToken as string;
+    const there = (await login(person.user.email, person.password, 'EndBrowser/1.0')).body.accessToken as string;
+    const listed = (await sessionsOf(here).expect(200)).body.items as { id: string; userAgent: string | null }[];
+    const target = listed.find((s) => s.userAgent === 'EndBrowser/1.0')!.id;
+    const page = new DashboardClient(t.baseUrl, here);
+    await page.get('/account');
+
+    expect((await page.post(`/account/sessions/${target}/sign-out`, {}, null)).status).toBe(403);
+    await request(t.baseUrl).get('/api/me').auth(there, bearer).expect(200);
+    const foreign = (await sessionsOf(other.accessToken).expect(200)).body.items[0].id as string;
+    expect((await page.post(`/account/sessions/${foreign}/sign-out`)).status).toBe(404);
+    await request(t.baseUrl).get('/api/me').auth(other.accessToken, bearer).expect(200);
+    expect((await page.post('/account/sessions/not-a-session/sign-out')).status).toBe(404);
+
+    const ended = await page.post(`/account/sessions/${target}/sign-out`);
+    expect(ended.status).toBe(303);
+    expect(ended.headers.location).toBe('/account?done=session-ended');
+    await request(t.baseUrl).get('/api/me').auth(there, bearer).expect(401);
+    const after = await page.get('/account?done=session-ended');
+    expect(after.text).toContain('That session is signed out.');
+    expect(after.text).not.toContain('EndBrowser/1.0');
+    expect(after.text).toContain('KeepBrowser/1.0');
+
+    // Signing out the session in use ends it and goes back to sign in.
+    const own = await page.post(`/account/sessions/${listed.find((s) => s.userAgent === 'KeepBrowser/1.0')!.id}/sign-out`);
+    expect(own.status).toBe(303);
+    expect(own.headers.location).toBe('/login');
+    await request(t.baseUrl).get('/api/me').auth(here, bearer).expect(401);
+  });
 });

@@ -104,6 +104,18 @@ export class SessionTokenService implements OnModuleInit {
     return this.records.listLive(userId);
   }
 
+  /**
+   * Signs out one of the person's own listed sessions (as `end`: its `jti` listed as revoked, which
+   * the session check already reads, so no extra query per request). False if they have none with that id.
+   */
+  async endOwn(userId: string, sessionId: string): Promise<boolean> {
+    if (!isUuid(sessionId)) return false;
+    const expiresAt = await this.records.expiryOfOwn(userId, sessionId);
+    if (!expiresAt) return false;
+    await this.users.revokeSession(userId, sessionId, expiresAt);
+    return true;
+  }
+
   /** Signs the person out everywhere: every session issued before now is refused. */
   async endAll(userId: string): Promise<void> {
     await this.users.endAllSessions(userId);

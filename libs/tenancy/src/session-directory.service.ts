@@ -50,6 +50,12 @@ export class SessionDirectory {
     return rows.map(({ id, createdAt, expiresAt, userAgent, ip }) => ({ id, createdAt, expiresAt, userAgent, ip }));
   }
 
+  /** Until when one of the person's sessions works, or null if they have no such session. */
+  async expiryOfOwn(userId: string, id: string): Promise<Date | null> {
+    const row = await this.repo().findOne({ where: { id, userId }, select: { expiresAt: true } });
+    return row?.expiresAt ?? null;
+  }
+
   /** Forgets one signed-out session. */
   async forget(userId: string, id: string): Promise<void> {
     await this.repo().delete({ id, userId });

@@ -1,8 +1,9 @@
-import { Body, Get, Post, Query, Res } from '@nestjs/common';
+import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AuthService, ChangePasswordDto, TooManyLoginAttemptsError, WrongCurrentPasswordError } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { PageAuth, SessionTokenService, setSessionCookie } from '@app/credentials';
+import { NotFoundError } from '@app/common';
+import { clearSessionCookie, PageAuth, SessionTokenService, setSessionCookie } from '@app/credentials';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';
@@ -26,8 +27,21 @@ export class AccountPageController {
   @Get()
   @PageAuth()
   async show(@Dashboard() ctx: DashboardContext, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
-    const notice = singleParam(query, 'done').value === 'password-changed' ? 'Password changed: your other sessions have ended.' : undefined;
+    const done = singleParam(query, 'done').value;
+    const notice = done === 'password-changed' ? 'Password changed: your other sessions have ended.' : done === 'session-ended' ? 'That session is signed out.' : undefined;
     sendPage(res, 200, accountPage(ctx, { ...(await this.base(ctx)), notice }));
+  }
+
+  /** Signs out one of the person's listed sessions; this one's sign-out goes back to sign in. */
+  @Post('sessions/:sessionId/sign-out')
+  @PageAuth()
+  async endSession(@Dashboard() ctx: DashboardContext, @Param('sessionId') sessionId: string, @Res() res: Response): Promise<void> {
+    if (!(await this.sessions.endOwn(ctx.user.id, sessionId))) throw new NotFoundError('Session');
+    if (sessionId === ctx.principal.sessionId) {
+      clearSessionCookie(res, this.config);
+      return sendRedirect(res, 303, '/login');
+    }
+    sendRedirect(res, 303, '/account?done=session-ended');
   }
 
   @Post('password')
