@@ -72,6 +72,7 @@ const ROWS: Row[] = [
     expected: '200   200    200      200    200       200     200 200  200     200',
   },
   { route: 'GET /api/me', call: async () => ({ method: 'get', path: '/api/me' }), expected: '200 200 200 403 403 403 403 401 401 401' },
+  { route: 'GET /api/auth/sessions', call: async () => ({ method: 'get', path: '/api/auth/sessions' }), expected: '200 200 200 403 403 403 403 401 401 401' },
   { route: 'GET /api/permissions', call: async () => ({ method: 'get', path: '/api/permissions' }), expected: '200 200 200 200 200 200 403 401 401 401' },
   { route: 'GET /api/organizations', call: async () => ({ method: 'get', path: '/api/organizations' }), expected: '200 200 200 403 403 403 403 401 401 401' },
   {

@@ -48,7 +48,7 @@ export class AuthController {
   @ApiOkResponse({ type: SessionTokenDto })
   @ApiErrors(400, 401, 429)
   async login(@Body() body: LoginDto, @AuditOrigin() origin: RequestOrigin): Promise<SessionTokenDto> {
-    const { accessToken, tokenType, expiresIn } = await this.auth.login(body.email, body.password, origin.ip ?? null);
+    const { accessToken, tokenType, expiresIn } = await this.auth.login(body.email, body.password, origin.ip ?? null, origin.userAgent ?? null);
     return { accessToken, tokenType, expiresIn };
   }
 

@@ -41,7 +41,7 @@ export class AuthService {
    * email, per `ip`) it throws `TooManyLoginAttemptsError` without looking at the password. A
    * hash made with an older algorithm or weaker parameters is re-made from the password now.
    */
-  async login(email: string, password: string, ip: string | null): Promise<SessionToken & { userId: string }> {
+  async login(email: string, password: string, ip: string | null, userAgent: string | null = null): Promise<SessionToken & { userId: string }> {
     await this.limits.beginLogin(email, ip);
     const user = await this.users.loginRecord(email);
     const ok = await verifyPassword(password, user?.passwordHash ?? (await this.decoy()));
@@ -50,7 +50,7 @@ export class AuthService {
     if (passwordNeedsRehash(user.passwordHash)) {
       await this.users.replacePasswordHash(user.id, user.passwordHash, await hashPassword(password));
     }
-    return { ...(await this.sessions.issue(user.id)), userId: user.id };
+    return { ...(await this.sessions.issue(user.id, { ip, userAgent })), userId: user.id };
   }
 
   /**
@@ -82,7 +82,7 @@ export class AuthService {
         origin,
       });
     });
-    return this.sessions.issue(userId);
+    return this.sessions.issue(userId, origin);
   }
 
   async me(userId: string): Promise<Me> {

@@ -49,7 +49,7 @@ export class LoginPageController {
     let accessToken: string;
     try {
       if (!email || !password || email.length > 320 || password.length > 1024) throw new InvalidLoginError();
-      ({ accessToken } = await this.auth.login(email, password, req.ip ?? null));
+      ({ accessToken } = await this.auth.login(email, password, req.ip ?? null, req.get('user-agent') ?? null));
     } catch (error) {
       if (error instanceof TooManyLoginAttemptsError) {
         res.setHeader('Retry-After', String(error.retryAfterSeconds));

@@ -1,5 +1,5 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiExcludeEndpoint, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
@@ -17,9 +17,10 @@ import {
 import { sendRedirect } from '@app/web';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 import { PasswordResetDto } from './dto/password-reset.dto';
+import { SessionListDto } from './dto/session-token.dto';
 
 /**
- * Ending sessions: sign-out (this session, on the server), sign-out everywhere (every session
+ * Listing one's sessions, and ending sessions: sign-out (this session, on the server), sign-out everywhere (every session
  * of the person issued before now) and the use of a password-reset link (which ends them all).
  */
 @ApiTags('auth')
@@ -31,6 +32,27 @@ export class SessionsController {
     private readonly resets: PasswordResetService,
     private readonly limits: AuthRateLimitService,
   ) {}
+
+  @Get('api/auth/sessions')
+  @RestAuth({ sessionOnly: true })
+  @Header('Cache-Control', 'no-store')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Your sessions that still work, newest first, at most 50; `current` marks this one (session only)' })
+  @ApiOkResponse({ type: SessionListDto })
+  @ApiErrors(401, 403)
+  async list(@CurrentPrincipal() principal: SessionPrincipal): Promise<SessionListDto> {
+    const sessions = await this.sessions.list(principal.userId);
+    return {
+      items: sessions.map((s) => ({
+        id: s.id,
+        createdAt: s.createdAt.toISOString(),
+        expiresAt: s.expiresAt.toISOString(),
+        userAgent: s.userAgent,
+        ip: s.ip,
+        current: s.id === principal.sessionId,
+      })),
+    };
+  }
 
   @Post('api/auth/logout')
   @RestAuth({ sessionOnly: true })

@@ -29,6 +29,6 @@ export class SignupService {
     if (!this.config.signupEnabled && !input.invitation) throw new SignupDisabledError();
     await this.limits.countSignup(origin.ip ?? null);
     const account = await this.accounts.createAccount(input, 'signup', origin);
-    return { account, session: await this.sessions.issue(account.user.id) };
+    return { account, session: await this.sessions.issue(account.user.id, origin) };
   }
 }

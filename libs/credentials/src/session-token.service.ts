@@ -3,8 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { AppConfig } from '@app/config';
 import { CleanupScheduler, isUuid } from '@app/database';
-import { UserDirectory } from '@app/tenancy';
+import { SessionDirectory, SessionRecord, UserDirectory } from '@app/tenancy';
 import type { SessionPrincipal } from './principal';
+
+/** How much of a browser's User-Agent a session's record keeps. */
+export const USER_AGENT_MAX = 200;
 
 /**
  * Session JWTs (HS256) for the dashboard and the login/consent pages. Each session has an id
@@ -21,25 +24,45 @@ export class SessionTokenService implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly users: UserDirectory,
     private readonly scheduler: CleanupScheduler,
+    private readonly records: SessionDirectory,
   ) {
     this.key = new TextEncoder().encode(config.sessionSecret);
   }
 
-  /** Signed-out session ids are forgotten once their sessions would have expired anyway. */
+  /** Signed-out session ids and expired sessions are forgotten once their sessions would have expired anyway. */
   onModuleInit(): void {
-    this.scheduler.every('revoked-sessions-cleanup', () => this.users.forgetExpiredRevokedSessions(), this.logger);
+    this.scheduler.every(
+      'revoked-sessions-cleanup',
+      async () => (await this.users.forgetExpiredRevokedSessions()) + (await this.records.deleteExpired()),
+      this.logger,
+    );
   }
 
-  async issue(userId: string): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }> {
+  /**
+   * A new session for the person, recorded (its `jti`, when, until when, and a short description
+   * of the browser: its User-Agent cut to `USER_AGENT_MAX` characters and the client IP as the
+   * app sees it) for their list of sessions.
+   */
+  async issue(userId: string, origin: { ip?: string | null; userAgent?: string | null } = {}): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }> {
     const expiresIn = this.config.sessionTtlSeconds;
+    const jti = randomUUID();
+    const issuedAt = Date.now() / 1000;
+    const expiresAt = Math.floor(issuedAt) + expiresIn;
+    await this.records.record(userId, {
+      id: jti,
+      createdAt: new Date(issuedAt * 1000),
+      expiresAt: new Date(expiresAt * 1000),
+      userAgent: origin.userAgent ? origin.userAgent.slice(0, USER_AGENT_MAX) : null,
+      ip: origin.ip ?? null,
+    });
     const accessToken = await new SignJWT({ typ: 'session' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.config.issuer)
       .setAudience(`${this.config.issuer}/api`)
-      .setJti(randomUUID())
-      .setIssuedAt(Date.now() / 1000)
-      .setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn)
+      .setJti(jti)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
       .sign(this.key);
     return { accessToken, tokenType: 'Bearer', expiresIn };
   }
@@ -74,6 +97,23 @@ export class SessionTokenService implements OnModuleInit {
   /** Signs this one session out: refused from now on, on every instance. */
   async end(session: SessionPrincipal): Promise<void> {
     await this.users.revokeSession(session.userId, session.sessionId, session.expiresAt);
+  }
+
+  /** The person's sessions that still work, newest first (at most 50). */
+  async list(userId: string): Promise<SessionRecord[]> {
+    return this.records.listLive(userId);
+  }
+
+  /**
+   * Signs out one of the person's own listed sessions (as `end`: its `jti` listed as revoked, which
+   * the session check already reads, so no extra query per request). False if they have none with that id.
+   */
+  async endOwn(userId: string, sessionId: string): Promise<boolean> {
+    if (!isUuid(sessionId)) return false;
+    const expiresAt = await this.records.expiryOfOwn(userId, sessionId);
+    if (!expiresAt) return false;
+    await this.users.revokeSession(userId, sessionId, expiresAt);
+    return true;
   }
 
   /** Signs the person out everywhere: every session issued before now is refused. */

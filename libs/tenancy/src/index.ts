@@ -8,5 +8,6 @@ export * from './people-links-cleanup.service';
 export * from './project-creator.service';
 export * from './project-directory.service';
 export * from './roles';
+export * from './session-directory.service';
 export * from './tenancy.module';
 export * from './user-directory.service';

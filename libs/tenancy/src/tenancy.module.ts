@@ -8,6 +8,7 @@ import { PasswordResetDirectory } from './password-reset-directory.service';
 import { PeopleLinksCleanupService } from './people-links-cleanup.service';
 import { ProjectCreator } from './project-creator.service';
 import { ProjectDirectory } from './project-directory.service';
+import { SessionDirectory } from './session-directory.service';
 import { UserDirectory } from './user-directory.service';
 
 /**
@@ -17,7 +18,7 @@ import { UserDirectory } from './user-directory.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...TENANCY_ENTITIES])],
-  providers: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory, ProjectCreator, InvitationDirectory, PasswordResetDirectory, PeopleLinksCleanupService],
+  providers: [UserDirectory, OrganizationDirectory, MembershipDirectory, ProjectDirectory, ProjectCreator, InvitationDirectory, PasswordResetDirectory, PeopleLinksCleanupService, SessionDirectory],
   exports: [
     UserDirectory,
     OrganizationDirectory,
@@ -27,6 +28,7 @@ import { UserDirectory } from './user-directory.service';
     InvitationDirectory,
     PasswordResetDirectory,
     PeopleLinksCleanupService,
+    SessionDirectory,
   ],
 })
 export class TenancyModule {}

@@ -3,6 +3,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { normalizeEmail } from './email';
 import { RevokedSession } from './entities/revoked-session.entity';
 import { User } from './entities/user.entity';
+import { SessionDirectory } from './session-directory.service';
 
 /** A person as the rest of the service sees them (never with their password hash). */
 export interface UserProfile {
@@ -21,7 +22,10 @@ export interface NewUser {
 /** The `users` table: people, looked up by id or by email (case-insensitive, normalised here). */
 @Injectable()
 export class UserDirectory {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sessions: SessionDirectory,
+  ) {}
 
   private repo(em?: EntityManager) {
     return (em ?? this.dataSource.manager).getRepository(User);
@@ -117,16 +121,20 @@ export class UserDirectory {
       .values({ jti, userId, expiresAt })
       .orIgnore()
       .execute();
+    await this.sessions.forget(userId, jti);
   }
 
-  /** Ends every session of the person issued before now ("sign out everywhere"). */
+  /** Ends every session of the person issued before now ("sign out everywhere"), their list rows in the same transaction. */
   async endAllSessions(userId: string, em?: EntityManager): Promise<void> {
+    if (!em) return this.dataSource.transaction((tx) => this.endAllSessions(userId, tx));
     await this.repo(em).update({ id: userId }, { sessionsNotBefore: () => 'now()' });
+    await this.sessions.forgetAllBeforeNow(userId, em);
   }
 
   /** Sets a new password hash and ends every session issued before now, in `em`'s transaction. */
   async setPassword(userId: string, passwordHash: string, em: EntityManager): Promise<void> {
     await this.repo(em).update({ id: userId }, { passwordHash, sessionsNotBefore: () => 'now()' });
+    await this.sessions.forgetAllBeforeNow(userId, em);
   }
 
   /** Forgets signed-out session ids whose sessions have expired anyway; the number removed. */

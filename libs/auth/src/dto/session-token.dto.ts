@@ -61,3 +61,28 @@ export class MeDto {
   @ApiProperty({ type: [MembershipDto] })
   memberships: MembershipDto[];
 }
+
+export class SessionSummaryDto {
+  @ApiProperty({ format: 'uuid', description: "The session's id (its JWT's `jti`)." })
+  id: string;
+
+  @ApiProperty({ format: 'date-time', description: 'When it was signed in.' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time', description: 'Until when it works.' })
+  expiresAt: string;
+
+  @ApiProperty({ type: String, nullable: true, description: "The browser's or client's User-Agent (at most 200 characters)." })
+  userAgent: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The client address as the service saw it at sign-in.' })
+  ip: string | null;
+
+  @ApiProperty({ description: 'Whether this is the session making the request.' })
+  current: boolean;
+}
+
+export class SessionListDto {
+  @ApiProperty({ type: [SessionSummaryDto], description: 'Newest first, at most 50.' })
+  items: SessionSummaryDto[];
+}

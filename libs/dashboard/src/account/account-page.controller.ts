@@ -1,8 +1,9 @@
-import { Body, Get, Post, Query, Res } from '@nestjs/common';
+import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AuthService, ChangePasswordDto, TooManyLoginAttemptsError, WrongCurrentPasswordError } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { PageAuth, setSessionCookie } from '@app/credentials';
+import { NotFoundError } from '@app/common';
+import { clearSessionCookie, PageAuth, SessionTokenService, setSessionCookie } from '@app/credentials';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';
@@ -12,21 +13,35 @@ import { accountPage, AccountView } from './account.view';
 const LABELS = { currentPassword: 'Current password', newPassword: 'New password' };
 
 /**
- * "Your account" (`/account`, any signed-in person): their organisations with their role, this
- * session, and the password change, on `AuthService.changePassword` as `POST /api/auth/password`.
+ * "Your account" (`/account`, any signed-in person): their organisations with their role, their
+ * sessions (as `GET /api/auth/sessions`), and the password change, on `AuthService.changePassword` as `POST /api/auth/password`.
  */
 @DashboardController('account')
 export class AccountPageController {
   constructor(
     private readonly config: AppConfig,
     private readonly auth: AuthService,
+    private readonly sessions: SessionTokenService,
   ) {}
 
   @Get()
   @PageAuth()
-  show(@Dashboard() ctx: DashboardContext, @Query() query: Record<string, unknown>, @Res() res: Response): void {
-    const notice = singleParam(query, 'done').value === 'password-changed' ? 'Password changed: your other sessions have ended.' : undefined;
-    sendPage(res, 200, accountPage(ctx, { ...this.base(ctx), notice }));
+  async show(@Dashboard() ctx: DashboardContext, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    const done = singleParam(query, 'done').value;
+    const notice = done === 'password-changed' ? 'Password changed: your other sessions have ended.' : done === 'session-ended' ? 'That session is signed out.' : undefined;
+    sendPage(res, 200, accountPage(ctx, { ...(await this.base(ctx)), notice }));
+  }
+
+  /** Signs out one of the person's listed sessions; this one's sign-out goes back to sign in. */
+  @Post('sessions/:sessionId/sign-out')
+  @PageAuth()
+  async endSession(@Dashboard() ctx: DashboardContext, @Param('sessionId') sessionId: string, @Res() res: Response): Promise<void> {
+    if (!(await this.sessions.endOwn(ctx.user.id, sessionId))) throw new NotFoundError('Session');
+    if (sessionId === ctx.principal.sessionId) {
+      clearSessionCookie(res, this.config);
+      return sendRedirect(res, 303, '/login');
+    }
+    sendRedirect(res, 303, '/account?done=session-ended');
   }
 
   @Post('password')
@@ -36,7 +51,7 @@ export class AccountPageController {
     if (!form.valid) {
       const errors = { ...form.errors };
       if (errors.newPassword && /longer|shorter|at most/.test(errors.newPassword)) errors.newPassword = 'New password must be between 12 and 1024 characters';
-      return sendPage(res, 400, accountPage(ctx, { ...this.base(ctx), errors }));
+      return sendPage(res, 400, accountPage(ctx, { ...(await this.base(ctx)), errors }));
     }
     try {
       const session = await this.auth.changePassword(ctx.user.id, form.value, ctx.actor.origin ?? {});
@@ -44,17 +59,18 @@ export class AccountPageController {
       sendRedirect(res, 303, '/account?done=password-changed');
     } catch (error) {
       if (error instanceof WrongCurrentPasswordError) {
-        return sendPage(res, 400, accountPage(ctx, { ...this.base(ctx), errors: { currentPassword: 'That is not your current password.' } }));
+        return sendPage(res, 400, accountPage(ctx, { ...(await this.base(ctx)), errors: { currentPassword: 'That is not your current password.' } }));
       }
       if (error instanceof TooManyLoginAttemptsError) {
         res.setHeader('Retry-After', String(error.retryAfterSeconds));
-        return sendPage(res, 429, accountPage(ctx, { ...this.base(ctx), errors: { currentPassword: error.pageMessage } }));
+        return sendPage(res, 429, accountPage(ctx, { ...(await this.base(ctx)), errors: { currentPassword: error.pageMessage } }));
       }
       throw error;
     }
   }
 
-  private base(ctx: DashboardContext): AccountView {
-    return { session: { expiresAt: ctx.principal.expiresAt } };
+  private async base(ctx: DashboardContext): Promise<AccountView> {
+    const sessions = await this.sessions.list(ctx.user.id);
+    return { currentSessionId: ctx.principal.sessionId, sessions };
   }
 }

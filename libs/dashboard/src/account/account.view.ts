@@ -3,11 +3,13 @@ import { html, HtmlPage } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, sectionPath } from '../views/layout';
 import { when } from '../views/when';
-import { dataTable } from '../views/table';
+import { ACTIONS_HEADER, dataTable } from '../views/table';
 
 export interface AccountView {
-  /** Until when this session works. */
-  session: { expiresAt: Date };
+  /** The id of the session showing the page. */
+  currentSessionId: string;
+  /** The person's sessions that still work, newest first. */
+  sessions: { id: string; createdAt: Date; expiresAt: Date; userAgent: string | null; ip: string | null }[];
   errors?: { currentPassword?: string; newPassword?: string };
   notice?: string;
 }
@@ -46,10 +48,15 @@ ${
 <h2 id="sessions-heading">Your sessions</h2>
 ${dataTable(
   'Your sessions',
-  ['Session', 'Works until'],
-  [html`<tr><td>This browser (the session you are using now)</td><td>${when(view.session.expiresAt.toISOString())}</td></tr>`],
+  ['Browser or client', 'Address', 'Signed in', 'Works until', ACTIONS_HEADER],
+  view.sessions.map(
+    (s) =>
+      html`<tr${s.id === view.currentSessionId ? html` aria-current="true"` : ''}><td>${s.userAgent ?? html`<span class="muted">Unknown</span>`}${
+        s.id === view.currentSessionId ? html`<br><strong>This browser (the session you are using now)</strong>` : ''
+      }</td><td>${s.ip ?? html`<span class="muted">Unknown</span>`}</td><td>${when(s.createdAt)}</td><td>${when(s.expiresAt)}</td><td><form method="post" action="/account/sessions/${s.id}/sign-out">${csrfField(ctx)}<button type="submit">Sign out</button></form></td></tr>`,
+  ),
 )}
-<p class="hint">Sessions are not stored one by one, so other browsers and clients signed in as you are not listed. To end them all, use "Sign out everywhere" (this one included), or change your password below (this session stays signed in).</p>
+<p class="hint">Your sessions that still work, newest first (at most 50). To end them all, use "Sign out everywhere" (this one included), or change your password below (this session stays signed in).</p>
 <form method="post" action="/sign-out-everywhere">${csrfField(ctx)}<button type="submit">Sign out everywhere</button></form>
 </section>
 <section class="card" aria-labelledby="password-heading">

@@ -9,6 +9,7 @@ import { AuditFilterIndexes1764000016000 } from './1764000016000-audit-filter-in
 import { ResetLinkIssuer1764000016500 } from './1764000016500-reset-link-issuer';
 import { SecretHintsAndTokenExpiry1764000016700 } from './1764000016700-secret-hints-and-token-expiry';
 import { RateLimitLeases1764000017500 } from './1764000017500-rate-limit-leases';
+import { SignInSessions1764000018000 } from './1764000018000-sign-in-sessions';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   ResetLinkIssuer1764000016500,
   SecretHintsAndTokenExpiry1764000016700,
   RateLimitLeases1764000017500,
+  SignInSessions1764000018000,
 ];

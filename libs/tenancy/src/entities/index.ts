@@ -4,7 +4,8 @@ import { Organization } from './organization.entity';
 import { PasswordResetLink } from './password-reset-link.entity';
 import { Project } from './project.entity';
 import { RevokedSession } from './revoked-session.entity';
+import { SignInSession } from './sign-in-session.entity';
 import { User } from './user.entity';
 
 /** Tenancy's entities, registered together (their foreign keys name each other). */
-export const TENANCY_ENTITIES = [User, Organization, Membership, Project, Invitation, PasswordResetLink, RevokedSession];
+export const TENANCY_ENTITIES = [User, Organization, Membership, Project, Invitation, PasswordResetLink, RevokedSession, SignInSession];

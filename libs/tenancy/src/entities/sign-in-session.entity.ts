@@ -1,0 +1,26 @@
+import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+
+/** One sign-in: the session JWT's `jti`, kept until the session expires or is ended. */
+@Index('sessions_user_created_idx', ['userId', 'createdAt'])
+@Index('sessions_expiry_idx', ['expiresAt'])
+@Entity('sessions')
+export class SignInSession {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @ForeignKey('User', { name: 'sessions_user_id_fkey', onDelete: 'CASCADE' })
+  @Column('uuid')
+  userId: string;
+
+  @Column('timestamptz')
+  createdAt: Date;
+
+  @Column('timestamptz')
+  expiresAt: Date;
+
+  @Column('text', { nullable: true })
+  userAgent: string | null;
+
+  @Column('text', { nullable: true })
+  ip: string | null;
+}

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { RevokedSession } from './entities/revoked-session.entity';
+import { SignInSession } from './entities/sign-in-session.entity';
+import { User } from './entities/user.entity';
+
+/** The most sessions a person's list shows. */
+export const SESSION_LIST_LIMIT = 50;
+
+export interface SessionRecord {
+  id: string;
+  createdAt: Date;
+  expiresAt: Date;
+  userAgent: string | null;
+  ip: string | null;
+}
+
+/**
+ * The `sessions` table: one row per sign-in (the session JWT's `jti`), for the person's list of
+ * their sessions. The session check itself does not read it (`UserDirectory.isSessionLive`).
+ */
+@Injectable()
+export class SessionDirectory {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private repo(em?: EntityManager) {
+    return (em ?? this.dataSource.manager).getRepository(SignInSession);
+  }
+
+  async record(userId: string, session: SessionRecord): Promise<void> {
+    await this.repo().insert({ ...session, userId });
+  }
+
+  /**
+   * The person's sessions that still work, newest first, at most `SESSION_LIST_LIMIT`: not
+   * expired, not issued before their `sessions_not_before`, not signed out.
+   */
+  async listLive(userId: string): Promise<SessionRecord[]> {
+    const rows = await this.repo()
+      .createQueryBuilder('s')
+      .innerJoin(User, 'u', 'u.id = s.userId')
+      .where('s.userId = :userId', { userId })
+      .andWhere('s.expiresAt > now()')
+      .andWhere('(u.sessionsNotBefore IS NULL OR u.sessionsNotBefore <= s.createdAt)')
+      .andWhere((qb) => `NOT EXISTS ${qb.subQuery().select('1').from(RevokedSession, 'r').where('r.jti = s.id').getQuery()}`)
+      .orderBy('s.createdAt', 'DESC')
+      .addOrderBy('s.id', 'DESC')
+      .limit(SESSION_LIST_LIMIT)
+      .getMany();
+    return rows.map(({ id, createdAt, expiresAt, userAgent, ip }) => ({ id, createdAt, expiresAt, userAgent, ip }));
+  }
+
+  /** Until when one of the person's sessions works, or null if they have no such session. */
+  async expiryOfOwn(userId: string, id: string): Promise<Date | null> {
+    const row = await this.repo().findOne({ where: { id, userId }, select: { expiresAt: true } });
+    return row?.expiresAt ?? null;
+  }
+
+  /** Forgets one signed-out session. */
+  async forget(userId: string, id: string): Promise<void> {
+    await this.repo().delete({ id, userId });
+  }
+
+  /** Forgets every session of the person issued before now (`em`'s transaction start), with the change that ends them. */
+  async forgetAllBeforeNow(userId: string, em: EntityManager): Promise<void> {
+    await this.repo(em).createQueryBuilder().delete().where('user_id = :userId', { userId }).andWhere('created_at < now()').execute();
+  }
+
+  /** Deletes expired sessions; the number removed. */
+  async deleteExpired(): Promise<number> {
+    const result = await this.repo().createQueryBuilder().delete().where('expires_at < now()').execute();
+    return result.affected ?? 0;
+  }
+}
