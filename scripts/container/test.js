@@ -42,6 +42,11 @@ const MCP_401_BODY = {
   error: 'Unauthorized',
   statusCode: 401,
 };
+// The same 401 for a dga_ token that is not live: the seed's message and one sentence more.
+const MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY = {
+  ...MCP_401_BODY,
+  message: `${MCP_401_BODY.message} This agent token was not recognised (revoked, expired or mistyped).`,
+};
 const SCOPE = 'project:read tasks:read tasks:write tasks:delete';
 const challenge = (baseUrl, error) =>
   `Bearer ${error ? `error="${error}", ` : ''}scope="${SCOPE}", resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/api/mcp"`;
@@ -152,7 +157,7 @@ async function check401(baseUrl) {
   });
   assert.equal(forged.status, 401);
   assert.equal(forged.headers.get('www-authenticate'), challenge(baseUrl, 'invalid_token'));
-  assert.deepEqual(await forged.json(), MCP_401_BODY);
+  assert.deepEqual(await forged.json(), MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY);
 }
 
 /** The machine flow (docs/machine-flow.md): a service key, a derived token for one project. */
