@@ -3,30 +3,17 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeProcess } from '@app/database';
-import { GatewayProcess, spawnGateway, startGatewayProcess } from './helpers/gateway-process';
+import { GatewayProcess, spawnGateway, startGatewayProcess, processEnded } from './helpers/gateway-process';
 import { freePort } from './helpers/postgres-server';
 import { testDatabaseKind } from './helpers/test-state';
 
 const ROOT = join(__dirname, '..');
 
 /** Waits for a child process to end and reports how, with what it printed. */
-function ended(child: ReturnType<typeof spawn>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
 
 /** The real command line (`apps/cli/src/main.ts`, compiled on the fly like the service). */
 function runCliProcess(cwd: string, args: string[], env: Record<string, string>) {
-  return ended(
+  return processEnded(
     spawn(process.execPath, ['-r', join(ROOT, 'test/helpers/register-ts.cjs'), join(ROOT, 'apps/cli/src/main.ts'), ...args], {
       cwd,
       env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env },
@@ -66,7 +53,7 @@ async function postJson(url: string, body: unknown): Promise<number> {
 
     const port = await freePort();
     const started = Date.now();
-    const refused = await ended(spawnGateway(cwd, { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'error' }));
+    const refused = await processEnded(spawnGateway(cwd, { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'error' }));
     expect(refused.code).toBe(75);
     expect(refused.stderr).toContain(`Agent Gateway refused to start. The data folder ${dataDir}/pg is in use by process ${first.child.pid} (`);
     expect(refused.stderr).toMatch(/apps\/gateway\/src\/main\.ts\) since \d{4}-\d\d-\d\dT/);

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GatewayProcess, spawnGateway, startGatewayProcess } from './helpers/gateway-process';
+import { GatewayProcess, spawnGateway, startGatewayProcess, processEnded } from './helpers/gateway-process';
 import { freePort } from './helpers/postgres-server';
 import { testDatabaseKind } from './helpers/test-state';
 
@@ -21,19 +20,6 @@ function notPrivate(root: string): string[] {
   return found;
 }
 
-function ended(child: ReturnType<typeof spawn>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
 
 /**
  * The embedded database's files are private to the service's user (another local user could read
@@ -76,7 +62,7 @@ function ended(child: ReturnType<typeof spawn>): Promise<{ code: number | null; 
     const dataDir = join(cwd, 'data');
     mkdirSync(dataDir, { recursive: true });
     chmodSync(dataDir, 0o777);
-    const refused = await ended(spawnGateway(cwd, { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'error' }));
+    const refused = await processEnded(spawnGateway(cwd, { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'error' }));
     expect(refused.code).toBe(78);
     expect(refused.stderr).toContain(
       `Agent Gateway refused to start. The data folder ${dataDir} is writable by other users (mode 0777): they could read and rewrite the database. ` +
