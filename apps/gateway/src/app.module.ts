@@ -1,3 +1,4 @@
+import { IdentityModule } from '@app/identity';
 import { DynamicModule, Module, Provider, Type, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
@@ -39,6 +40,7 @@ export class AppModule {
         ObservabilityModule,
         ScheduleModule.forRoot(),
         CredentialsModule,
+        IdentityModule,
         AuditModule,
         DiscoveryModule,
         HealthModule,

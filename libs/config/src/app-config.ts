@@ -62,6 +62,8 @@ export class AppConfig {
   readonly cleanupIntervalSeconds: number;
   /** Development and tests only: `http` and loopback `client_id` metadata-document URLs. */
   readonly clientMetadataAllowLoopback: boolean;
+  /** `IDENTITY_PROVIDER_ALLOW_LOOPBACK`: development and tests only. */
+  readonly identityProviderAllowLoopback: boolean;
   /** Client ID Metadata Document fetches per requesting IP address, and per target host, per minute. */
   readonly clientMetadataFetchesPerIpPerMinute: number;
   readonly clientMetadataFetchesPerHostPerMinute: number;
@@ -127,6 +129,7 @@ export class AppConfig {
     this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;
     this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;
     this.clientMetadataAllowLoopback = env.CLIENT_METADATA_ALLOW_LOOPBACK;
+    this.identityProviderAllowLoopback = env.IDENTITY_PROVIDER_ALLOW_LOOPBACK;
     this.clientMetadataFetchesPerIpPerMinute = env.CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE;
     this.clientMetadataFetchesPerHostPerMinute = env.CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE;
     this.shutdownDelaySeconds = env.SHUTDOWN_DELAY_SECONDS ?? (env.NODE_ENV === 'production' ? 5 : 0);

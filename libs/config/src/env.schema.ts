@@ -59,6 +59,9 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   if (env.NODE_ENV === 'production' && env.CLIENT_METADATA_ALLOW_LOOPBACK) {
     problems.push('CLIENT_METADATA_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production (it lets client_id URLs reach loopback addresses over http; development and tests only)');
   }
+  if (env.NODE_ENV === 'production' && env.IDENTITY_PROVIDER_ALLOW_LOOPBACK) {
+    problems.push('IDENTITY_PROVIDER_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production (it lets identity provider issuers reach loopback addresses over http; development and tests only)');
+  }
   for (const scheme of splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES ?? '')) {
     if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme)) {
       problems.push(`OAUTH_EXTRA_REDIRECT_SCHEMES: ${JSON.stringify(scheme)} is not a URI scheme (letters, digits, +, - and ., without the colon)`);

@@ -91,3 +91,13 @@ async function verifyLegacyScrypt(password: string, stored: string): Promise<boo
   }).catch(() => null);
   return key !== null && key.length === expected.length && timingSafeEqual(key, expected);
 }
+
+/**
+ * The stored hash of an account without a password (made by single sign-on or SCIM): no
+ * password verifies against it (`verifyPassword` answers false for an unknown form).
+ */
+export const NO_PASSWORD = '!';
+
+export function hasPassword(stored: string): boolean {
+  return stored !== NO_PASSWORD;
+}

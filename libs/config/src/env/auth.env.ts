@@ -47,6 +47,11 @@ export function AuthVariables<B extends EnvBase>(Base: B) {
     @IsBoolean()
     CLIENT_METADATA_ALLOW_LOOPBACK = false;
 
+    /** Development and tests only: identity providers on loopback addresses over http. */
+    @Transform(toBool)
+    @IsBoolean()
+    IDENTITY_PROVIDER_ALLOW_LOOPBACK = false;
+
     /** Private-use redirect URI schemes without a dot that clients may register (comma-separated; empty: none). */
     @IsString()
     OAUTH_EXTRA_REDIRECT_SCHEMES = 'cursor,vscode,vscode-insiders,windsurf';

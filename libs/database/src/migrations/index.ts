@@ -10,6 +10,7 @@ import { ResetLinkIssuer1764000016500 } from './1764000016500-reset-link-issuer'
 import { SecretHintsAndTokenExpiry1764000016700 } from './1764000016700-secret-hints-and-token-expiry';
 import { RateLimitLeases1764000017500 } from './1764000017500-rate-limit-leases';
 import { SignInSessions1764000018000 } from './1764000018000-sign-in-sessions';
+import { EnterpriseIdentity1764000019000 } from './1764000019000-enterprise-identity';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   SecretHintsAndTokenExpiry1764000016700,
   RateLimitLeases1764000017500,
   SignInSessions1764000018000,
+  EnterpriseIdentity1764000019000,
 ];

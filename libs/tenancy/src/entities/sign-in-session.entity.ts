@@ -23,4 +23,8 @@ export class SignInSession {
 
   @Column('text', { nullable: true })
   ip: string | null;
+
+  /** The identity provider's issuer for a single sign-on session; null for a password sign-in. */
+  @Column('text', { nullable: true })
+  ssoIssuer: string | null;
 }

@@ -1,0 +1,10 @@
+import { IdentityLink } from './identity-link.entity';
+import { IdentityProviderDomain } from './identity-provider-domain.entity';
+import { IdentityProviderRecord } from './identity-provider.entity';
+import { ProvisionedUser } from './provisioned-user.entity';
+
+export { IdentityLink, IdentityProviderDomain, IdentityProviderRecord, ProvisionedUser };
+export type { IdJagClient, RoleMapping } from './identity-provider.entity';
+
+/** Identity's entities, registered together. */
+export const IDENTITY_ENTITIES = [IdentityProviderRecord, IdentityProviderDomain, IdentityLink, ProvisionedUser];

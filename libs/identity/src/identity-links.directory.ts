@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { IdentityLink } from './entities';
+
+/**
+ * The table `identity_links`: a person's link to an IdP account by (`issuer`, `subject`), and
+ * pending links (no subject yet) of accounts SCIM created.
+ */
+@Injectable()
+export class IdentityLinkDirectory {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private repo(em?: EntityManager) {
+    return (em ?? this.dataSource.manager).getRepository(IdentityLink);
+  }
+
+  /** The person linked to (`issuer`, `subject`), or null. */
+  async userFor(issuer: string, subject: string, em?: EntityManager): Promise<string | null> {
+    const row = await this.repo(em).findOne({ where: { issuer, subject }, select: { userId: true } });
+    return row?.userId ?? null;
+  }
+
+  /** The person's link to this issuer: its subject, or null while pending; undefined when none. */
+  async linkOf(userId: string, issuer: string, em?: EntityManager): Promise<{ subject: string | null } | undefined> {
+    const row = await this.repo(em).findOne({ where: { userId, issuer }, select: { subject: true } });
+    return row ? { subject: row.subject } : undefined;
+  }
+
+  /**
+   * Links the person to (`issuer`, `subject`): fills a pending link or adds one. False when that
+   * IdP account is already linked to someone else, or the person to another subject there.
+   */
+  async link(userId: string, issuer: string, subject: string, em: EntityManager): Promise<boolean> {
+    const filled = await this.repo(em).update({ userId, issuer, subject: IsNull() }, { subject, linkedAt: () => 'now()' });
+    if ((filled.affected ?? 0) > 0) return true;
+    const inserted = await this.repo(em)
+      .createQueryBuilder()
+      .insert()
+      .values({ userId, issuer, subject, linkedAt: () => 'now()' })
+      .orIgnore()
+      .returning(['id'])
+      .updateEntity(false)
+      .execute();
+    return (inserted.raw as unknown[]).length > 0;
+  }
+
+  /** A pending link: the account is linked at its first SSO sign-in through `issuer`. */
+  async addPending(userId: string, issuer: string, em: EntityManager): Promise<void> {
+    await this.repo(em).createQueryBuilder().insert().values({ userId, issuer, subject: null }).orIgnore().execute();
+  }
+}

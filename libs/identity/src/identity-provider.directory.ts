@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { IdentityProviderDomain, IdentityProviderRecord } from './entities';
+
+/** What the access rule of a session needs to know about an organisation's IdP. */
+export interface SignInRule {
+  issuer: string;
+  requireSso: boolean;
+}
+
+/**
+ * The tables `identity_providers` and `identity_provider_domains`: the only place that queries
+ * them. Methods that run in a caller's transaction take its `EntityManager`.
+ */
+@Injectable()
+export class IdentityProviderDirectory {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private providers(em?: EntityManager) {
+    return (em ?? this.dataSource.manager).getRepository(IdentityProviderRecord);
+  }
+
+  private domainRepo(em?: EntityManager) {
+    return (em ?? this.dataSource.manager).getRepository(IdentityProviderDomain);
+  }
+
+  /** The organisation's IdP settings, without the client secret; null when none is connected. */
+  find(organizationId: string, em?: EntityManager): Promise<IdentityProviderRecord | null> {
+    return this.providers(em).findOne({ where: { organizationId } });
+  }
+
+  /** The client secret, for the code exchange only. */
+  async clientSecretOf(organizationId: string): Promise<string | null> {
+    const row = await this.providers()
+      .createQueryBuilder('p')
+      .select('p.organizationId')
+      .addSelect('p.clientSecret')
+      .where('p.organizationId = :organizationId', { organizationId })
+      .getOne();
+    return row?.clientSecret ?? null;
+  }
+
+  /** Every organisation whose IdP has this issuer. */
+  byIssuer(issuer: string, em?: EntityManager): Promise<IdentityProviderRecord[]> {
+    return this.providers(em).find({ where: { issuer } });
+  }
+
+  /** The organisation's sign-in rule for sessions (null: no IdP connected). */
+  async signInRule(organizationId: string): Promise<SignInRule | null> {
+    const row = await this.providers().findOne({ where: { organizationId }, select: { issuer: true, requireSso: true } });
+    return row ? { issuer: row.issuer, requireSso: row.requireSso } : null;
+  }
+
+  /** Creates or replaces the settings (a `clientSecret` of undefined keeps the stored one). */
+  async save(values: Partial<IdentityProviderRecord> & { organizationId: string }, em: EntityManager): Promise<void> {
+    const existing = await this.providers(em).exists({ where: { organizationId: values.organizationId } });
+    if (existing) {
+      const { organizationId, ...rest } = values;
+      await this.providers(em).update({ organizationId }, rest);
+    } else {
+      await this.providers(em).insert(values);
+    }
+  }
+
+  async remove(organizationId: string, em: EntityManager): Promise<boolean> {
+    const result = await this.providers(em).delete({ organizationId });
+    await this.domainRepo(em).delete({ organizationId });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Records the first sign-in of an admin through the IdP (what lets it accept ID-JAGs). */
+  async recordAdminSignIn(organizationId: string, issuer: string): Promise<void> {
+    await this.providers()
+      .createQueryBuilder()
+      .update()
+      .set({ adminSignedInAt: () => 'now()' })
+      .where('organization_id = :organizationId AND issuer = :issuer AND admin_signed_in_at IS NULL', { organizationId, issuer })
+      .execute();
+  }
+
+  domains(organizationId: string, em?: EntityManager): Promise<IdentityProviderDomain[]> {
+    return this.domainRepo(em).find({ where: { organizationId }, order: { domain: 'ASC' } });
+  }
+
+  /** The organisation a verified domain belongs to, or null. */
+  async organizationOfVerifiedDomain(domain: string): Promise<string | null> {
+    const row = await this.domainRepo()
+      .createQueryBuilder('d')
+      .select('d.organizationId')
+      .where('d.domain = :domain AND d.verified_at IS NOT NULL', { domain: domain.toLowerCase() })
+      .getOne();
+    return row?.organizationId ?? null;
+  }
+}
