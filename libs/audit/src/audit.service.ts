@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'oauth_client.registered',
   'consent.approved',
   'consent.denied',
+  'grant.id_jag_exchanged',
   'grant.revoked',
   'refresh_token.reuse_detected',
   'member.added',

@@ -66,7 +66,7 @@ export class ClientRegistrationService {
       client_name: input.clientName,
       redirect_uris: input.redirectUris,
       grant_types: input.grantTypes,
-      response_types: ['code'],
+      response_types: input.grantTypes.includes('authorization_code') ? ['code'] : [],
       token_endpoint_auth_method: input.tokenEndpointAuthMethod,
     };
   }

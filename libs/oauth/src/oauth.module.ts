@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdentityModule } from '@app/identity';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
@@ -8,6 +9,7 @@ import { ClientMetadataModule } from './client-metadata/client-metadata.module';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
 import { CodeExchangeService } from './code-exchange.service';
+import { IdJagExchangeService } from './id-jag-exchange.service';
 import { ConsentDecisionService } from './consent-decision.service';
 import { ConsentViewService } from './consent-view.service';
 import { OAuthCleanupService } from './oauth-cleanup.service';
@@ -29,7 +31,7 @@ import { TokenRevocationService } from './token-revocation.service';
  * clients, consent requests, codes and organisations' client policies; grants and tokens are the credentials store's.
  */
 @Module({
-  imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule],
+  imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule, IdentityModule],
   controllers: [OAuthController, AuthorizeController, AgentGrantsController, OrganizationGrantsController, ClientPolicyController],
   providers: [
     ClientRegistrationService,
@@ -40,6 +42,7 @@ import { TokenRevocationService } from './token-revocation.service';
     TokenIssuer,
     CodeExchangeService,
     RefreshRotationService,
+    IdJagExchangeService,
     OAuthTokensService,
     TokenRevocationService,
     TokenRateLimit,

@@ -23,6 +23,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'oauth_client.registered': 'AI client registered',
   'consent.approved': 'AI client connected (consent approved)',
   'consent.denied': 'Consent denied',
+  'grant.id_jag_exchanged': 'AI client connected through the identity provider (ID-JAG)',
   'grant.revoked': 'AI client disconnected',
   'refresh_token.reuse_detected': 'Refresh token used twice',
   'client_policy.updated': 'AI client policy changed',
@@ -140,6 +141,8 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Connected AI client ${quoted(clientName(m, names))}`;
       case 'consent.denied':
         return `Refused to connect AI client ${quoted(clientName(m, names))}`;
+      case 'grant.id_jag_exchanged':
+        return `Connected AI client ${quoted(clientName(m, names))} through the identity provider ${str(m.identityProvider)} (ID-JAG ${str(m.jti)})`;
       case 'grant.revoked':
         return `Disconnected AI client ${quoted(clientName(m, names))}${GRANT_REASONS[str(m.reason)] ?? ''}`;
       case 'refresh_token.reuse_detected':
