@@ -27,6 +27,7 @@ const DATABASE_INDEPENDENT = {
   'test/openapi.e2e-spec.ts': 'the OpenAPI document, built from the code',
   'test/route-access.e2e-spec.ts': "the routes' declared access, read from the code",
   'test/test-idp.e2e-spec.ts': "the tests' identity provider against the specifications; starts no gateway",
+  'test/id-jag-two-instances.e2e-spec.ts': 'two gateways sharing one PostgreSQL (the embedded database serves one process); skipped on the embedded run',
 };
 
 /** The smoke set: file, and the part of it that runs (a test name pattern), or the whole file. */
