@@ -21,8 +21,9 @@ import { startTestIdp, TestIdp } from './helpers/test-idp';
 /**
  * Enterprise-Managed Authorization: an AI client trades an ID-JAG of the organisation's identity
  * provider (the tests' oidc-provider) at the token endpoint (the jwt-bearer grant). The IdP
- * settings are written through the identity library's directory and an admin's single sign-on
- * is recorded with `recordAdminSignIn` (what the SSO callback records).
+ * settings are saved over REST as an admin; the admin's single sign-on, which acceptIdJag needs,
+ * is recorded with `recordAdminSignIn` (what the SSO callback records), and each organisation's
+ * IdP `tenant` (learnt from the ID token at that sign-in) is written through the directory.
  */
 describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG', () => {
   let t: TestApp;
@@ -393,7 +394,8 @@ describe('Enterprise-Managed Authorization: a key the IdP rotated away', () => {
 
   it('accepts an ID-JAG signed with the new key and refuses one signed with the key rotated away', async () => {
     // A single-tenant issuer: its settings name no tenant, its ID-JAGs carry none.
-    const e = await setUpEnterprise(t, idp, { tenant: null });
+    // Set up without fetching the key set, so that the first fetch comes after the rotation.
+    const e = await setUpEnterprise(t, idp, { tenant: null, direct: true });
     const old = await signedIdJag(idp, idJagClaims(idp, t, e));
     await idp.rotateKeys();
     const fresh = await tradeIdJag(t, e.client, await signedIdJag(idp, idJagClaims(idp, t, e)));

@@ -1,9 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { IdentityLinkDirectory, IdentityProviderDirectory } from '@app/identity';
+import { connectIdentityProvider } from '../helpers/identity';
 import type { TestApp } from '../helpers/test-app';
 import { ID_JAG_TYP, ID_JAG_TYPE, ID_TOKEN_TYPE, TestIdp, TOKEN_EXCHANGE_GRANT } from '../helpers/test-idp';
 import { addMember, createOrganization, createProject, createUser } from './index';
 import { registerClient, RegisteredTestClient, tokenRequest } from './oauth';
+import { sessionFor } from './rest';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Where the AI client's own sign-in at the IdP comes back (never opened: the test reads the code from the redirect). */
@@ -29,16 +31,23 @@ export interface Enterprise {
 
 /**
  * Sets up an organisation for Enterprise-Managed Authorization against the test IdP: its IdP
- * settings (through the identity library's directory: issuer, `acceptIdJag`, the client's
- * project), an admin's SSO sign-in recorded (`recordAdminSignIn`, what the single sign-on
- * callback records), a member linked to an IdP account, and the AI client registered at both ends.
+ * settings over REST (issuer, then `acceptIdJag` and the client's project once an admin's SSO
+ * sign-in is recorded with `recordAdminSignIn`, what the single sign-on callback records), a
+ * member linked to an IdP account, and the AI client registered at both ends.
  * Each organisation gets its own `tenant` of the one test IdP unless `tenant` is given (null: none,
  * the issuer then stands for one organisation only).
  */
 export async function setUpEnterprise(
   t: TestApp,
   idp: TestIdp,
-  options: { tenant?: string | null; acceptIdJag?: boolean; adminSignedIn?: boolean; projectForClient?: 'project' | 'null' | 'absent' } = {},
+  options: {
+    tenant?: string | null;
+    acceptIdJag?: boolean;
+    adminSignedIn?: boolean;
+    projectForClient?: 'project' | 'null' | 'absent';
+    /** Write the settings through the identity directory instead of REST (no fetch of the IdP's documents). */
+    direct?: boolean;
+  } = {},
 ): Promise<Enterprise> {
   const organization = await createOrganization(t.dataSource);
   const project = await createProject(t.dataSource, organization.id);
@@ -60,23 +69,36 @@ export async function setUpEnterprise(
   await idp.addClient({ ...idpClient, redirectUris: [AI_CLIENT_REDIRECT], idJagClientId: client.client_id });
 
   const which = options.projectForClient ?? 'project';
-  await t.dataSource.transaction(async (em) => {
-    await t.app.get(IdentityProviderDirectory).save(
-      {
-        organizationId: organization.id,
-        issuer: idp.issuer,
-        tenant,
-        clientId: `gateway-sso-${randomUUID()}`,
-        clientSecret: 'sso-secret',
-        defaultRole: 'member',
-        acceptIdJag: options.acceptIdJag ?? true,
-        idJagClients: which === 'absent' ? [] : [{ clientId: client.client_id, projectId: which === 'project' ? project.id : null }],
-      },
-      em,
+  const idJagClients = which === 'absent' ? [] : [{ clientId: client.client_id, projectId: which === 'project' ? project.id : null }];
+  const directory = t.app.get(IdentityProviderDirectory);
+  const adminSignedIn = options.adminSignedIn ?? true;
+  if (options.direct) {
+    // Straight through the directory: no fetch of the IdP's discovery document and key set.
+    await t.dataSource.transaction((em) =>
+      directory.save(
+        { organizationId: organization.id, issuer: idp.issuer, clientId: 'gateway-test', clientSecret: 'sso-secret', defaultRole: 'member', acceptIdJag: options.acceptIdJag ?? true, idJagClients },
+        em,
+      ),
     );
+    if (adminSignedIn) await directory.recordAdminSignIn(organization.id, idp.issuer);
+  } else {
+    // As an admin does it: connect the IdP, sign in through it once (recorded as the SSO callback
+    // records it), then switch ID-JAGs on with the client's project.
+    const adminJwt = await sessionFor(t, admin.id);
+    await connectIdentityProvider(t, organization.id, adminJwt, { issuer: idp.issuer, acceptIdJag: false, idJagClients });
+    if (adminSignedIn) await directory.recordAdminSignIn(organization.id, idp.issuer);
+    if (adminSignedIn && (options.acceptIdJag ?? true)) {
+      await connectIdentityProvider(t, organization.id, adminJwt, { issuer: idp.issuer, acceptIdJag: true, idJagClients });
+    } else if (options.acceptIdJag ?? true) {
+      // REST refuses acceptIdJag before an admin's sign-in: the row is set as an older save would have left it.
+      await t.dataSource.transaction((em) => directory.save({ organizationId: organization.id, acceptIdJag: true }, em));
+    }
+  }
+  await t.dataSource.transaction(async (em) => {
+    // The IdP's tenant is learnt from its ID token at the SSO sign-in; written here directly.
+    if (tenant) await directory.save({ organizationId: organization.id, tenant }, em);
     await t.app.get(IdentityLinkDirectory).link(user.id, idp.issuer, sub, em);
   });
-  if (options.adminSignedIn ?? true) await t.app.get(IdentityProviderDirectory).recordAdminSignIn(organization.id, idp.issuer);
   return { organization, project, admin, person: { id: user.id, email: user.email, sub }, tenant, client, idpClient };
 }
 
