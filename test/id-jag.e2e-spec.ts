@@ -13,6 +13,7 @@ import {
 } from './factories/id-jag';
 import { registerClient, tokenRequest } from './factories/oauth';
 import { sessionFor } from './factories/rest';
+import { DashboardClient } from './helpers/dashboard';
 import { DocumentServer } from './helpers/document-server';
 import { callTool, listToolsRaw } from './helpers/mcp-raw';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -97,6 +98,9 @@ describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG'
       .auth(await sessionFor(t, e.admin.id), { type: 'bearer' })
       .expect(200);
     expect(organizations.body.items).toEqual([expect.objectContaining({ user: expect.objectContaining({ id: e.person.id }), identityProvider: { issuer: idp.issuer } })]);
+    const page = await new DashboardClient(t.baseUrl, await sessionFor(t, e.admin.id)).get(`/orgs/${e.organization.id}/clients`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`via the identity provider <code>${idp.issuer}</code> (ID-JAG)`);
     const events = await t.dataSource.query(
       `SELECT actor_type, actor_id, project_id, metadata FROM audit_events WHERE action = 'grant.id_jag_exchanged' AND organization_id = $1`,
       [e.organization.id],
