@@ -249,8 +249,9 @@ describe('Test identity provider', () => {
     expect(decodeJwt(String(second.body.access_token))).not.toHaveProperty('scope');
   });
 
-  it("answers the MCP SDK client's token exchange request (client_secret_post, discovery from the issuer)", async () => {
-    const { tokens } = await signIn('ai-client', 'ai-secret');
+  it("answers the MCP SDK client's token exchange request (client_secret_post, discovery from the issuer) with an ID token from obtainTokens", async () => {
+    const tokens = await idp.obtainTokens({ clientId: 'ai-client', clientSecret: 'ai-secret', sub: 'alice-sub' });
+    expect(decodeJwt(tokens.id_token)).toMatchObject({ aud: 'ai-client', sub: 'alice-sub', nonce: tokens.nonce });
     const result = await discoverAndRequestJwtAuthGrant({
       idpUrl: idp.issuer,
       audience: AS_ISSUER,

@@ -41,7 +41,7 @@
  *   `exchangeJwtAuthGrant({ tokenEndpoint, jwtAuthGrant, clientId, clientSecret, authMethod })` does
  *   that step alone (client_secret_basic by default).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import {
@@ -87,6 +87,15 @@ export interface TestIdpClient {
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
 }
 
+export interface IdpTokens {
+  id_token: string;
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+  nonce: string;
+}
+
 export type JwtHeader = Record<string, unknown>;
 /** Changes claims/header in place (or returns new claims). */
 export type JwtPatch = (claims: JWTPayload & Record<string, unknown>, header: JwtHeader) => void | Record<string, unknown>;
@@ -99,6 +108,11 @@ export interface TestIdp {
   setAccount(sub: string, account: TestIdpAccount): void;
   /** Performs the IdP side of an authorization request; returns the redirect to the relying party. */
   signInWithoutBrowser(authorizeUrl: string, sub: string): Promise<string>;
+  /**
+   * The whole code flow with PKCE for a client of this IdP (its first redirect URI, never
+   * contacted), as an AI client signing its person in: the token response, with the nonce sent.
+   */
+  obtainTokens(request: { clientId: string; clientSecret: string; sub: string; scope?: string }): Promise<IdpTokens>;
   rotateKeys(): Promise<void>;
   /** Kid of the current signing key (the only one in the JWKS). */
   currentKid(): string;
@@ -169,6 +183,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
   const idJagTtl = options.idJagTtl ?? 300;
   const accounts = new Map<string, TestIdpAccount>();
   const idJagClientIds = new Map<string, string>();
+  const redirectUris = new Map<string, string[]>();
   const adapter = createMemoryAdapter(0); // shared by every provider instance: survives key rotation
   const cookieKeys = [randomBytes(32).toString('base64url')];
   const foreignKey = await newSigningKey('foreign');
@@ -376,6 +391,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
     issuer,
     async addClient(client) {
       if (client.idJagClientId) idJagClientIds.set(client.clientId, client.idJagClientId);
+      redirectUris.set(client.clientId, client.redirectUris ?? []);
       await provider.Client.adapter.upsert(client.clientId, {
         client_id: client.clientId,
         client_secret: client.clientSecret,
@@ -432,6 +448,41 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
         throw new Error(`test identity provider: sign-in stopped with ${res.status} at ${new URL(url).pathname}: ${said}`);
       }
       throw new Error('test identity provider: sign-in did not come back to the relying party');
+    },
+    async obtainTokens({ clientId, clientSecret, sub, scope = 'openid email profile' }) {
+      const redirectUri = redirectUris.get(clientId)?.[0];
+      if (!redirectUri) throw new Error(`test identity provider: client ${clientId} has no redirect URI`);
+      const verifier = randomBytes(32).toString('base64url');
+      const nonce = randomBytes(12).toString('base64url');
+      const authorize = new URL(`${issuer}/auth`);
+      authorize.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope,
+        state: randomBytes(12).toString('base64url'),
+        nonce,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      }).toString();
+      const back = new URL(await idp.signInWithoutBrowser(authorize.href, sub));
+      const code = back.searchParams.get('code');
+      if (!code) throw new Error(`test identity provider: no code (${back.searchParams.get('error_description') ?? back.search})`);
+      const res = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          code_verifier: verifier,
+          client_id: clientId,
+          client_secret: clientSecret,
+        }),
+      });
+      const body = (await res.json()) as Omit<IdpTokens, 'nonce'> & { error_description?: string };
+      if (res.status !== 200) throw new Error(`test identity provider: token request refused (${body.error_description})`);
+      return { ...body, nonce };
     },
     async rotateKeys() {
       signingKey = await newSigningKey('idp');
