@@ -10,36 +10,48 @@
  *   `input[name=login]` and clicks `button[type=submit]`. `signInWithoutBrowser` does the same over
  *   plain HTTP and returns the redirect to the relying party (with `code` and `state`), unfollowed.
  * - Token exchange (RFC 8693) issuing ID-JAGs (IETF draft "Identity Assertion JWT Authorization
- *   Grant", MCP extension "Enterprise-Managed Authorization").
+ *   Grant", MCP extension "Enterprise-Managed Authorization") to an authenticated client:
+ *   `subject_token` must be an ID token of this IdP for that client, signed by the current key and
+ *   unexpired; `audience` and `resource` are required (the extension requires `resource`). The
+ *   ID-JAG (header `typ` oauth-id-jag+jwt, current key): iss, sub, aud = audience, client_id (the
+ *   client's `idJagClientId`, else its id), jti, iat, exp (+300 s), resource, scope (as requested),
+ *   tenant and email (from the account). Refusals: 400 `invalid_request` / `invalid_grant` with a
+ *   description naming the problem, 401 `invalid_client`.
  *
  * How the MCP SDK v2 client does Enterprise-Managed Authorization (`@modelcontextprotocol/client`
- * 2.4, `import { CrossAppAccessProvider, discoverAndRequestJwtAuthGrant, requestJwtAuthorizationGrant }
- * from '@modelcontextprotocol/client'`):
+ * 2.4; checked by running it against this IdP and a recording authorization server):
  *
- *   new CrossAppAccessProvider({
+ *   import { CrossAppAccessProvider, discoverAndRequestJwtAuthGrant, StreamableHTTPClientTransport }
+ *     from '@modelcontextprotocol/client';
+ *   const authProvider = new CrossAppAccessProvider({
  *     clientId, clientSecret,          // the client at OUR authorization server (confidential)
  *     expectedIssuer: gatewayIssuer,   // must equal our AS metadata `issuer` (credentials go nowhere else)
  *     assertion: async (ctx) => (await discoverAndRequestJwtAuthGrant({
- *       idpUrl: idp.issuer, idToken, clientId: idpClientId, clientSecret: idpClientSecret,
+ *       idpUrl: idp.issuer, idToken,   // e.g. (await idp.obtainTokens({ clientId: idpClientId, ... })).id_token
+ *       clientId: idpClientId, clientSecret: idpClientSecret,   // the client at the IdP
  *       audience: ctx.authorizationServerUrl, resource: ctx.resourceUrl, scope: ctx.scope,
  *       fetchFn: ctx.fetchFn,
  *     })).jwtAuthGrant,
- *   })                                  // then: new StreamableHTTPClientTransport(url, { authProvider })
+ *   });
+ *   new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), { authProvider });  // or auth(authProvider, { serverUrl })
  *
- * - Token exchange at the IdP (`requestJwtAuthorizationGrant`): POST form to the IdP's token
- *   endpoint (discovered from `/.well-known/oauth-authorization-server`, then
- *   `/.well-known/openid-configuration`) with grant_type token-exchange, requested_token_type id-jag,
- *   audience (our AS issuer URL as discovered through the protected resource metadata), resource (our
- *   MCP resource URL), subject_token (the ID token), subject_token_type id_token, `client_id` and
- *   `client_secret` IN THE BODY (client_secret_post), `scope` if any. It requires `issued_token_type`
- *   = id-jag and `access_token` in the answer. The endpoint must be https or loopback.
- * - At our AS (`auth()` on a 401, after RFC 9728 discovery): POST grant_type
- *   `urn:ietf:params:oauth:grant-type:jwt-bearer`, `assertion` (the ID-JAG), `scope` if any and
- *   `resource` (our MCP resource URL); client authentication chosen from our metadata's
- *   `token_endpoint_auth_methods_supported`: client_secret_basic when listed (or when the list is
- *   absent), else client_secret_post. No registration, no redirect.
- *   `exchangeJwtAuthGrant({ tokenEndpoint, jwtAuthGrant, clientId, clientSecret, authMethod })` does
- *   that step alone (client_secret_basic by default).
+ * - On the MCP endpoint's 401, `auth()` reads our protected resource metadata (RFC 9728), then our
+ *   AS metadata. It calls `assertion` with authorizationServerUrl = our AS metadata's `issuer`
+ *   (exactly, no slash added), resourceUrl = the metadata's `resource`, scope = the 401's
+ *   WWW-Authenticate `scope`, else the resource metadata's `scopes_supported` joined by spaces.
+ * - Token exchange at the IdP (`requestJwtAuthorizationGrant`, after discovery from
+ *   `/.well-known/oauth-authorization-server`, falling back to `/.well-known/openid-configuration`):
+ *   form POST with grant_type token-exchange, requested_token_type id-jag, audience, resource,
+ *   subject_token (the ID token), subject_token_type id_token, `client_id` and `client_secret` IN
+ *   THE BODY (client_secret_post), `scope` if any. It needs `issued_token_type` = id-jag and
+ *   `access_token`; an error answer becomes `Error('Token exchange failed: <error> - <description>')`.
+ *   Endpoints must be https or loopback (127.0.0.1, localhost, ::1).
+ * - Then at our token endpoint: form POST grant_type `urn:ietf:params:oauth:grant-type:jwt-bearer`,
+ *   `assertion` (the ID-JAG), `scope` (as above) and `resource` (our MCP resource URL), with
+ *   client_secret_basic (Authorization: Basic) when our metadata's
+ *   `token_endpoint_auth_methods_supported` lists it or is absent, else client_secret_post. No
+ *   registration, no redirect, no refresh token expected. `exchangeJwtAuthGrant({ tokenEndpoint,
+ *   jwtAuthGrant, clientId, clientSecret, authMethod })` does that step alone (basic by default).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
