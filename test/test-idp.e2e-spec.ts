@@ -105,6 +105,19 @@ describe('Test identity provider', () => {
     );
   });
 
+  it('serves a patched discovery document for tests of a misconfigured provider', async () => {
+    const other = await startTestIdp();
+    try {
+      other.patchDiscovery({ code_challenge_methods_supported: ['plain'], jwks_uri: undefined });
+      const document = (await (await fetch(`${other.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+      expect(document.code_challenge_methods_supported).toEqual(['plain']);
+      expect(document).not.toHaveProperty('jwks_uri');
+      expect(document.issuer).toBe(other.issuer);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('signs a person in with the authorization code and PKCE; the ID token verifies with the JWKS and carries nonce, email, name, groups and tenant', async () => {
     for (const auth of ['basic', 'post'] as const) {
       const { tokens, nonce } = await signIn('gateway-sso', 'sso-secret', auth);

@@ -115,8 +115,11 @@ export type JwtPatch = (claims: JWTPayload & Record<string, unknown>, header: Jw
 export type SigningChoice = 'current' | 'foreign' | 'none' | 'hs256';
 
 export interface TestIdp {
+  /** `http://127.0.0.1:PORT`; endpoints: `/auth`, `/token`, `/jwks`, `/me`, discovery at `/.well-known/openid-configuration`. */
   issuer: string;
+  /** Registers a confidential client (authorization code when it has redirect URIs, and the token exchange). */
   addClient(client: TestIdpClient): Promise<void>;
+  /** Creates or replaces the account with this subject (its claims are read at each sign-in). */
   setAccount(sub: string, account: TestIdpAccount): void;
   /** Performs the IdP side of an authorization request; returns the redirect to the relying party. */
   signInWithoutBrowser(authorizeUrl: string, sub: string): Promise<string>;
@@ -125,12 +128,19 @@ export interface TestIdp {
    * contacted), as an AI client signing its person in: the token response, with the nonce sent.
    */
   obtainTokens(request: { clientId: string; clientSecret: string; sub: string; scope?: string }): Promise<IdpTokens>;
+  /** A new signing key (new kid) becomes current; the old one leaves the JWKS. */
   rotateKeys(): Promise<void>;
   /** Kid of the current signing key (the only one in the JWKS). */
   currentKid(): string;
+  /** The next token response's `id_token` is re-signed (with `key`, default the current one) after `patch`. */
   tamperNextIdToken(patch: JwtPatch, key?: SigningChoice): void;
+  /** The next ID-JAG is signed (with `key`) after `patch` of its claims and header. */
   tamperNextIdJag(patch: JwtPatch, key?: SigningChoice): void;
+  /** A raw JWT: header `alg` (and `kid` for RSA keys) set from `key` unless `header` gives them. */
   signJwt(claims: Record<string, unknown>, header?: JwtHeader, options?: { key?: SigningChoice; secret?: string }): Promise<string>;
+  /** Fields that replace the discovery document's from now on (`undefined` removes one), e.g. no S256. */
+  patchDiscovery(fields: Record<string, unknown>): void;
+  /** Closes the server and its connections. */
   stop(): Promise<void>;
 }
 
@@ -198,10 +208,11 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
   const redirectUris = new Map<string, string[]>();
   const adapter = createMemoryAdapter(0); // shared by every provider instance: survives key rotation
   const cookieKeys = [randomBytes(32).toString('base64url')];
-  const foreignKey = await newSigningKey('foreign');
+  let foreignKey: Promise<SigningKey> | undefined; // made when first used: RSA key generation is slow
   let signingKey = await newSigningKey('idp');
   let idTokenTamper: { patch: JwtPatch; key: SigningChoice } | undefined;
   let idJagTamper: { patch: JwtPatch; key: SigningChoice } | undefined;
+  let discoveryPatch: Record<string, unknown> = {};
   let provider: ProviderClass;
   let handle: (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -231,7 +242,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
       const hmac = new TextEncoder().encode(secret ?? randomBytes(32).toString('hex'));
       return new SignJWT(claims).setProtectedHeader({ ...header, alg: 'HS256' }).sign(hmac);
     }
-    const k = key === 'foreign' ? foreignKey : signingKey;
+    const k = key === 'foreign' ? await (foreignKey ??= newSigningKey('foreign')) : signingKey;
     return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: k.kid, ...header }).sign(k.privateKey);
   }
 
@@ -386,6 +397,10 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
     ]);
     instance.use(async (ctx, next) => {
       await next();
+      if (ctx.path === '/.well-known/openid-configuration' && ctx.status === 200) {
+        const document: Record<string, unknown> = { ...(ctx.body as Record<string, unknown>), ...discoveryPatch };
+        ctx.body = Object.fromEntries(Object.entries(document).filter(([, v]) => v !== undefined));
+      }
       const body = ctx.body as { id_token?: string } | undefined;
       if (ctx.method === 'POST' && ctx.path === '/token' && ctx.status === 200 && body?.id_token && idTokenTamper) {
         const change = idTokenTamper;
@@ -508,6 +523,9 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
       idJagTamper = { patch, key };
     },
     signJwt,
+    patchDiscovery(fields) {
+      discoveryPatch = { ...discoveryPatch, ...fields };
+    },
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
