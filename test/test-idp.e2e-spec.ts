@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { discoverAndRequestJwtAuthGrant } from '@modelcontextprotocol/client';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { ID_JAG_TYP, ID_JAG_TYPE, ID_TOKEN_TYPE, startTestIdp, TestIdp, TOKEN_EXCHANGE_GRANT } from './helpers/test-idp';
@@ -103,6 +105,13 @@ describe('Test identity provider', () => {
     expect(discovery.claims_supported).toEqual(
       expect.arrayContaining(['sub', 'email', 'email_verified', 'name', 'groups', 'tenant']),
     );
+  });
+
+  it('imports nothing from the service: only Node, jose and oidc-provider', () => {
+    const source = readFileSync(join(__dirname, 'helpers', 'test-idp.ts'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+    const imported = [...source.matchAll(/(?:from |import\()'([^']+)'/g)].map((m) => m[1]);
+    expect(imported.length).toBeGreaterThan(0);
+    expect(imported.filter((m) => !/^(node:|jose$|oidc-provider(\/|$))/.test(m))).toEqual([]);
   });
 
   it('serves a patched discovery document for tests of a misconfigured provider', async () => {
