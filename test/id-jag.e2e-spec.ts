@@ -14,6 +14,7 @@ import {
 import { registerClient, tokenRequest } from './factories/oauth';
 import { sessionFor } from './factories/rest';
 import { DashboardClient } from './helpers/dashboard';
+import { connectIdentityProvider } from './helpers/identity';
 import { DocumentServer } from './helpers/document-server';
 import { callTool, listToolsRaw } from './helpers/mcp-raw';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -370,6 +371,51 @@ describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG'
       'The person is not a member of the organisation whose identity provider issued the ID-JAG',
       f.client,
     );
+  });
+
+  it("trades with a confidential client an admin created for the organisation (its secret shown once)", async () => {
+    const f = await setUpEnterprise(t, idp);
+    const created = await request(t.baseUrl)
+      .post(`/api/organizations/${f.organization.id}/oauth-clients`)
+      .auth(await sessionFor(t, f.admin.id), { type: 'bearer' })
+      .send({ clientName: 'Claude for the company' })
+      .expect(201);
+    expect(created.body).toEqual({
+      clientId: expect.any(String),
+      clientSecret: expect.stringMatching(/^dgs_/),
+      clientName: 'Claude for the company',
+      grantTypes: [JWT_BEARER],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      createdAt: expect.any(String),
+    });
+    const [row] = await t.dataSource.query('SELECT client_secret_hash, redirect_uris FROM oauth_clients WHERE client_id = $1', [created.body.clientId]);
+    expect(row).toEqual({ client_secret_hash: expect.not.stringContaining(created.body.clientSecret), redirect_uris: [] });
+    const [event] = await t.dataSource.query(`SELECT organization_id, actor_id, metadata::text AS m FROM audit_events WHERE action = 'oauth_client.registered' AND target_id = $1`, [
+      created.body.clientId,
+    ]);
+    expect(event).toMatchObject({ organization_id: f.organization.id, actor_id: f.admin.id });
+    expect(event.m).not.toContain(created.body.clientSecret);
+
+    await connectIdentityProvider(t, f.organization.id, await sessionFor(t, f.admin.id), {
+      issuer: idp.issuer,
+      acceptIdJag: true,
+      idJagClients: [{ clientId: created.body.clientId, projectId: f.project.id }],
+    });
+    const client = { client_id: created.body.clientId as string, client_secret: created.body.clientSecret as string };
+    const res = await tradeIdJag(t, client, await signedIdJag(idp, idJagClaims(idp, t, { ...f, client: { ...f.client, ...client } })));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+
+    const byMember = await request(t.baseUrl)
+      .post(`/api/organizations/${f.organization.id}/oauth-clients`)
+      .auth(await sessionFor(t, f.person.id), { type: 'bearer' })
+      .send({ clientName: 'Mine' });
+    expect(byMember.status).toBe(403);
+    const unnamed = await request(t.baseUrl)
+      .post(`/api/organizations/${f.organization.id}/oauth-clients`)
+      .auth(await sessionFor(t, f.admin.id), { type: 'bearer' })
+      .send({ clientName: '  ' });
+    expect(unnamed.status).toBe(400);
   });
 
   it('asks for the assertion, and refuses one sent twice', async () => {

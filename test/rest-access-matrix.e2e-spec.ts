@@ -177,6 +177,11 @@ const ROWS: Row[] = [
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'POST /api/organizations/:orgId/oauth-clients',
+    call: async (_t, team) => ({ method: 'post', path: `${org(team)}/oauth-clients`, body: { clientName: 'Enterprise AI client' } }),
+    expected: '201 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'GET /api/organizations/:orgId/identity-provider',
     call: async (t, team) => ({ method: 'get', path: await freshIdentityProvider(t, team) }),
     expected: '200 403 404 403 403 404 403 401 401 401',

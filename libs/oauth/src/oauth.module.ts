@@ -18,6 +18,7 @@ import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
 import { OAuthTokensService } from './oauth-tokens.service';
+import { OrganizationClientsController } from './organization-clients.controller';
 import { OrganizationGrantsController } from './organization-grants.controller';
 import { OAuthStoreModule } from './store/oauth-store.module';
 import { RefreshRotationService } from './refresh-rotation.service';
@@ -32,7 +33,7 @@ import { TokenRevocationService } from './token-revocation.service';
  */
 @Module({
   imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule, IdentityModule],
-  controllers: [OAuthController, AuthorizeController, AgentGrantsController, OrganizationGrantsController, ClientPolicyController],
+  controllers: [OAuthController, AuthorizeController, AgentGrantsController, OrganizationGrantsController, OrganizationClientsController, ClientPolicyController],
   providers: [
     ClientRegistrationService,
     OAuthClientsService,
