@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { idJagClaims, setUpEnterprise, signedIdJag, tradeIdJag } from './factories/id-jag';
 import { ClonedDatabase, cloneTemplateDatabase } from './helpers/template-database';
@@ -27,7 +28,12 @@ const onPostgres = testDatabaseKind() === 'postgres';
     if (!postgres) throw new Error('the PostgreSQL run has no server');
     idp = await startTestIdp();
     database = await cloneTemplateDatabase(postgres.port, 'idjag');
-    const shared = { DATABASE_URL: database.url, IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true', REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000' };
+    const shared = {
+      DATABASE_URL: database.url,
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true',
+      REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000',
+    };
     a = await startTestApp(shared);
     // Behind one load balancer both answer for one public URL: the same issuer and resource.
     b = await startTestApp({ ...shared, BASE_URL: a.baseUrl });
