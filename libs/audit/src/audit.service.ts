@@ -34,6 +34,9 @@ export const AUDIT_ACTIONS = [
   'password.changed',
   'api_key.handed_over',
   'client_policy.updated',
+  'identity_provider.updated',
+  'identity_provider.removed',
+  'identity_provider.domain_verified',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */
