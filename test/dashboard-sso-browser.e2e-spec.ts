@@ -98,7 +98,8 @@ describeBrowser('the Single sign-on page in a real browser (Debian Chromium)', (
       await page.getByLabel('Client ID of client 1').fill('https://assistant.example/oauth/client.json');
       await page.getByLabel('Project of client 1').selectOption({ label: 'Website relaunch' });
       expect(await page.getByLabel('Accept identity assertions (ID-JAG) from this identity provider').isDisabled()).toBe(true);
-      await page.getByRole('button', { name: 'Save AI clients' }).click();
+      // Enter in a field saves (the form's default button), it does not add a row.
+      await page.getByLabel('Client ID of client 1').press('Enter');
       await page.getByText('AI client settings saved.').waitFor();
       expect(await page.getByLabel('Client ID of client 1').inputValue()).toBe('https://assistant.example/oauth/client.json');
       expect(await page.getByLabel('Project of client 1').locator('option:checked').textContent()).toBe('Website relaunch');

@@ -75,6 +75,13 @@ export function idJagFormOf(settings: IdentityProviderView | null): IdJagForm {
   };
 }
 
+/**
+ * The first submit button of a form with "Add a … row" buttons: Enter in a text field presses the
+ * form's first submit button, which must save, not add a row. Hidden from sight and from
+ * assistive technology (they use the visible Save button).
+ */
+const DEFAULT_SUBMIT = html`<button type="submit" class="visually-hidden" tabindex="-1" aria-hidden="true">Save</button>`;
+
 export function ssoPath(orgId: string): string {
   return sectionPath(orgId, 'single-sign-on');
 }
@@ -165,6 +172,7 @@ function settingsCard(ctx: DashboardContext, settings: IdentityProviderView | nu
 ${errors.form ? html`<p class="error" role="alert" id="sso-settings-form-error">${errors.form}</p>` : ''}
 <form method="post" action="${ssoPath(orgId)}" novalidate>
 ${csrfField(ctx)}
+${DEFAULT_SUBMIT}
 <label for="sso-issuer">Issuer</label>
 <p class="hint" id="sso-issuer-hint">The identity provider's issuer URL, such as <code>https://your-org.okta.com</code> or <code>https://login.microsoftonline.com/&lt;tenant id&gt;/v2.0</code>. Its discovery document and key set are read when you save.</p>
 ${fieldError('sso-issuer', errors.issuer)}
@@ -246,6 +254,7 @@ ${choices.query ? html`<p class="hint">The project lists below show the projects
 ${errors.form ? html`<p class="error" role="alert" id="sso-id-jag-form-error">${errors.form}</p>` : ''}
 <form method="post" action="${ssoPath(orgId)}/id-jag" novalidate>
 ${csrfField(ctx)}
+${DEFAULT_SUBMIT}
 <fieldset>
 <legend>Accept ID-JAG</legend>
 <label class="choice"><input type="checkbox" id="sso-accept-id-jag" name="acceptIdJag" value="true" aria-describedby="sso-accept-desc${errors.acceptIdJag ? ' sso-accept-error' : ''}"${
