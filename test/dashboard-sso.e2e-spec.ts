@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { IdentityProviderDirectory } from '@app/identity';
-import { createProject } from './factories';
+import { createProject, createProjectsInBulk } from './factories';
 import { dashboardOrganization, DashboardOrganization } from './helpers/dashboard';
 import { FakeTxtRecords, identityProviderPath, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -236,6 +236,21 @@ describe('the dashboard: Single sign-on (the organisation identity provider)', (
     expect((await restSettings(org).expect(200)).body).toMatchObject({ acceptIdJag: true, idJagClients: [{ clientId: metadataClient, projectId: website.id }] });
     // The other settings and the secret are kept.
     expect(await t.app.get(IdentityProviderDirectory).clientSecretOf(org.organization.id)).toBe(SECRET);
+  });
+
+  it('offers 25 projects at a time in the client rows, with the next ones behind "More projects"', async () => {
+    const org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    await createProjectsInBulk(t.dataSource, org.organization.id, 30, 'Bulk project');
+    await connect(org);
+    const first = await org.admin.page.get(ssoPath(org));
+    expect(first.text.match(/>Bulk project \d+<\/option>/g)).toHaveLength(25);
+    const more = /<a href="([^"]+)" rel="next">More projects<\/a>/.exec(first.text);
+    expect(more?.[1]).toContain('projectCursor=');
+    const next = await org.admin.page.get(more![1].replace(/&amp;/g, '&'));
+    expect(next.status).toBe(200);
+    expect(next.text.match(/>Bulk project \d+<\/option>/g)).toHaveLength(5);
+    expect(next.text).toContain('>First matches</a>');
+    expect((await org.admin.page.get(`${ssoPath(org)}?projectCursor=made-up`)).status).toBe(400);
   });
 
   it('adds an empty row without saving, and asks for the secret again rather than sending it back', async () => {
