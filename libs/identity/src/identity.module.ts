@@ -4,6 +4,8 @@ import { IDENTITY_ENTITIES } from './entities';
 import { IdentityLinkDirectory } from './identity-links.directory';
 import { IdentityProviderDirectory } from './identity-provider.directory';
 import { IdpMetadata } from './idp-metadata.service';
+import { IdpTokenEndpoint } from './idp-token-endpoint.service';
+import { SsoRouting } from './sso-routing.service';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -12,7 +14,7 @@ import { IdpMetadata } from './idp-metadata.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES])],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdpTokenEndpoint, SsoRouting],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdpTokenEndpoint, SsoRouting],
 })
 export class IdentityModule {}

@@ -36,6 +36,9 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'password_reset.used': 'Password reset',
   'password.changed': 'Password changed',
   'organization.created': 'Organisation created',
+  'sso.sign_in': 'Signed in with single sign-on',
+  'sso.linked': 'Account linked to single sign-on',
+  'sso.account_created': 'Account created by single sign-on',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */
@@ -49,7 +52,7 @@ export const ACTION_GROUPS: { label: string; actions: { value: string; label: st
   { label: 'Service keys and project tokens', prefix: ['service_key.', 'project_token.'] },
   { label: 'API keys', prefix: ['api_key.'] },
   { label: 'AI clients', prefix: ['consent.', 'grant.', 'refresh_token.', 'client_policy.', 'oauth_client.'] },
-  { label: 'People', prefix: ['member.', 'invitation.', 'password_reset.', 'organization.'] },
+  { label: 'People', prefix: ['member.', 'invitation.', 'password_reset.', 'organization.', 'sso.'] },
 ].map((group) => ({
   label: group.label,
   actions: (Object.keys(ACTION_LABELS) as KnownAction[])
