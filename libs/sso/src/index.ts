@@ -1,3 +1,4 @@
+export * from './dto/identity-provider.dto';
 export * from './id-token.verifier';
 export * from './roles-from-groups';
 export * from './sso-sign-in.service';
