@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { IdentityProviderDomain, IdentityProviderRecord, ProvisionedUser } from './entities';
@@ -8,16 +9,17 @@ export interface SsoRoute {
   issuer: string;
 }
 
-/** The domain of an email (lower case, no trailing dot), or null when it has none. */
+/** The domain of an email as claimed domains are stored (lower case, no trailing dot, ASCII form), or null when it has none. */
 export function emailDomain(email: string): string | null {
   const at = email.lastIndexOf('@');
   if (at <= 0 || at === email.length - 1) return null;
-  const domain = email
+  const raw = email
     .slice(at + 1)
     .trim()
     .toLowerCase()
     .replace(/\.$/, '');
-  return domain.length > 0 && domain.length <= 253 ? domain : null;
+  const domain = raw.length > 0 && raw.length <= 253 ? domainToASCII(raw) : '';
+  return domain || null;
 }
 
 /**
