@@ -190,6 +190,14 @@ describe('Single sign-on: signing in through the organisation identity provider'
       'it was issued to another client (aud)',
     ],
     [
+      'several audiences and no azp',
+      (c) => {
+        c.aud = [TEST_IDP_CLIENT_ID, 'another-client'];
+      },
+      'current',
+      'it was issued to another client (azp)',
+    ],
+    [
       'a wrong nonce',
       (c) => {
         c.nonce = 'not-this-sign-in';
