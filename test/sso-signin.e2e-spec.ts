@@ -289,6 +289,25 @@ describe('Single sign-on: signing in through the organisation identity provider'
     const offered = await (await get(`/login?${new URLSearchParams({ email: `x@${domain}`, next: '/orgs' })}`)).text();
     expect(offered).toContain(`href="/auth/sso/start?email=x%40${domain}&amp;next=%2Forgs"`);
     expect(offered).toContain('Continue with single sign-on');
+
+    // The sign-in form's "Continue with single sign-on" button: on to /auth/sso/start for a claimed
+    // domain, the form again with the sentence for any other email.
+    const form = await get('/login?next=%2Forgs');
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(await form.text())![1];
+    const cookie = `ag_login_csrf=${cookiesOf(form).get('ag_login_csrf')}`;
+    const post = (email: string) =>
+      fetch(`${t.baseUrl}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email, password: '', next: '/orgs', csrf_token: csrf, sso: 'continue' }),
+      });
+    const routed = await post(`x@${domain}`);
+    expect(routed.status).toBe(303);
+    expect(routed.headers.get('location')).toBe(`/auth/sso/start?email=x%40${domain}&next=%2Forgs`);
+    const notRouted = await post(`pat@${pending}`);
+    expect(notRouted.status).toBe(400);
+    expect(await notRouted.text()).toContain('This email address is not set up for single sign-on. Sign in with your password.');
   });
 
   it('gives an IdP asserting the email of a password account of another organisation nothing', async () => {
