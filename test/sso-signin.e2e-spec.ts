@@ -332,6 +332,23 @@ describe('Single sign-on: signing in through the organisation identity provider'
     expect(unverified.text).toContain('email_verified is not true');
   });
 
+  it('does not let a person linked through an issuer another organisation also uses into that organisation', async () => {
+    // Org C connects the same issuer (a cloud IdP serves many organisations) with its own domain.
+    const orgC = await signupOverHttp(t);
+    const domainC = testDomain('c');
+    await connectWithVerifiedDomains(t, orgC.organization.id, orgC.accessToken, { issuer: idp.issuer, emailDomains: [domainC] });
+    const email = `lin-${randomUUID().slice(0, 6)}@${domain}`;
+    idp.setAccount('lin-sub', { email, email_verified: true, name: 'Lin Linked' });
+    const first = await signIn(email, 'lin-sub');
+    const userId = (await me(first.session!)).user.id;
+    // Started for org C's domain, signed in at the IdP as the person of org A.
+    const crossed = await signIn(`someone@${domainC}`, 'lin-sub');
+    expect(crossed.res.status).toBe(403);
+    expect(crossed.session).toBeUndefined();
+    expect(crossed.text).toContain('is not a verified domain of this organisation');
+    expect(await roleIn(orgC.organization.id, userId)).toBeNull();
+  });
+
   it('links an existing password account only after its password and a confirmation', async () => {
     // An account made with a password, a member of another organisation only.
     const elsewhere = await signupOverHttp(t);
