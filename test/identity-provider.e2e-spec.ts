@@ -67,9 +67,16 @@ describe('identity-provider settings', () => {
   let docs: DocumentServer;
   let signingKey: Record<string, unknown>;
   const txt = new FakeTxtRecords();
+  // The service logs at debug level into this buffer (its log lines go to stdout and stderr), so a test can look for a secret in them.
+  const logs: string[] = [];
+  const streams = [process.stdout, process.stderr];
+  const writes = streams.map((stream) => stream.write);
 
   beforeAll(async () => {
-    t = await startTestApp({ IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true' }, { providers: [txt.provider] });
+    for (const stream of streams) {
+      stream.write = ((chunk: string | Uint8Array) => (logs.push(String(chunk)), true)) as typeof stream.write;
+    }
+    t = await startTestApp({ IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'debug' }, { providers: [txt.provider] });
     idp = await startTestIdp();
     docs = await DocumentServer.start();
     const { publicKey } = await generateKeyPair('RS256', { extractable: true });
@@ -79,6 +86,7 @@ describe('identity-provider settings', () => {
     await docs?.close();
     await idp?.stop();
     await t?.close();
+    streams.forEach((stream, i) => (stream.write = writes[i]));
   });
 
   const put = (jwt: string, orgId: string, body: object) =>
@@ -117,7 +125,7 @@ describe('identity-provider settings', () => {
     return issuer;
   }
 
-  it('connects an identity provider: the settings are shown without the client secret, which no answer or audit event carries', async () => {
+  it('connects an identity provider: the settings are shown without the client secret, which no answer, audit event or log line carries', async () => {
     const { organization, admin } = await createTeam(t);
     const secret = `idp-secret-${randomUUID()}`;
     const domain = testDomain();
@@ -179,6 +187,10 @@ describe('identity-provider settings', () => {
     expect(events[0].metadata).toMatchObject({ created: true, issuer: idp.issuer, clientSecretChanged: true, domainsAdded: [domain] });
     expect(events[1].metadata).toMatchObject({ created: false, clientSecretChanged: false, domainsAdded: [] });
     expect(JSON.stringify(events)).not.toContain(secret);
+    await new Promise((resolve) => setImmediate(resolve));
+    const logged = logs.join('');
+    expect(logged).toContain('identity-provider');
+    expect(logged).not.toContain(secret);
   });
 
   it('refuses settings the sign-in could not use, with a 400 that names what is wrong; nothing is saved', async () => {
@@ -238,6 +250,22 @@ describe('identity-provider settings', () => {
     expect(invalidBody.body.message).toEqual(expect.arrayContaining(['requireSso must be true or false', 'property extra should not exist']));
     await get(admin.jwt, organization.id).expect(404);
     expect(await auditOf(organization.id)).toEqual([]);
+  });
+
+  it('two first saves at once: each is saved whole or refused with 409, never a 500', async () => {
+    const { organization, admin } = await createTeam(t);
+    const [first, second] = [testDomain(), testDomain()];
+    const answers = await Promise.all(
+      [first, second].map((domain) => put(admin.jwt, organization.id, identityProviderSettings({ issuer: idp.issuer, emailDomains: [domain] }))),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect([['200', '200'], ['200', '409']]).toContainEqual(statuses.map(String));
+    for (const refused of answers.filter((a) => a.status === 409)) expect(refused.body.code).toBe('identity_provider_changed');
+    const last = (await get(admin.jwt, organization.id).expect(200)).body;
+    expect(last.emailDomains).toHaveLength(1);
+    const updates = (await auditOf(organization.id)).filter((e) => e.action === 'identity_provider.updated');
+    expect(updates).toHaveLength(answers.filter((a) => a.status === 200).length);
+    expect(updates[updates.length - 1].metadata.emailDomains).toEqual(last.emailDomains);
   });
 
   it('refuses public mail domains', async () => {

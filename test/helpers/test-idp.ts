@@ -218,8 +218,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
 
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const interaction = /^\/interaction\/([^/]+)$/.exec(path);
-    if (interaction) {
+    if (/^\/interaction\/[^/]+$/.test(path)) {
       loginInteraction(req, res).catch((err: unknown) => {
         res.statusCode = 400;
         res.setHeader('content-type', 'text/plain');
