@@ -37,6 +37,9 @@ export const AUDIT_ACTIONS = [
   'identity_provider.updated',
   'identity_provider.removed',
   'identity_provider.domain_verified',
+  'sso.sign_in',
+  'sso.linked',
+  'sso.account_created',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */

@@ -9,3 +9,5 @@ export * from './identity-provider-settings.service';
 export * from './domain-txt-resolver';
 export * from './email-domains';
 export { PUBLIC_EMAIL_DOMAINS } from './public-email-domains';
+export * from './idp-token-endpoint.service';
+export * from './sso-routing.service';

@@ -39,6 +39,9 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'identity_provider.updated': 'Single sign-on settings changed',
   'identity_provider.removed': 'Single sign-on disconnected',
   'identity_provider.domain_verified': 'Email domain verified',
+  'sso.sign_in': 'Signed in with single sign-on',
+  'sso.linked': 'Account linked to single sign-on',
+  'sso.account_created': 'Account created by single sign-on',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */
@@ -53,7 +56,7 @@ export const ACTION_GROUPS: { label: string; actions: { value: string; label: st
   { label: 'API keys', prefix: ['api_key.'] },
   { label: 'AI clients', prefix: ['consent.', 'grant.', 'refresh_token.', 'client_policy.', 'oauth_client.'] },
   { label: 'People', prefix: ['member.', 'invitation.', 'password_reset.', 'organization.'] },
-  { label: 'Single sign-on', prefix: ['identity_provider.'] },
+  { label: 'Single sign-on', prefix: ['identity_provider.', 'sso.'] },
 ].map((group) => ({
   label: group.label,
   actions: (Object.keys(ACTION_LABELS) as KnownAction[])
