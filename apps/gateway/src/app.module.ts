@@ -16,6 +16,7 @@ import { McpModule } from '@app/mcp';
 import { ObservabilityModule } from '@app/observability';
 import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
+import { ScimModule } from '@app/scim';
 import { ServiceKeysModule } from '@app/service-keys';
 import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
@@ -53,6 +54,7 @@ export class AppModule {
         TasksModule,
         OAuthModule,
         DashboardModule,
+        ScimModule,
       ],
       controllers: options.controllers ?? [],
       providers: [

@@ -34,6 +34,13 @@ export const AUDIT_ACTIONS = [
   'password.changed',
   'api_key.handed_over',
   'client_policy.updated',
+  'scim_token.created',
+  'scim_token.revoked',
+  'scim.user_created',
+  'scim.user_updated',
+  'scim.user_deactivated',
+  'scim.user_reactivated',
+  'scim.user_deleted',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */

@@ -4,6 +4,7 @@ import { IDENTITY_ENTITIES } from './entities';
 import { IdentityLinkDirectory } from './identity-links.directory';
 import { IdentityProviderDirectory } from './identity-provider.directory';
 import { IdpMetadata } from './idp-metadata.service';
+import { ProvisionedUserDirectory } from './provisioned-users.directory';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -12,7 +13,7 @@ import { IdpMetadata } from './idp-metadata.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES])],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, ProvisionedUserDirectory],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, ProvisionedUserDirectory],
 })
 export class IdentityModule {}
