@@ -61,7 +61,7 @@ export class ScimTokensService extends ScimTokenResolver {
         .update()
         .set({ revokedAt: () => 'now()' })
         .where('id = :id AND organization_id = :organizationId AND revoked_at IS NULL', { id, organizationId })
-        .returning(['id', 'name', 'revoked_at'])
+        .returning('id, name, revoked_at')
         .updateEntity(false)
         .execute();
       const [row] = result.raw as { id: string; name: string; revoked_at: Date }[];

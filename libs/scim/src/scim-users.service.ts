@@ -82,7 +82,9 @@ export class ScimUsersService {
       if (existing && !existing.deletedAt) throw new ScimUserNameTakenError();
       if (existing) await this.provisioned.forgetDeleted(existing.id, em);
       const state = initialState(input);
-      const placed = state.active ? await this.provision(em, organizationId, state, null, actor, input.role !== undefined) : await this.unplaced(em, state);
+      // An account SCIM made before the client deleted the person stays one SCIM made.
+      const previous = existing?.accountCreated && existing.userId ? existing : null;
+      const placed = state.active ? await this.provision(em, organizationId, state, previous, actor, input.role !== undefined) : await this.unplaced(em, state, previous);
       const created = await this.provisioned.insert(
         {
           organizationId,
@@ -229,7 +231,8 @@ export class ScimUsersService {
   }
 
   /** A person created inactive: nothing is granted; an account SCIM would make is made at activation. */
-  private async unplaced(em: EntityManager, state: ScimUserState) {
+  private async unplaced(em: EntityManager, state: ScimUserState, previous: ProvisionedUser | null) {
+    if (previous) return { userId: previous.userId, invitationId: null, accountCreated: true, outcome: 'inactive', pendingLinkIssuer: null };
     return { userId: await this.users.idByEmail(state.userName, em), invitationId: null, accountCreated: false, outcome: 'inactive', pendingLinkIssuer: null };
   }
 
