@@ -32,13 +32,14 @@ function requireJson(req: Request): void {
 @ScimAuth()
 @UseFilters(ScimExceptionFilter)
 export class ScimController {
+  /** The SCIM base URL, as the documents name it. */
+  private readonly base: string;
+
   constructor(
     private readonly users: ScimUsersService,
-    private readonly config: AppConfig,
-  ) {}
-
-  private get base(): string {
-    return `${this.config.baseUrl}/scim/v2`;
+    config: AppConfig,
+  ) {
+    this.base = `${config.baseUrl}/scim/v2`;
   }
 
   @Get('ServiceProviderConfig')
