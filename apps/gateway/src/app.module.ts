@@ -18,6 +18,7 @@ import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
 import { ScimModule } from '@app/scim';
 import { ServiceKeysModule } from '@app/service-keys';
+import { SsoModule } from '@app/sso';
 import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
 import { JsonBodyInterceptor } from './json-body.interceptor';
@@ -53,6 +54,7 @@ export class AppModule {
         ServiceKeysModule,
         TasksModule,
         OAuthModule,
+        SsoModule,
         DashboardModule,
         ScimModule,
       ],

@@ -4,6 +4,9 @@ import { IDENTITY_ENTITIES } from './entities';
 import { IdentityLinkDirectory } from './identity-links.directory';
 import { IdentityProviderDirectory } from './identity-provider.directory';
 import { IdpMetadata } from './idp-metadata.service';
+import { DomainTxtLookup } from './domain-txt-resolver';
+import { IdentityProviderSettings } from './identity-provider-settings.service';
+import { TenancyModule } from '@app/tenancy';
 import { ProvisionedUserDirectory } from './provisioned-users.directory';
 
 /**
@@ -12,8 +15,8 @@ import { ProvisionedUserDirectory } from './provisioned-users.directory';
  * discovery documents and key sets. The only module that queries its tables.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES])],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, ProvisionedUserDirectory],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, ProvisionedUserDirectory],
+  imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, ProvisionedUserDirectory],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, ProvisionedUserDirectory],
 })
 export class IdentityModule {}

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { safeFetch, systemResolver, type FetchWording, type HostResolver, type RequestOpener } from '@app/outbound';
-import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { IdentityProviderError } from './identity.errors';
 
 /** Optional provider: replaces how IdP hosts are resolved and requests opened (tests). */
@@ -78,8 +78,11 @@ export class IdpMetadata {
     }
     if (url.search || url.hash) throw new IdentityProviderError('invalid_issuer', 'issuer must not have a query or a fragment');
     if (url.username || url.password) throw new IdentityProviderError('invalid_issuer', 'issuer must not carry credentials');
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.config.identityProviderAllowLoopback)) {
-      throw new IdentityProviderError('invalid_issuer', 'issuer must use https');
+    if (url.protocol !== 'https:' && !this.plainHttpAllowed(url)) {
+      throw new IdentityProviderError(
+        'invalid_issuer',
+        this.config.identityProviderAllowLoopback ? 'issuer must use https (http only for a loopback host such as 127.0.0.1)' : 'issuer must use https',
+      );
     }
     return url;
   }
@@ -93,7 +96,7 @@ export class IdpMetadata {
     const { body, headers } = await this.fetch(url, 'discovery document');
     const doc = parseJson(body, 'discovery document') as IdpDiscovery;
     if (doc.issuer !== issuer) {
-      throw new IdentityProviderError('invalid_discovery', `The discovery document names the issuer ${JSON.stringify(String(doc.issuer)).slice(0, 200)}, not ${issuer}`);
+      throw new IdentityProviderError('discovery_issuer_mismatch', `The discovery document names the issuer ${JSON.stringify(String(doc.issuer)).slice(0, 200)}, not ${issuer}`);
     }
     for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
       if (typeof doc[field] !== 'string') throw new IdentityProviderError('invalid_discovery', `The discovery document has no ${field}`);
@@ -118,6 +121,23 @@ export class IdpMetadata {
     };
   }
 
+  /**
+   * The key set's keys a signature could be checked with (RSA, EC or OKP public keys for
+   * signatures; no symmetric, encryption-only or `alg: none` keys). `fresh` refetches it.
+   */
+  async signingKeys(issuer: string, options: { fresh?: boolean } = {}): Promise<JWK[]> {
+    const set = await this.keySet(issuer, options.fresh ?? false);
+    return set.keys.filter(
+      (k) =>
+        !!k &&
+        typeof k === 'object' &&
+        ['RSA', 'EC', 'OKP'].includes(String(k.kty)) &&
+        (k.use === undefined || k.use === 'sig') &&
+        (!Array.isArray(k.key_ops) || k.key_ops.includes('verify')) &&
+        (k.alg === undefined || (typeof k.alg === 'string' && k.alg !== 'none' && !/^HS/i.test(k.alg))),
+    );
+  }
+
   private async keySet(issuer: string, fresh: boolean): Promise<JSONWebKeySet> {
     const cached = this.keySets.get(issuer);
     if (cached && !fresh && cached.until > Date.now()) return cached.value;
@@ -136,9 +156,16 @@ export class IdpMetadata {
     } catch {
       throw new IdentityProviderError('invalid_discovery', `The discovery document's ${field} is not a URL`);
     }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.config.identityProviderAllowLoopback)) {
+    if (url.protocol !== 'https:' && !this.plainHttpAllowed(url)) {
       throw new IdentityProviderError('invalid_discovery', `The discovery document's ${field} must use https`);
     }
+  }
+
+  /** Plain http only under `IDENTITY_PROVIDER_ALLOW_LOOPBACK`, and only to a loopback host. */
+  private plainHttpAllowed(url: URL): boolean {
+    if (url.protocol !== 'http:' || !this.config.identityProviderAllowLoopback) return false;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
   }
 
   private fetch(url: URL, what: string) {
@@ -160,7 +187,7 @@ function parseJson(body: string, what: string): Record<string, unknown> {
   } catch {
     // answered below
   }
-  throw new IdentityProviderError('invalid_discovery', `The identity provider's ${what} is not a JSON object`);
+  throw new IdentityProviderError(what === 'key set' ? 'invalid_jwks' : 'invalid_discovery', `The identity provider's ${what} is not a JSON object`);
 }
 
 function lifetimeMs(cacheControl: string | undefined): number {

@@ -5,4 +5,8 @@ export * from './identity.module';
 export * from './identity-links.directory';
 export * from './identity-provider.directory';
 export * from './idp-metadata.service';
+export * from './identity-provider-settings.service';
+export * from './domain-txt-resolver';
+export * from './email-domains';
+export { PUBLIC_EMAIL_DOMAINS } from './public-email-domains';
 export * from './provisioned-users.directory';

@@ -1,0 +1,2 @@
+export * from './sso.module';
+export * from './dto/identity-provider.dto';
