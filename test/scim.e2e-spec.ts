@@ -3,6 +3,7 @@ import request from 'supertest';
 import { createProject } from './factories';
 import { insertConnectedClient } from './factories/grants';
 import { sessionFor, signupOverHttp, type SignedUp } from './factories/rest';
+import { insertIdentityProvider, testDomain } from './helpers/identity';
 import { listToolsRaw } from './helpers/mcp-raw';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -30,20 +31,14 @@ describe('SCIM 2.0 provisioning', () => {
 
   /**
    * An organisation (signed up over HTTP: its admin) with a connected identity provider and a
-   * verified email domain of its own, and a scim_ token made by the admin over REST.
+   * verified email domain of its own (written through the identity library: no IdP runs here), and a
+   * scim_ token made by the admin over REST.
    */
   async function provisionedOrganization() {
-    const domain = `corp-${randomUUID().slice(0, 8)}.example`;
+    const domain = testDomain('scim');
     const admin = await signupOverHttp(t, { email: `ada@${domain}` });
     const orgId = admin.organization.id;
-    await t.dataSource.query(
-      `INSERT INTO identity_providers (organization_id, issuer, client_id, client_secret, default_role) VALUES ($1, $2, 'gateway', 'secret', 'member')`,
-      [orgId, ISSUER],
-    );
-    await t.dataSource.query(
-      `INSERT INTO identity_provider_domains (organization_id, domain, verification_token, verified_at) VALUES ($1, $2, 'token', now())`,
-      [orgId, domain],
-    );
+    await insertIdentityProvider(t, orgId, { issuer: ISSUER, verifiedDomains: [domain] });
     const created = await api()
       .post(`/api/organizations/${orgId}/scim-tokens`)
       .auth(admin.accessToken, { type: 'bearer' })
@@ -291,6 +286,9 @@ describe('SCIM 2.0 provisioning', () => {
     expect(duplicate.headers['content-type']).toMatch(/^application\/scim\+json/);
     expect((await scim.post('/Users', { schemas: [USER], userName: `someone@unverified-${randomUUID().slice(0, 6)}.example` }).expect(400)).body).toEqual(scimError(400, 'invalidValue'));
     expect((await scim.post('/Users', { schemas: [USER], userName: `someone@${other.domain}` }).expect(400)).body).toEqual(scimError(400, 'invalidValue'));
+    const pending = testDomain('pending');
+    await insertIdentityProvider(t, other.orgId, { issuer: ISSUER, verifiedDomains: [other.domain], pendingDomains: [pending] });
+    expect((await other.scim.post('/Users', { schemas: [USER], userName: `someone@${pending}` }).expect(400)).body).toEqual(scimError(400, 'invalidValue'));
     expect((await scim.post('/Users', { schemas: [USER], userName: 'not an email' }).expect(400)).body).toEqual(scimError(400, 'invalidValue'));
     expect((await scim.post('/Users', { schemas: [USER] }).expect(400)).body).toEqual(scimError(400, 'invalidValue'));
     expect((await scim.post('/Users', { schemas: [USER], userName: `x@${domain}`, favouriteColour: 'red' }).expect(400)).body).toEqual(scimError(400, 'invalidPath'));
