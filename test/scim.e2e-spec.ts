@@ -308,6 +308,10 @@ describe('SCIM 2.0 provisioning', () => {
     expect(malformed.body).toEqual(scimError(400, 'invalidSyntax'));
     const form = await api().post('/scim/v2/Users').auth(other.token, { type: 'bearer' }).type('form').send('userName=x').expect(400);
     expect(form.body).toEqual(scimError(400, 'invalidSyntax'));
+    expect((await scim.get('/Users?filter=%00').expect(400)).body).toEqual(scimError(400, 'invalidValue'));
+    let deep: unknown = 'x';
+    for (let i = 0; i < 70; i++) deep = { a: deep };
+    expect((await scim.post('/Users', { schemas: [USER], userName: `deep@${domain}`, deep }).expect(400)).body).toEqual(scimError(400, 'invalidSyntax'));
   });
 
   it('describes itself: ServiceProviderConfig, Schemas, ResourceTypes', async () => {
