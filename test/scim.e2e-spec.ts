@@ -254,10 +254,13 @@ describe('SCIM 2.0 provisioning', () => {
     expect(await t.dataSource.query(`SELECT 1 FROM identity_links WHERE user_id = $1`, [existing.user.id])).toEqual([]);
     await scim.put(`/Users/${created.body.id}`, { schemas: [USER], userName: `ben@${domain}`, displayName: 'Benjamin From Okta' }).expect(200);
     expect((await accountOf(`ben@${domain}`))!.name).toBe('Ben Own Name');
+    // A role change while the invitation is pending sends it anew with that role.
+    await scim.patch(`/Users/${created.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: `${GATEWAY}:role`, value: 'admin' }] }).expect(200);
+    const resent = await t.dataSource.query(`SELECT role, withdrawn_at IS NULL AS open FROM invitations WHERE organization_id = $1 ORDER BY created_at`, [orgId]);
+    expect(resent).toEqual([{ role: 'member', open: false }, { role: 'admin', open: true }]);
     // Deactivated before accepting: the invitation is withdrawn.
     await scim.patch(`/Users/${created.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }).expect(200);
-    const [withdrawn] = await t.dataSource.query(`SELECT withdrawn_at FROM invitations WHERE organization_id = $1`, [orgId]);
-    expect(withdrawn.withdrawn_at).not.toBeNull();
+    expect(await t.dataSource.query(`SELECT 1 FROM invitations WHERE organization_id = $1 AND withdrawn_at IS NULL`, [orgId])).toEqual([]);
   });
 
   it('lists in pages with startIndex and count', async () => {

@@ -171,8 +171,24 @@ export class ScimUsersService {
         const placed = await this.provision(em, organizationId, wanted, row, actor, true);
         userId = placed.userId;
         invitationId = placed.invitationId;
-      } else if (wanted.active && wanted.role !== current.role && row.userId && (await this.memberships.roleOf(row.userId, organizationId, em))) {
-        await this.members.changeRoleIn(em, organizationId, row.userId, { role: wanted.role, handOverTo: null }, actor);
+      } else if (wanted.active && wanted.role !== current.role) {
+        if (row.userId && (await this.memberships.roleOf(row.userId, organizationId, em))) {
+          await this.members.changeRoleIn(em, organizationId, row.userId, { role: wanted.role, handOverTo: null }, actor);
+        } else if (row.invitationId) {
+          // A pending invitation is sent anew with the new role.
+          const withdrawn = await this.invitationRows.withdraw(organizationId, row.invitationId, em);
+          if (withdrawn) {
+            await this.audit.record(em, {
+              organizationId,
+              ...actor,
+              action: 'invitation.withdrawn',
+              targetType: 'invitation',
+              targetId: withdrawn.id,
+              metadata: { email: withdrawn.email, role: withdrawn.role, reason: 'scim_role_changed' },
+            });
+            invitationId = (await this.invitations.inviteIn(em, organizationId, { email: row.userName, role: wanted.role }, actor)).id;
+          }
+        }
       }
       if (row.accountCreated && row.userId && (changed.includes('givenName') || changed.includes('familyName') || changed.includes('displayName'))) {
         await this.users.rename(row.userId, accountName(wanted), em);
@@ -263,12 +279,19 @@ export class ScimUsersService {
         out.invitationWithdrawn = withdrawn.id;
       }
     }
-    if (row.userId && (await this.memberships.roleOf(row.userId, organizationId, em))) {
-      const removed = await this.members.removeIn(em, organizationId, row.userId, { handOverTo: null }, actor);
+    // The person, and whoever accepted the invitation SCIM sent if that was another account.
+    const accepted = row.invitationId ? await this.invitationRows.acceptedBy(organizationId, row.invitationId, em) : null;
+    const people = [...new Set([row.userId, accepted].filter((id): id is string => id !== null))];
+    for (const userId of people) {
+      if (!(await this.memberships.roleOf(userId, organizationId, em))) continue;
+      const removed = await this.members.removeIn(em, organizationId, userId, { handOverTo: null }, actor);
       out.membershipRemoved = true;
-      out.revokedTokens = removed.revokedTokens;
-      out.apiKeysRevoked = removed.offboarding.apiKeys.items.map((k) => k.id);
-      out.serviceKeysToRotate = removed.offboarding.serviceKeys.map((k) => ({ id: k.id, name: k.name }));
+      out.revokedTokens = ((out.revokedTokens as number | undefined) ?? 0) + removed.revokedTokens;
+      out.apiKeysRevoked = [...((out.apiKeysRevoked as string[] | undefined) ?? []), ...removed.offboarding.apiKeys.items.map((k) => k.id)];
+      out.serviceKeysToRotate = [
+        ...((out.serviceKeysToRotate as { id: string; name: string }[] | undefined) ?? []),
+        ...removed.offboarding.serviceKeys.map((k) => ({ id: k.id, name: k.name })),
+      ];
     }
     return out;
   }
