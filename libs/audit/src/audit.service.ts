@@ -38,6 +38,16 @@ export const AUDIT_ACTIONS = [
   'identity_provider.updated',
   'identity_provider.removed',
   'identity_provider.domain_verified',
+  'sso.sign_in',
+  'sso.linked',
+  'sso.account_created',
+  'scim_token.created',
+  'scim_token.revoked',
+  'scim.user_created',
+  'scim.user_updated',
+  'scim.user_deactivated',
+  'scim.user_reactivated',
+  'scim.user_deleted',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */

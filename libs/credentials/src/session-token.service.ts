@@ -41,9 +41,15 @@ export class SessionTokenService implements OnModuleInit {
   /**
    * A new session for the person, recorded (its `jti`, when, until when, and a short description
    * of the browser: its User-Agent cut to `USER_AGENT_MAX` characters and the client IP as the
-   * app sees it) for their list of sessions.
+   * app sees it) for their list of sessions. `ssoIssuer`: the identity provider's issuer when the
+   * person signed in through single sign-on (recorded as the session's `sso_issuer`); absent or
+   * null for a password sign-in.
    */
-  async issue(userId: string, origin: { ip?: string | null; userAgent?: string | null } = {}): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }> {
+  async issue(
+    userId: string,
+    origin: { ip?: string | null; userAgent?: string | null } = {},
+    options: { ssoIssuer?: string | null } = {},
+  ): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }> {
     const expiresIn = this.config.sessionTtlSeconds;
     const jti = randomUUID();
     const issuedAt = Date.now() / 1000;
@@ -54,6 +60,7 @@ export class SessionTokenService implements OnModuleInit {
       expiresAt: new Date(expiresAt * 1000),
       userAgent: origin.userAgent ? origin.userAgent.slice(0, USER_AGENT_MAX) : null,
       ip: origin.ip ?? null,
+      ssoIssuer: options.ssoIssuer ?? null,
     });
     const accessToken = await new SignJWT({ typ: 'session' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

@@ -7,6 +7,9 @@ import { IdpMetadata } from './idp-metadata.service';
 import { DomainTxtLookup } from './domain-txt-resolver';
 import { IdentityProviderSettings } from './identity-provider-settings.service';
 import { TenancyModule } from '@app/tenancy';
+import { IdpTokenEndpoint } from './idp-token-endpoint.service';
+import { SsoRouting } from './sso-routing.service';
+import { ProvisionedUserDirectory } from './provisioned-users.directory';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -15,7 +18,7 @@ import { TenancyModule } from '@app/tenancy';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory],
 })
 export class IdentityModule {}

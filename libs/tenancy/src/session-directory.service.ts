@@ -27,7 +27,8 @@ export class SessionDirectory {
     return (em ?? this.dataSource.manager).getRepository(SignInSession);
   }
 
-  async record(userId: string, session: SessionRecord): Promise<void> {
+  /** Records a sign-in; `ssoIssuer` is the identity provider's issuer of a single sign-on session. */
+  async record(userId: string, session: SessionRecord & { ssoIssuer?: string | null }): Promise<void> {
     await this.repo().insert({ ...session, userId });
   }
 

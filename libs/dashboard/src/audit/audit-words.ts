@@ -40,6 +40,16 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'identity_provider.updated': 'Single sign-on settings changed',
   'identity_provider.removed': 'Single sign-on disconnected',
   'identity_provider.domain_verified': 'Email domain verified',
+  'sso.sign_in': 'Signed in with single sign-on',
+  'sso.linked': 'Account linked to single sign-on',
+  'sso.account_created': 'Account created by single sign-on',
+  'scim_token.created': 'SCIM token created',
+  'scim_token.revoked': 'SCIM token revoked',
+  'scim.user_created': 'Person provisioned (SCIM)',
+  'scim.user_updated': 'Provisioned person changed (SCIM)',
+  'scim.user_deactivated': 'Person deprovisioned (SCIM)',
+  'scim.user_reactivated': 'Person reactivated (SCIM)',
+  'scim.user_deleted': 'Provisioned person deleted (SCIM)',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */
@@ -54,7 +64,8 @@ export const ACTION_GROUPS: { label: string; actions: { value: string; label: st
   { label: 'API keys', prefix: ['api_key.'] },
   { label: 'AI clients', prefix: ['consent.', 'grant.', 'refresh_token.', 'client_policy.', 'oauth_client.'] },
   { label: 'People', prefix: ['member.', 'invitation.', 'password_reset.', 'organization.'] },
-  { label: 'Single sign-on', prefix: ['identity_provider.'] },
+  { label: 'Single sign-on', prefix: ['identity_provider.', 'sso.'] },
+  { label: 'Provisioning (SCIM)', prefix: ['scim.', 'scim_token.'] },
 ].map((group) => ({
   label: group.label,
   actions: (Object.keys(ACTION_LABELS) as KnownAction[])
@@ -95,6 +106,8 @@ export function actorWords(event: AuditEventDto, names: AuditNames): { who: stri
       return { who: `AI client ${quoted(names.clients.get(id))}`.trim() };
     case 'cli':
       return { who: 'The command line' };
+    case 'scim_token':
+      return { who: "The identity provider's SCIM client", detail: 'through its SCIM token' };
     case 'system':
       return { who: 'The gateway', detail: 'automatically' };
     case 'anonymous':
