@@ -29,7 +29,6 @@ const DATABASE_INDEPENDENT = {
   'test/openapi.e2e-spec.ts': 'the OpenAPI document, built from the code',
   'test/route-access.e2e-spec.ts': "the routes' declared access, read from the code",
   'test/test-idp.e2e-spec.ts': "the tests' identity provider against the specifications; starts no gateway",
-  'test/id-jag-two-instances.e2e-spec.ts': 'two gateways sharing one PostgreSQL (the embedded database serves one process); skipped on the embedded run',
 };
 
 /**
@@ -38,6 +37,7 @@ const DATABASE_INDEPENDENT = {
  */
 const SEVERAL_INSTANCES = {
   'test/scim-two-instances.e2e-spec.ts': 'two service processes on one PostgreSQL: a SCIM deactivation through one, refused by the other',
+  'test/id-jag-two-instances.e2e-spec.ts': 'two gateways on one PostgreSQL: an ID-JAG traded through one is refused by the other, and of concurrent trades on both exactly one wins',
 };
 
 /** The smoke set: file, and the part of it that runs (a test name pattern), or the whole file. */
