@@ -144,6 +144,19 @@ describe('Single sign-on: signing in through the organisation identity provider'
     expect(await roleIn(admin.organization.id, profile.user.id)).toBe('admin');
   });
 
+  it("records the tenant an admin's ID token names, which ID-JAGs of a shared issuer are matched against", async () => {
+    const email = `tia-${randomUUID().slice(0, 6)}@${domain}`;
+    idp.setAccount('tia-sub', { email, email_verified: true, name: 'Tia Admin', groups: ['gw-admins'], tenant: 'tenant-acme' });
+    expect((await signIn(email, 'tia-sub')).res.status).toBe(303);
+    const [provider] = (await t.dataSource.query('SELECT tenant FROM identity_providers WHERE organization_id = $1', [admin.organization.id])) as { tenant: string | null }[];
+    expect(provider.tenant).toBe('tenant-acme');
+    // A later sign-in naming another tenant does not move it.
+    idp.setAccount('tia-sub', { email, email_verified: true, name: 'Tia Admin', groups: ['gw-admins'], tenant: 'tenant-other' });
+    expect((await signIn(email, 'tia-sub')).res.status).toBe(303);
+    const [after] = (await t.dataSource.query('SELECT tenant FROM identity_providers WHERE organization_id = $1', [admin.organization.id])) as { tenant: string | null }[];
+    expect(after.tenant).toBe('tenant-acme');
+  });
+
   it('never takes the last admin away through the groups claim', async () => {
     const owner = await signupOverHttp(t);
     const ownDomain = testDomain();

@@ -85,6 +85,8 @@ export interface IdentityProviderView {
   idJagClients: IdJagClient[];
   /** When an admin of the organisation first signed in through this IdP (ID-JAG acceptance needs it). */
   adminSignedInAt: Date | null;
+  /** The IdP tenant named by an admin's ID token (`tenant` or `tid`), recorded at that sign-in; read-only. */
+  tenant: string | null;
   discovery: DiscoverySummary | null;
   createdAt: Date;
   updatedAt: Date;
@@ -390,6 +392,7 @@ export class IdentityProviderSettings {
       acceptIdJag: record.acceptIdJag,
       idJagClients: record.idJagClients,
       adminSignedInAt: record.adminSignedInAt,
+      tenant: record.tenant,
       discovery: (record.discovery as unknown as DiscoverySummary | null) ?? null,
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,

@@ -105,13 +105,21 @@ export class IdentityProviderDirectory {
     return (result.affected ?? 0) > 0;
   }
 
-  /** Records the first sign-in of an admin through the IdP (what lets it accept ID-JAGs). */
-  async recordAdminSignIn(organizationId: string, issuer: string): Promise<void> {
+  /**
+   * Records an admin's sign-in through the IdP: the first one sets `admin_signed_in_at` (what lets
+   * it accept ID-JAGs), and the tenant the ID token named is kept when none is set yet (the
+   * `tenant` ID-JAGs of a multi-tenant issuer are matched against).
+   */
+  async recordAdminSignIn(organizationId: string, issuer: string, tenant: string | null = null): Promise<void> {
     await this.providers()
       .createQueryBuilder()
       .update()
-      .set({ adminSignedInAt: () => 'now()' })
-      .where('organization_id = :organizationId AND issuer = :issuer AND admin_signed_in_at IS NULL', { organizationId, issuer })
+      .set({ adminSignedInAt: () => 'COALESCE(admin_signed_in_at, now())', tenant: () => 'COALESCE(tenant, :tenant)' })
+      .where('organization_id = :organizationId AND issuer = :issuer AND (admin_signed_in_at IS NULL OR (tenant IS NULL AND :tenant::text IS NOT NULL))', {
+        organizationId,
+        issuer,
+        tenant,
+      })
       .execute();
   }
 

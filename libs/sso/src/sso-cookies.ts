@@ -27,6 +27,8 @@ export interface PendingLink {
   groupsRole: 'admin' | 'member' | null;
   /** The role a new membership gets (groups claim or the default role). */
   role: 'admin' | 'member';
+  /** The ID token's tenant (`tenant` or `tid`), recorded at an admin's sign-in. */
+  tenant?: string | null;
 }
 
 interface CookieKind {

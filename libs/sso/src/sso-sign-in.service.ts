@@ -179,7 +179,7 @@ export class SsoSignInService {
       if (!(await this.links.link(userId, link.issuer, link.subject, em))) throw alreadyLinked();
       await this.recordLinked(em, link.organizationId, userId, link.issuer, 'password', origin);
     });
-    return this.finish(provider, userId, profile.email, { role: link.role, groupsRole: link.groupsRole }, link.next, origin);
+    return this.finish(provider, userId, profile.email, { role: link.role, groupsRole: link.groupsRole, tenant: link.tenant ?? null }, link.next, origin);
   }
 
   /** What the link page shows: the account's email and the IdP's host. */
@@ -192,7 +192,7 @@ export class SsoSignInService {
   private async resolve(provider: IdentityProviderRecord, claims: IdTokenClaims, next: string, origin: RequestOrigin): Promise<SignInOutcome> {
     const issuer = provider.issuer;
     const organizationId = provider.organizationId;
-    const roles = desiredRole(provider, claims);
+    const roles = { ...desiredRole(provider, claims), tenant: tenantOf(claims) };
     // Every sign-in, linked or not, must be of an email of this organisation's verified domains:
     // an issuer shared by many organisations (a cloud IdP) cannot sign someone of one organisation into another.
     const email = this.verifiedEmail(claims);
@@ -230,7 +230,7 @@ export class SsoSignInService {
       return { kind: 'link_required', link: { userId: existing.id, organizationId, issuer, subject: claims.sub, next, ...roles } };
     }
     const userId = await this.createJustInTime(provider, claims, email, roles.role, origin);
-    return this.finish(provider, userId, email, { role: roles.role, groupsRole: null }, next, origin);
+    return this.finish(provider, userId, email, { role: roles.role, groupsRole: null, tenant: roles.tenant }, next, origin);
   }
 
   /** The ID token's email when the IdP vouches for it (`email_verified` true), lower case. */
@@ -269,7 +269,7 @@ export class SsoSignInService {
     provider: IdentityProviderRecord,
     userId: string,
     email: string,
-    roles: { role: MembershipRole; groupsRole: MembershipRole | null },
+    roles: { role: MembershipRole; groupsRole: MembershipRole | null; tenant?: string | null },
     next: string,
     origin: RequestOrigin,
   ): Promise<{ kind: 'signed_in'; accessToken: string; next: string }> {
@@ -303,7 +303,7 @@ export class SsoSignInService {
       targetId: userId,
       metadata: { issuer, role },
     });
-    if (role === 'admin') await this.providers.recordAdminSignIn(organizationId, issuer);
+    if (role === 'admin') await this.providers.recordAdminSignIn(organizationId, issuer, roles.tenant ?? null);
     return { kind: 'signed_in', accessToken: session.accessToken, next };
   }
 
@@ -343,4 +343,17 @@ function displayName(claims: IdTokenClaims, email: string): string {
   const clean = (value: unknown) => (typeof value === 'string' ? value.replace(/[\u0000-\u001f\u007f]/g, '').trim() : '');
   const name = clean(claims.name) || [clean(claims.given_name), clean(claims.family_name)].filter(Boolean).join(' ');
   return (name || email.split('@')[0]!).slice(0, 100);
+}
+
+/**
+ * The IdP tenant an ID token names (`tenant`, as ID-JAGs carry it; Microsoft Entra's `tid`):
+ * recorded at an admin's sign-in so that ID-JAGs of an issuer shared by several tenants reach the
+ * right organisation.
+ */
+function tenantOf(claims: IdTokenClaims): string | null {
+  for (const name of ['tenant', 'tid']) {
+    const value = claims[name];
+    if (typeof value === 'string' && value.length > 0 && value.length <= 200) return value;
+  }
+  return null;
 }
