@@ -4,6 +4,7 @@ import request from 'supertest';
 import { SessionTokenService } from '@app/credentials';
 import { IdentityProviderDirectory } from '@app/identity';
 import { addMember, createOrganization, createProject, createUser } from './factories';
+import { insertConnectedClient } from './factories/grants';
 import { authorizePath, formChoices, openConsent, pkcePair, registerClient, RegisteredTestClient, TestBrowser } from './factories/oauth';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -73,7 +74,7 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
   }
   /** A single sign-on session through `issuer`, issued as the single sign-on callback issues it. */
   async function ssoSession(issuer: string): Promise<string> {
-    return (await t.app.get(SessionTokenService).issue(person.id, { ip: '127.0.0.1', userAgent: 'reach-test' }, issuer)).accessToken;
+    return (await t.app.get(SessionTokenService).issue(person.id, { ip: '127.0.0.1', userAgent: 'reach-test' }, { ssoIssuer: issuer })).accessToken;
   }
   const orgIds = (body: { items: { id: string }[] }) => body.items.map((o) => o.id).sort();
   const memberOrgIds = (body: { memberships: { organization: { id: string } }[] }) => body.memberships.map((m) => m.organization.id).sort();
@@ -193,17 +194,31 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     expect(consent.html).toContain('<strong>Org C (passwords)</strong> is not opened by a single sign-on');
   });
 
+  it("the person's connected clients (/api/me/agent-grants): a password session neither lists nor disconnects one in the organisation requiring single sign-on; the single sign-on session does", async () => {
+    const inA = await insertConnectedClient(t.dataSource, { userId: person.id, organizationId: orgA.id, projectId: projects.A.id, clientName: 'Client in A' });
+    const inC = await insertConnectedClient(t.dataSource, { userId: person.id, organizationId: orgC.id, projectId: projects.C.id, clientName: 'Client in C' });
+    const password = await passwordSession();
+    const listed = (jwt: string) => api().get('/api/me/agent-grants').auth(jwt, { type: 'bearer' }).expect(200).then((r) => (r.body as { id: string }[]).map((g) => g.id));
+    expect(await listed(password)).toEqual([inC.grantId]);
+    expect((await api().post(`/api/me/agent-grants/${inA.grantId}/revoke`).auth(password, { type: 'bearer' }).expect(403)).body).toEqual(SSO_REQUIRED);
+    expect(await t.dataSource.query('SELECT revoked_at FROM oauth_grants WHERE id = $1', [inA.grantId])).toEqual([{ revoked_at: null }]);
+    const sso = await ssoSession(ISSUER_X);
+    expect(await listed(sso)).toEqual([inA.grantId]);
+    await api().post(`/api/me/agent-grants/${inA.grantId}/revoke`).auth(sso, { type: 'bearer' }).expect(200);
+  });
+
   it('sign-out ends a single sign-on session and clears the single sign-on cookie (REST and the pages)', async () => {
     const jwt = await ssoSession(ISSUER_X);
     const out = await api().post('/api/auth/logout').auth(jwt, { type: 'bearer' }).expect(204);
     const cookies = ([] as string[]).concat(out.headers['set-cookie'] ?? []);
     expect(cookies.some((c) => /^ag_session=;/.test(c))).toBe(true);
-    expect(cookies.some((c) => /^gw_sso=;/.test(c) && /Path=\/(;|$)/.test(c))).toBe(true);
+    expect(cookies.some((c) => /^ag_sso_state=;/.test(c) && /Path=\/auth\/sso\/callback(;|$)/.test(c))).toBe(true);
+    expect(cookies.some((c) => /^ag_sso_link=;/.test(c) && /Path=\/auth\/sso\/link(;|$)/.test(c))).toBe(true);
     await api().get('/api/me').auth(jwt, { type: 'bearer' }).expect(401);
 
     const pageJwt = await ssoSession(ISSUER_X);
-    const page = await api().post('/logout').set('Cookie', `ag_session=${pageJwt}; gw_sso=state`).set('Sec-Fetch-Site', 'same-origin').redirects(0).expect(303);
-    expect(([] as string[]).concat(page.headers['set-cookie'] ?? []).some((c) => /^gw_sso=;/.test(c))).toBe(true);
+    const page = await api().post('/logout').set('Cookie', `ag_session=${pageJwt}`).set('Sec-Fetch-Site', 'same-origin').redirects(0).expect(303);
+    expect(([] as string[]).concat(page.headers['set-cookie'] ?? []).some((c) => /^ag_sso_state=;/.test(c))).toBe(true);
     await api().get('/api/me').auth(pageJwt, { type: 'bearer' }).expect(401);
   });
 });

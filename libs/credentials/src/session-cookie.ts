@@ -60,23 +60,19 @@ export function safeNextPath(next: unknown, baseUrl: string, fallback = '/'): st
 }
 
 /**
- * The browser-bound cookie of a single sign-on in progress (its `state`, `nonce` and PKCE
- * verifier): `gw_sso`, `__Host-gw_sso` on https. Sign-out clears it with the session cookie
+ * The browser-bound cookies of a single sign-on in progress, each scoped to the one path that
+ * reads it (`libs/sso`): the state of a sign-in (`state`, `nonce`, PKCE verifier) and an IdP account
+ * waiting to be linked to an existing account. Sign-out clears them with the session cookie
  * (`clearSignInCookies`); the identity provider's own session is not ended here.
  */
-export const SSO_SIGN_IN_COOKIE = 'gw_sso';
+export const SSO_SIGN_IN_COOKIES = [
+  { name: 'ag_sso_state', path: '/auth/sso/callback' },
+  { name: 'ag_sso_link', path: '/auth/sso/link' },
+] as const;
 
-/** The SSO sign-in cookie's name for this deployment (the `__Host-` prefix on https, as the session cookie). */
-export function ssoSignInCookieName(config: Pick<AppConfig, 'baseUrl'>): string {
-  return config.baseUrl.startsWith('https://') ? `__Host-${SSO_SIGN_IN_COOKIE}` : SSO_SIGN_IN_COOKIE;
-}
-
-/** Sign-out's cookies: the session cookie and any single sign-on state the browser holds (at `/` and under `/auth/sso`). */
+/** Sign-out's cookies: the session cookie and any single sign-on state the browser holds. */
 export function clearSignInCookies(res: Response, config: AppConfig): void {
   clearSessionCookie(res, config);
   const { maxAge: _maxAge, ...options } = cookieOptions(config);
-  const name = ssoSignInCookieName(config);
-  res.clearCookie(name, options);
-  if (name !== SSO_SIGN_IN_COOKIE) res.clearCookie(SSO_SIGN_IN_COOKIE, options);
-  res.clearCookie(SSO_SIGN_IN_COOKIE, { ...options, path: '/auth/sso' });
+  for (const cookie of SSO_SIGN_IN_COOKIES) res.clearCookie(cookie.name, { ...options, path: cookie.path });
 }

@@ -44,15 +44,17 @@ export class SessionTokenService implements OnModuleInit {
   /**
    * A new session for the person, recorded (its `jti`, when, until when, and a short description
    * of the browser: its User-Agent cut to `USER_AGENT_MAX` characters and the client IP as the
-   * app sees it) for their list of sessions. `ssoIssuer` is the identity provider's issuer of a
-   * single sign-on (the JWT's `sso_iss` claim and the record's `sso_issuer`); left out for a
-   * password sign-in. It decides which organisations the session opens (`SessionReach`).
+   * app sees it) for their list of sessions. `ssoIssuer`: the identity provider's issuer when the
+   * person signed in through single sign-on (the JWT's `sso_iss` claim and the record's
+   * `sso_issuer`); absent or null for a password sign-in. It decides which organisations the
+   * session opens (`SessionReach`).
    */
   async issue(
     userId: string,
     origin: { ip?: string | null; userAgent?: string | null } = {},
-    ssoIssuer: string | null = null,
+    options: { ssoIssuer?: string | null } = {},
   ): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }> {
+    const ssoIssuer = options.ssoIssuer ?? null;
     if (ssoIssuer === '') throw new Error('A single sign-on session needs its issuer');
     const expiresIn = this.config.sessionTtlSeconds;
     const jti = randomUUID();
