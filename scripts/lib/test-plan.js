@@ -26,6 +26,7 @@ const DATABASE_INDEPENDENT = {
   'test/startup.e2e-spec.ts': 'configurations refused before any database connection',
   'test/openapi.e2e-spec.ts': 'the OpenAPI document, built from the code',
   'test/route-access.e2e-spec.ts': "the routes' declared access, read from the code",
+  'test/test-idp.e2e-spec.ts': "the tests' identity provider against the specifications; starts no gateway",
 };
 
 /** The smoke set: file, and the part of it that runs (a test name pattern), or the whole file. */

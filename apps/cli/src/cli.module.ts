@@ -4,11 +4,12 @@ import { AuthModule } from '@app/auth';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule } from '@app/database';
+import { IdentityModule } from '@app/identity';
 import { OAuthStoreModule } from '@app/oauth';
 
 /**
  * The command line's application context: the same modules the gateway runs (configuration,
- * database, accounts and their audit), without HTTP and without the periodic cleanups. The
+ * database, accounts and their audit, identity providers' domains), without HTTP and without the periodic cleanups. The
  * migrations are run by the commands themselves, so `migrate` can say what it applied.
  */
 @Module({})
@@ -24,6 +25,7 @@ export class CliModule {
         OAuthStoreModule,
         AuditModule,
         AuthModule,
+        IdentityModule,
       ],
     };
   }

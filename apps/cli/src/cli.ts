@@ -10,6 +10,8 @@ import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
 import { PasswordResetService } from '@app/credentials';
 import { UserDirectory } from '@app/tenancy';
+import { DomainError, isUuid } from '@app/common';
+import { IdentityProviderSettings } from '@app/identity';
 import { DataFolderLockedError, DataFolderPermissionsError, runMigrations } from '@app/database';
 import { backup, restore } from './backup';
 import { CliModule } from './cli.module';
@@ -41,6 +43,11 @@ Commands:
   restore <file>
       Replace the embedded database with a backup made by \`backup\` (stop the service first). The
       current data folder is moved aside, never deleted.
+  verify-domain --organization <organization id> --domain <domain>
+      Mark an email domain the organisation claims for single sign-on as verified, without the
+      DNS record (for operators who checked ownership another way). The domain must be among the
+      organisation's identity-provider emailDomains; a domain another organisation verified is
+      refused. Works beside the running service on PostgreSQL (DATABASE_URL).
   reset-link --email <email>
       Print a one-time password-reset link for the account with this email (for example the only
       admin, locked out). The link works once, for an hour; using it ends every session of that
@@ -57,11 +64,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return command ? EXIT.ok : EXIT.usage;
   }
   if (command === 'backup' || command === 'restore') return backupCommand(command, rest, io);
-  if (command !== 'migrate' && command !== 'create-admin' && command !== 'reset-link') {
+  if (command !== 'migrate' && command !== 'create-admin' && command !== 'reset-link' && command !== 'verify-domain') {
     io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
     return EXIT.usage;
   }
-  let options: { email?: string; name?: string; organization?: string } = {};
+  let options: { email?: string; name?: string; organization?: string; domain?: string } = {};
   try {
     options = parseArgs({
       args: rest,
@@ -70,7 +77,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           ? { email: { type: 'string' }, name: { type: 'string' }, organization: { type: 'string' } }
           : command === 'reset-link'
             ? { email: { type: 'string' } }
-            : {},
+            : command === 'verify-domain'
+              ? { organization: { type: 'string' }, domain: { type: 'string' } }
+              : {},
       strict: true,
       allowPositionals: false,
     }).values as typeof options;
@@ -102,6 +111,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   if (command === 'reset-link') return resetLink(config, options.email, io);
+  if (command === 'verify-domain') return verifyDomain(config, options.organization, options.domain, io);
 
   const missing = (['email', 'name', 'organization'] as const).filter((k) => !options[k]);
   if (missing.length) {
@@ -175,6 +185,32 @@ async function resetLink(config: AppConfig, email: string | undefined, io: CliIo
   });
 }
 
+/** `verify-domain --organization --domain`: the operator's verification of a claimed email domain. */
+async function verifyDomain(config: AppConfig, organizationId: string | undefined, domain: string | undefined, io: CliIo): Promise<number> {
+  if (!organizationId || !domain) {
+    io.stderr.write(`verify-domain needs --organization and --domain.\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (!isUuid(organizationId)) {
+    io.stderr.write(`--organization must be an organization id (a UUID), not ${JSON.stringify(String(organizationId).slice(0, 100))}.\n`);
+    return EXIT.usage;
+  }
+  return withContext(config, io, 'verify-domain', async (app) => {
+    await migrate(app, io);
+    try {
+      const verified = await app.get(IdentityProviderSettings).verifyDomainAsOperator(organizationId, domain, { actorType: 'cli', actorId: null });
+      io.stdout.write(`${verified.domain} is verified for organization ${organizationId} (since ${verified.verifiedAt?.toISOString()}).\n`);
+      return EXIT.ok;
+    } catch (error) {
+      if (error instanceof DomainError) {
+        io.stderr.write(`${error.message}\n`);
+        return error.kind === 'invalid_input' ? EXIT.usage : EXIT.failed;
+      }
+      throw error;
+    }
+  });
+}
+
 async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
   const applied = await runMigrations(app.get(DataSource));
   io.stdout.write(
@@ -183,11 +219,13 @@ async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
 }
 
 /** What to do instead of a command that needs the embedded database while the service holds it. */
-const WHILE_THE_SERVICE_RUNS: Record<'migrate' | 'create-admin' | 'reset-link', string> = {
+const WHILE_THE_SERVICE_RUNS: Record<'migrate' | 'create-admin' | 'reset-link' | 'verify-domain', string> = {
   migrate: 'Nothing is needed while it runs: the service applied the migrations when it started.',
   'create-admin': 'Or, while it runs, use the REST equivalent: POST /api/auth/signup (creates a person and their organisation; needs SIGNUP_ENABLED=true).',
   'reset-link':
     'Or, while it runs, use the REST equivalent: an admin of the person\'s organisation calls POST /api/organizations/:orgId/members/:userId/reset-link.',
+  'verify-domain':
+    'Or, while it runs, publish the domain\'s TXT record and have an admin call POST /api/organizations/:orgId/identity-provider/domains/:domain/verify.',
 };
 
 /** The refusal of a command beside the running service: the sentence and the fix, no stack. */

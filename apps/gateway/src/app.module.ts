@@ -17,6 +17,7 @@ import { ObservabilityModule } from '@app/observability';
 import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
 import { ServiceKeysModule } from '@app/service-keys';
+import { SsoModule } from '@app/sso';
 import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
 import { JsonBodyInterceptor } from './json-body.interceptor';
@@ -52,6 +53,7 @@ export class AppModule {
         ServiceKeysModule,
         TasksModule,
         OAuthModule,
+        SsoModule,
         DashboardModule,
       ],
       controllers: options.controllers ?? [],

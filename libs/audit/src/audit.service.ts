@@ -34,6 +34,12 @@ export const AUDIT_ACTIONS = [
   'password.changed',
   'api_key.handed_over',
   'client_policy.updated',
+  'identity_provider.updated',
+  'identity_provider.removed',
+  'identity_provider.domain_verified',
+  'sso.sign_in',
+  'sso.linked',
+  'sso.account_created',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdentityModule } from '@app/identity';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AccountsService } from './accounts.service';
@@ -13,7 +14,7 @@ import { SignupService } from './signup.service';
 
 /** Sign-up (REST and HTML), password login, sign-out, password-reset links in use, and `GET /api/me`. */
 @Module({
-  imports: [RateLimitModule, TenancyModule],
+  imports: [IdentityModule, RateLimitModule, TenancyModule],
   controllers: [AuthController, SessionsController, SignupPageController, LoginPageController, ResetPasswordPageController],
   providers: [AccountsService, AuthService, AuthRateLimitService, SignupService],
   exports: [AccountsService, AuthService],

@@ -46,6 +46,16 @@ export class AuthService {
    * hash made with an older algorithm or weaker parameters is re-made from the password now.
    */
   async login(email: string, password: string, ip: string | null, userAgent: string | null = null): Promise<SessionToken & { userId: string }> {
+    const userId = await this.checkPassword(email, password, ip);
+    return { ...(await this.sessions.issue(userId, { ip, userAgent })), userId };
+  }
+
+  /**
+   * The account's id when the password is right, under the same failed-attempt limits and with
+   * the same answers as `login`, without opening a session (linking an account to single sign-on
+   * checks the password this way, then opens the session itself).
+   */
+  async checkPassword(email: string, password: string, ip: string | null): Promise<string> {
     await this.limits.beginLogin(email, ip);
     const user = await this.users.loginRecord(email);
     const ok = await verifyPassword(password, user?.passwordHash ?? (await this.decoy()));
@@ -54,7 +64,7 @@ export class AuthService {
     if (passwordNeedsRehash(user.passwordHash)) {
       await this.users.replacePasswordHash(user.id, user.passwordHash, await hashPassword(password));
     }
-    return { ...(await this.sessions.issue(user.id, { ip, userAgent })), userId: user.id };
+    return user.id;
   }
 
   /**

@@ -22,7 +22,8 @@ export class IdentityLinkDirectory {
 
   /** The person's link to this issuer: its subject, or null while pending; undefined when none. */
   async linkOf(userId: string, issuer: string, em?: EntityManager): Promise<{ subject: string | null } | undefined> {
-    const row = await this.repo(em).findOne({ where: { userId, issuer }, select: { subject: true } });
+    // The id is selected too: TypeORM builds no entity from a row whose selected columns are all null (a pending link).
+    const row = await this.repo(em).findOne({ where: { userId, issuer }, select: { id: true, subject: true } });
     return row ? { subject: row.subject } : undefined;
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { queryReturning } from '@app/database';
+import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
 import { IdentityProviderDomain, IdentityProviderRecord } from './entities';
 
 /** What the access rule of a session needs to know about an organisation's IdP. */
@@ -90,6 +91,62 @@ export class IdentityProviderDirectory {
 
   domains(organizationId: string, em?: EntityManager): Promise<IdentityProviderDomain[]> {
     return this.domainRepo(em).find({ where: { organizationId }, order: { domain: 'ASC' } });
+  }
+
+  /** The organisation's settings row, locked for the rest of `em`'s transaction (null when none). */
+  findForUpdate(organizationId: string, em: EntityManager): Promise<IdentityProviderRecord | null> {
+    return this.providers(em).findOne({ where: { organizationId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Of these domains, the ones another organisation has verified. */
+  async verifiedElsewhere(organizationId: string, domains: readonly string[], em?: EntityManager): Promise<string[]> {
+    if (domains.length === 0) return [];
+    const rows = await this.domainRepo(em).find({
+      where: { domain: In([...domains]), organizationId: Not(organizationId), verifiedAt: Not(IsNull()) },
+      select: { domain: true },
+    });
+    return rows.map((r) => r.domain);
+  }
+
+  /**
+   * Makes the organisation's claimed domains exactly `domains`: claims of domains no longer
+   * listed are deleted, new ones added pending with `tokenFor(domain)`; kept ones keep their
+   * token and state. Answers what was added and removed.
+   */
+  async replaceDomains(
+    organizationId: string,
+    domains: readonly string[],
+    tokenFor: (domain: string) => string,
+    em: EntityManager,
+  ): Promise<{ added: string[]; removed: string[] }> {
+    const current = new Set((await this.domains(organizationId, em)).map((d) => d.domain));
+    const wanted = new Set(domains);
+    const removed = [...current].filter((d) => !wanted.has(d));
+    const added = [...wanted].filter((d) => !current.has(d));
+    if (removed.length) await this.domainRepo(em).delete({ organizationId, domain: In(removed) });
+    if (added.length) {
+      await this.domainRepo(em).insert(added.map((domain) => ({ organizationId, domain, verificationToken: tokenFor(domain), verifiedAt: null })));
+    }
+    return { added, removed };
+  }
+
+  /** One claimed domain of the organisation, or null. */
+  findDomain(organizationId: string, domain: string, em?: EntityManager): Promise<IdentityProviderDomain | null> {
+    return this.domainRepo(em).findOne({ where: { organizationId, domain } });
+  }
+
+  /**
+   * Marks a pending claim verified (a conditional update: of two organisations verifying the same
+   * domain at once, the unique index lets one through and refuses the other with a unique
+   * violation, which the caller answers). Null when the claim was not pending (absent or already verified).
+   */
+  async markVerified(organizationId: string, domain: string, em: EntityManager): Promise<Date | null> {
+    const [row] = await queryReturning<{ verified_at: Date | string }>(
+      em,
+      'UPDATE identity_provider_domains SET verified_at = now() WHERE organization_id = $1 AND domain = $2 AND verified_at IS NULL RETURNING verified_at',
+      [organizationId, domain],
+    );
+    return row ? new Date(row.verified_at) : null;
   }
 
   /** The organisation a verified domain belongs to, or null. */

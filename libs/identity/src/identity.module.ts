@@ -4,6 +4,11 @@ import { IDENTITY_ENTITIES } from './entities';
 import { IdentityLinkDirectory } from './identity-links.directory';
 import { IdentityProviderDirectory } from './identity-provider.directory';
 import { IdpMetadata } from './idp-metadata.service';
+import { DomainTxtLookup } from './domain-txt-resolver';
+import { IdentityProviderSettings } from './identity-provider-settings.service';
+import { TenancyModule } from '@app/tenancy';
+import { IdpTokenEndpoint } from './idp-token-endpoint.service';
+import { SsoRouting } from './sso-routing.service';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -11,8 +16,8 @@ import { IdpMetadata } from './idp-metadata.service';
  * discovery documents and key sets. The only module that queries its tables.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES])],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata],
+  imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting],
 })
 export class IdentityModule {}

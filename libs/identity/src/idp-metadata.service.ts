@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { safeFetch, systemResolver, type FetchWording, type HostResolver, type RequestOpener } from '@app/outbound';
-import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { IdentityProviderError } from './identity.errors';
 
 /** Optional provider: replaces how IdP hosts are resolved and requests opened (tests). */
@@ -93,7 +93,7 @@ export class IdpMetadata {
     const { body, headers } = await this.fetch(url, 'discovery document');
     const doc = parseJson(body, 'discovery document') as IdpDiscovery;
     if (doc.issuer !== issuer) {
-      throw new IdentityProviderError('invalid_discovery', `The discovery document names the issuer ${JSON.stringify(String(doc.issuer)).slice(0, 200)}, not ${issuer}`);
+      throw new IdentityProviderError('discovery_issuer_mismatch', `The discovery document names the issuer ${JSON.stringify(String(doc.issuer)).slice(0, 200)}, not ${issuer}`);
     }
     for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
       if (typeof doc[field] !== 'string') throw new IdentityProviderError('invalid_discovery', `The discovery document has no ${field}`);
@@ -116,6 +116,23 @@ export class IdpMetadata {
         return createLocalJWKSet(set)(header, token);
       }
     };
+  }
+
+  /**
+   * The key set's keys a signature could be checked with (RSA, EC or OKP public keys for
+   * signatures; no symmetric, encryption-only or `alg: none` keys). `fresh` refetches it.
+   */
+  async signingKeys(issuer: string, options: { fresh?: boolean } = {}): Promise<JWK[]> {
+    const set = await this.keySet(issuer, options.fresh ?? false);
+    return set.keys.filter(
+      (k) =>
+        !!k &&
+        typeof k === 'object' &&
+        ['RSA', 'EC', 'OKP'].includes(String(k.kty)) &&
+        (k.use === undefined || k.use === 'sig') &&
+        (!Array.isArray(k.key_ops) || k.key_ops.includes('verify')) &&
+        (k.alg === undefined || (typeof k.alg === 'string' && k.alg !== 'none' && !/^HS/i.test(k.alg))),
+    );
   }
 
   private async keySet(issuer: string, fresh: boolean): Promise<JSONWebKeySet> {

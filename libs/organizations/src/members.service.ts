@@ -57,12 +57,13 @@ export class MembersService {
   /**
    * Changes a member's role. Demoting an admin ends, in the same transaction, the `rk_` keys
    * they created (or hands them to the acting admin with `handOver`), and the answer lists what
-   * they could hold (`offboarding`).
+   * they could hold (`offboarding`). `source` names what made the change when no person asked for
+   * it (`groups`: the identity provider's groups claim at a single sign-on), in the audit event.
    */
   async changeRole(
     organizationId: string,
     userId: string,
-    input: { role: MembershipRole; handOver?: boolean },
+    input: { role: MembershipRole; handOver?: boolean; source?: 'groups' },
     actor: AuditActor,
   ): Promise<MemberDto & { offboarding?: OffboardingDto }> {
     const { role } = input;
@@ -84,7 +85,7 @@ export class MembersService {
         action: 'member.role_changed',
         targetType: 'user',
         targetId: userId,
-        metadata: { from: current.role, to: role, ...(report ? auditSummary(report) : {}) },
+        metadata: { from: current.role, to: role, ...(input.source ? { source: input.source } : {}), ...(report ? auditSummary(report) : {}) },
       });
       return { ...current, role, ...(report ? { offboarding: offboardingDto(organizationId, report) } : {}) };
     });

@@ -41,16 +41,27 @@ export interface FetcherOptions {
   /** For the whole exchange: resolution, connection, headers and body. */
   timeoutMs: number;
   maxBytes: number;
+  /**
+   * A form to POST (`application/x-www-form-urlencoded`) instead of a GET: an identity provider's
+   * token endpoint. The same defences apply; the answer must still be a 200 within the bounds.
+   */
+  form?: Record<string, string>;
+  /** Extra request headers (an `Authorization: Basic` of the client): sent, never put in an error. */
+  headers?: Record<string, string>;
+  /** Statuses whose body is answered (default 200 only): a token endpoint's 400 carries its `error`. */
+  acceptStatuses?: readonly number[];
 }
 
 export interface FetchedDocument {
+  status: number;
   body: string;
   headers: IncomingHttpHeaders;
 }
 
 /**
  * Fetches a JSON document (a Client ID Metadata Document, an identity provider's discovery
- * document or key set) without letting its URL reach inside the network
+ * document or key set, or, with `form`, the answer of a POST to an identity provider's token
+ * endpoint) without letting its URL reach inside the network
  * (SSRF): the host is resolved once, every address it resolves to must be public (see
  * `addressProblem`), and the connection goes to the first of those checked addresses — the
  * socket is given the IP itself (and a lookup that can only answer it), so no second resolution
@@ -102,13 +113,21 @@ function exchange(url: URL, target: ResolvedAddress, options: FetcherOptions, to
     host: target.address,
     family: target.family,
     port: url.port || (url.protocol === 'https:' ? 443 : 80),
-    path: url.pathname,
-    method: 'GET',
-    headers: { Host: url.host, Accept: 'application/json', 'User-Agent': options.wording.userAgent },
+    path: options.form ? `${url.pathname}${url.search}` : url.pathname,
+    method: options.form ? 'POST' : 'GET',
+    headers: { ...options.headers, Host: url.host, Accept: 'application/json', 'User-Agent': options.wording.userAgent },
     lookup: pinnedLookup,
     agent: false,
   };
   if (!ipLiteral(url.hostname)) requestOptions.servername = url.hostname;
+  const payload = options.form ? Buffer.from(new URLSearchParams(options.form).toString()) : undefined;
+  if (payload) {
+    requestOptions.headers = {
+      ...requestOptions.headers,
+      'Content-Type': 'application/x-www-form-urlencoded',
+      'Content-Length': String(payload.length),
+    };
+  }
   const host = url.hostname;
   const { wording } = options;
   const fail = (what: string) => wording.error(`${wording.document} at ${host} ${what}`);
@@ -141,7 +160,7 @@ function exchange(url: URL, target: ResolvedAddress, options: FetcherOptions, to
         res.resume();
         return finish(fail(`answered a redirect (HTTP ${status}); redirects are not followed`));
       }
-      if (status !== 200) {
+      if (!(options.acceptStatuses ?? [200]).includes(status)) {
         res.resume();
         return finish(fail(`answered HTTP ${status} instead of 200`));
       }
@@ -154,9 +173,9 @@ function exchange(url: URL, target: ResolvedAddress, options: FetcherOptions, to
         if (size > options.maxBytes) return finish(fail(`is larger than ${options.maxBytes} bytes`));
         chunks.push(chunk);
       });
-      res.on('end', () => finish(undefined, { body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('end', () => finish(undefined, { status, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
     });
-    req.end();
+    req.end(payload);
   });
 }
 

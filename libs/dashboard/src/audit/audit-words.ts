@@ -36,6 +36,12 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'password_reset.used': 'Password reset',
   'password.changed': 'Password changed',
   'organization.created': 'Organisation created',
+  'identity_provider.updated': 'Single sign-on settings changed',
+  'identity_provider.removed': 'Single sign-on disconnected',
+  'identity_provider.domain_verified': 'Email domain verified',
+  'sso.sign_in': 'Signed in with single sign-on',
+  'sso.linked': 'Account linked to single sign-on',
+  'sso.account_created': 'Account created by single sign-on',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */
@@ -50,6 +56,7 @@ export const ACTION_GROUPS: { label: string; actions: { value: string; label: st
   { label: 'API keys', prefix: ['api_key.'] },
   { label: 'AI clients', prefix: ['consent.', 'grant.', 'refresh_token.', 'client_policy.', 'oauth_client.'] },
   { label: 'People', prefix: ['member.', 'invitation.', 'password_reset.', 'organization.'] },
+  { label: 'Single sign-on', prefix: ['identity_provider.', 'sso.'] },
 ].map((group) => ({
   label: group.label,
   actions: (Object.keys(ACTION_LABELS) as KnownAction[])
@@ -166,6 +173,12 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return 'Changed their password';
       case 'organization.created':
         return `Created the organisation ${quoted(str(m.name))}`;
+      case 'identity_provider.updated':
+        return `${m.created ? 'Connected' : 'Changed'} the single sign-on identity provider ${quoted(str(m.issuer))}`;
+      case 'identity_provider.removed':
+        return `Disconnected the single sign-on identity provider ${quoted(str(m.issuer))}`;
+      case 'identity_provider.domain_verified':
+        return `Verified the email domain ${str(m.domain)}${m.method === 'operator' ? ' (by the operator)' : ' (DNS record)'}`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;

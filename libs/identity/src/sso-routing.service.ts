@@ -1,0 +1,54 @@
+import { domainToASCII } from 'node:url';
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { IdentityProviderDomain, IdentityProviderRecord, ProvisionedUser } from './entities';
+
+/** Where an email signs in through single sign-on: the organisation that verified its domain, and its IdP. */
+export interface SsoRoute {
+  organizationId: string;
+  issuer: string;
+}
+
+/** The domain of an email as claimed domains are stored (lower case, no trailing dot, ASCII form), or null when it has none. */
+export function emailDomain(email: string): string | null {
+  const at = email.lastIndexOf('@');
+  if (at <= 0 || at === email.length - 1) return null;
+  const raw = email
+    .slice(at + 1)
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '');
+  const domain = raw.length > 0 && raw.length <= 253 ? domainToASCII(raw) : '';
+  return domain || null;
+}
+
+/**
+ * What single sign-on asks of identity's tables before it lets someone in: which organisation an
+ * email belongs to (a verified domain of an organisation with an IdP; pending domains count for
+ * nothing), and whether that organisation's SCIM client deprovisioned the person.
+ */
+@Injectable()
+export class SsoRouting {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The organisation whose verified domain the email has, when that organisation has an IdP; else null. */
+  async routeFor(email: string, em?: EntityManager): Promise<SsoRoute | null> {
+    const domain = emailDomain(email);
+    if (!domain) return null;
+    const row = await (em ?? this.dataSource.manager)
+      .createQueryBuilder(IdentityProviderDomain, 'd')
+      .innerJoin(IdentityProviderRecord, 'p', 'p.organization_id = d.organization_id')
+      .select('d.organization_id', 'organizationId')
+      .addSelect('p.issuer', 'issuer')
+      .where('d.domain = :domain AND d.verified_at IS NOT NULL', { domain })
+      .getRawOne<SsoRoute>();
+    return row ?? null;
+  }
+
+  /** Whether the organisation's SCIM client deactivated the person with this email (a sign-in must not bring them back). */
+  async isDeprovisioned(organizationId: string, email: string, em?: EntityManager): Promise<boolean> {
+    return (em ?? this.dataSource.manager)
+      .getRepository(ProvisionedUser)
+      .exists({ where: { organizationId, userName: email.trim().toLowerCase(), active: false } });
+  }
+}

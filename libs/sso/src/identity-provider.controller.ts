@@ -1,0 +1,65 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AuditActor } from '@app/audit';
+import { ApiErrors, NotFoundError } from '@app/common';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
+import { IdentityProviderSettings } from '@app/identity';
+import { ClaimedDomainDto, IdentityProviderDto, PutIdentityProviderDto } from './dto/identity-provider.dto';
+
+/**
+ * The organisation's OpenID Connect identity provider and its email domains (admin session
+ * only: `rk_` keys cannot change how people sign in).
+ */
+@ApiTags('single sign-on')
+@ApiBearerAuth()
+@Controller('api/organizations/:orgId/identity-provider')
+@OrganizationRoute('orgId')
+export class IdentityProviderController {
+  constructor(private readonly settings: IdentityProviderSettings) {}
+
+  @Get()
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({ summary: "The organisation's identity provider: settings (never the client secret), email domains with their TXT records, discovery summary (admin session only)" })
+  @ApiOkResponse({ type: IdentityProviderDto })
+  @ApiErrors(401, 403, 404)
+  async get(@Param('orgId') orgId: string): Promise<IdentityProviderDto> {
+    const view = await this.settings.get(orgId);
+    if (!view) throw new NotFoundError('Identity provider');
+    return view;
+  }
+
+  @Put()
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({
+    summary:
+      "Connect or replace the organisation's identity provider (the whole settings); its discovery document and key set are fetched and checked (admin session only)",
+  })
+  @ApiOkResponse({ type: IdentityProviderDto })
+  @ApiErrors(400, 401, 403, 404, 409)
+  put(@Param('orgId') orgId: string, @Body() body: PutIdentityProviderDto, @RequestActor() actor: AuditActor): Promise<IdentityProviderDto> {
+    return this.settings.put(orgId, body, actor);
+  }
+
+  @Delete()
+  @HttpCode(204)
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({ summary: "Disconnect the organisation's identity provider and drop its domain claims (admin session only)" })
+  @ApiNoContentResponse()
+  @ApiErrors(401, 403, 404)
+  async remove(@Param('orgId') orgId: string, @RequestActor() actor: AuditActor): Promise<void> {
+    await this.settings.remove(orgId, actor);
+  }
+
+  @Post('domains/:domain/verify')
+  @HttpCode(200)
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({
+    summary:
+      'Verify a claimed email domain: looks up the TXT record agent-gateway-verification=<token> at _agent-gateway.<domain> (or the domain itself) (admin session only)',
+  })
+  @ApiOkResponse({ type: ClaimedDomainDto })
+  @ApiErrors(400, 401, 403, 404, 409)
+  verify(@Param('orgId') orgId: string, @Param('domain') domain: string, @RequestActor() actor: AuditActor): Promise<ClaimedDomainDto> {
+    return this.settings.verifyDomain(orgId, domain, actor);
+  }
+}

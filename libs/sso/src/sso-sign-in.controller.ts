@@ -1,0 +1,144 @@
+import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { requestOrigin } from '@app/audit';
+import { InvalidLoginError, TooManyLoginAttemptsError } from '@app/auth';
+import { DomainError, HTTP_STATUS_OF_KIND, retryAfterOf } from '@app/common';
+import { AppConfig } from '@app/config';
+import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
+import { FormCsrf, sendPage, sendRedirect, singleParam } from '@app/web';
+import { LINK_COOKIE, PendingLink, SignInState, SsoCookies, STATE_COOKIE } from './sso-cookies';
+import { SsoNotSetUpError, SsoSignInService } from './sso-sign-in.service';
+import { SsoSignInError } from './sso.errors';
+import { linkPage, ssoErrorPage } from './views/sso.view';
+
+/** The link form's CSRF cookie (the form is shown before any session exists). */
+const LINK_CSRF_COOKIE = 'ag_sso_link_csrf';
+
+/**
+ * Signing in through the organisation's identity provider (SPEC §9): `GET /auth/sso/start`
+ * (from the sign-in page), `GET /auth/sso/callback` (the IdP's redirect URI) and the page that
+ * links an existing password account, `/auth/sso/link`. Each answer is a redirect or an HTML
+ * page; a refusal is a page saying what happened, with the way back to the sign-in page.
+ */
+@Public()
+@ApiExcludeController()
+@Controller('auth/sso')
+export class SsoSignInController {
+  private readonly cookies: SsoCookies;
+  private readonly csrf: FormCsrf;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly signIn: SsoSignInService,
+  ) {
+    this.cookies = new SsoCookies(config);
+    this.csrf = new FormCsrf(config, { cookie: LINK_CSRF_COOKIE, path: '/auth/sso/link' });
+  }
+
+  @Get('start')
+  async start(@Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    const next = safeNextPath(singleParam(query, 'next').value, this.config.baseUrl);
+    const email = singleParam(query, 'email').value?.trim() ?? '';
+    try {
+      const started = await this.signIn.start(email, next);
+      await this.cookies.set(res, STATE_COOKIE, started.state);
+      sendRedirect(res, 303, started.authorizationUrl);
+    } catch (error) {
+      if (error instanceof SsoNotSetUpError) {
+        const back = new URLSearchParams({ ...(email && email.length <= 320 ? { email } : {}), ...(next !== '/' ? { next } : {}), sso: 'not_set_up' });
+        sendRedirect(res, 303, `/login?${back.toString()}`);
+        return;
+      }
+      this.fail(res, error, next);
+    }
+  }
+
+  @Get('callback')
+  async callback(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const state = await this.cookies.read<SignInState>(req, STATE_COOKIE);
+    // Single use: whatever happens next, this browser's state is spent.
+    this.cookies.clear(res, STATE_COOKIE);
+    const next = state?.next;
+    try {
+      const params = Object.fromEntries(
+        (['state', 'code', 'error', 'iss'] as const).map((name) => {
+          const param = singleParam(query, name);
+          if (param.duplicate) throw new SsoSignInError('duplicate_parameter', `The parameter ${name} was sent more than once.`, 'invalid_input');
+          return [name, param.value];
+        }),
+      );
+      const outcome = await this.signIn.callback(state, params, requestOrigin(req));
+      if (outcome.kind === 'link_required') {
+        await this.cookies.set(res, LINK_COOKIE, outcome.link);
+        sendRedirect(res, 303, '/auth/sso/link');
+        return;
+      }
+      setSessionCookie(res, outcome.accessToken, this.config);
+      sendRedirect(res, 303, outcome.next);
+    } catch (error) {
+      this.fail(res, error, next);
+    }
+  }
+
+  @Get('link')
+  async showLink(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const link = await this.cookies.read<PendingLink>(req, LINK_COOKIE);
+    if (!link) return this.fail(res, linkExpired());
+    try {
+      sendPage(res, 200, linkPage({ ...(await this.signIn.linkView(link)), csrfToken: this.csrf.issue(req, res) }));
+    } catch (error) {
+      this.fail(res, error, link.next);
+    }
+  }
+
+  @Post('link')
+  async submitLink(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const link = await this.cookies.read<PendingLink>(req, LINK_COOKIE);
+    if (!link) return this.fail(res, linkExpired());
+    const accepted = this.csrf.verify(req, singleParam(body, 'csrf_token').value);
+    let view: Parameters<typeof linkPage>[0];
+    try {
+      view = { ...(await this.signIn.linkView(link)), csrfToken: this.csrf.issue(req, res) };
+    } catch (error) {
+      return this.fail(res, error, link.next);
+    }
+    if (!accepted) {
+      sendPage(res, 403, linkPage({ ...view, error: 'The form expired. Please enter your password again.' }));
+      return;
+    }
+    const password = singleParam(body, 'password').value ?? '';
+    const confirmed = singleParam(body, 'confirm').value === 'yes';
+    try {
+      if (!password || password.length > 1024) throw new InvalidLoginError();
+      const { accessToken, next } = await this.signIn.completeLink(link, { password, confirmed }, requestOrigin(req));
+      this.cookies.clear(res, LINK_COOKIE);
+      this.csrf.clear(res);
+      setSessionCookie(res, accessToken, this.config);
+      sendRedirect(res, 303, next);
+    } catch (error) {
+      if (error instanceof TooManyLoginAttemptsError) {
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
+        sendPage(res, 429, linkPage({ ...view, error: error.pageMessage }));
+      } else if (error instanceof InvalidLoginError) {
+        sendPage(res, 401, linkPage({ ...view, error: 'Wrong password.' }));
+      } else if (error instanceof SsoSignInError && error.code === 'link_not_confirmed') {
+        sendPage(res, 400, linkPage({ ...view, error: error.message }));
+      } else {
+        this.fail(res, error, link.next);
+      }
+    }
+  }
+
+  /** A refusal as a page with its kind's status; anything that is not a domain error goes to the global filter. */
+  private fail(res: Response, error: unknown, next?: string): void {
+    if (!(error instanceof DomainError)) throw error;
+    const retryAfter = retryAfterOf(error);
+    if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
+    sendPage(res, HTTP_STATUS_OF_KIND[error.kind], ssoErrorPage(error.message, next));
+  }
+}
+
+function linkExpired(): SsoSignInError {
+  return new SsoSignInError('link_expired', 'There is no account waiting to be linked in this browser, or it took longer than 10 minutes. Start again from the sign-in page.', 'invalid_input');
+}

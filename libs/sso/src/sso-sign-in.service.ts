@@ -1,0 +1,346 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditService, type RequestOrigin } from '@app/audit';
+import { AuthService } from '@app/auth';
+import { AppConfig } from '@app/config';
+import { SessionTokenService } from '@app/credentials';
+import {
+  IdentityLinkDirectory,
+  IdentityProviderDirectory,
+  IdentityProviderError,
+  IdpMetadata,
+  IdpTokenEndpoint,
+  SsoRouting,
+  type IdentityProviderRecord,
+} from '@app/identity';
+import { LastAdminError, MembersService } from '@app/organizations';
+import { hasPassword, MembershipDirectory, MembershipRole, NO_PASSWORD, normalizeEmail, UserDirectory } from '@app/tenancy';
+import { IdTokenVerifier, type IdTokenClaims } from './id-token.verifier';
+import { desiredRole } from './roles-from-groups';
+import type { PendingLink, SignInState } from './sso-cookies';
+import { SsoSignInError } from './sso.errors';
+
+/** The OpenID scopes asked for: the standard ones (a groups claim, when configured, comes with them or not at all). */
+export const SSO_SCOPES = 'openid email profile';
+
+/** An error code as an IdP may send it in the redirect; anything else is shown as "error". */
+const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export interface StartedSignIn {
+  authorizationUrl: string;
+  state: SignInState;
+}
+
+/** How a callback ends: a session, or a password check before an existing account is linked. */
+export type SignInOutcome =
+  | { kind: 'signed_in'; accessToken: string; next: string }
+  | { kind: 'link_required'; link: PendingLink };
+
+/** The refusal for an email that no organisation routes to single sign-on (nothing said about who else uses it). */
+export class SsoNotSetUpError extends SsoSignInError {
+  constructor() {
+    super('sso_not_set_up', 'This email address is not set up for single sign-on. Sign in with your password.', 'invalid_input');
+  }
+}
+
+/**
+ * Single sign-on with an organisation's OpenID Connect identity provider: the authorization code
+ * request (PKCE S256, `state`, `nonce`), the callback's checks and code exchange, and what the
+ * checked ID token opens — the person linked to (`iss`, `sub`); a pending link of an account SCIM
+ * made, filled; an existing password account, only after its password (`completeLink`); else a
+ * new account and membership (just in time) — then the membership's role from the groups claim
+ * and a session recorded with the issuer. Memberships change only in the IdP's own organisation.
+ */
+@Injectable()
+export class SsoSignInService {
+  private readonly logger = new Logger('SingleSignOn');
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly routing: SsoRouting,
+    private readonly providers: IdentityProviderDirectory,
+    private readonly links: IdentityLinkDirectory,
+    private readonly metadata: IdpMetadata,
+    private readonly tokenEndpoint: IdpTokenEndpoint,
+    private readonly idTokens: IdTokenVerifier,
+    private readonly users: UserDirectory,
+    private readonly memberships: MembershipDirectory,
+    private readonly members: MembersService,
+    private readonly sessions: SessionTokenService,
+    private readonly auth: AuthService,
+    private readonly audit: AuditService,
+  ) {}
+
+  get redirectUri(): string {
+    return `${this.config.baseUrl}/auth/sso/callback`;
+  }
+
+  /** Whether the email's domain routes to single sign-on (what the sign-in page asks). */
+  async isRouted(email: string): Promise<boolean> {
+    return (await this.routing.routeFor(email)) !== null;
+  }
+
+  /** The authorization request for the email's organisation, and the state the browser must carry back. */
+  async start(email: string, next: string): Promise<StartedSignIn> {
+    const route = email.length <= 320 ? await this.routing.routeFor(normalizeEmail(email)) : null;
+    if (!route) throw new SsoNotSetUpError();
+    const provider = await this.providers.find(route.organizationId);
+    if (!provider) throw new SsoNotSetUpError();
+    const discovery = await this.reach(() => this.metadata.discovery(provider.issuer));
+    const codeVerifier = randomBytes(32).toString('base64url');
+    const state: SignInState = {
+      state: randomBytes(32).toString('base64url'),
+      nonce: randomBytes(32).toString('base64url'),
+      codeVerifier,
+      organizationId: route.organizationId,
+      issuer: provider.issuer,
+      next,
+    };
+    const url = new URL(discovery.authorization_endpoint);
+    const params = {
+      response_type: 'code',
+      client_id: provider.clientId,
+      redirect_uri: this.redirectUri,
+      scope: SSO_SCOPES,
+      state: state.state,
+      nonce: state.nonce,
+      code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      login_hint: normalizeEmail(email),
+    };
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    return { authorizationUrl: url.href, state };
+  }
+
+  /**
+   * The IdP's redirect back: checked against the browser's state (`null`: no cookie, expired or
+   * not ours), the code exchanged, the ID token checked, then the account resolved.
+   */
+  async callback(
+    state: SignInState | null,
+    query: { state?: string; code?: string; error?: string; iss?: string },
+    origin: RequestOrigin,
+  ): Promise<SignInOutcome> {
+    if (!state) {
+      throw new SsoSignInError(
+        'sso_state_missing',
+        'This sign-in was not started in this browser, or it took longer than 10 minutes. Start again from the sign-in page.',
+        'invalid_input',
+      );
+    }
+    if (!query.state || query.state !== state.state) {
+      throw new SsoSignInError('sso_state_mismatch', 'This answer of the identity provider does not belong to the sign-in this browser started (state mismatch). Start again.', 'invalid_input');
+    }
+    if (query.error !== undefined) {
+      const code = ERROR_CODE.test(query.error) ? query.error : 'error';
+      throw new SsoSignInError('idp_error', `The identity provider did not sign you in (${code}).`, 'unauthenticated');
+    }
+    if (query.iss !== undefined && query.iss !== state.issuer) {
+      throw new SsoSignInError('sso_issuer_mismatch', 'The answer came from another identity provider than the one this sign-in started with.', 'invalid_input');
+    }
+    if (!query.code) throw new SsoSignInError('sso_code_missing', 'The identity provider sent no authorization code.', 'invalid_input');
+    const provider = await this.providers.find(state.organizationId);
+    const clientSecret = provider && provider.issuer === state.issuer ? await this.providers.clientSecretOf(state.organizationId) : null;
+    if (!provider || clientSecret === null) {
+      throw new SsoSignInError('sso_not_set_up', 'Single sign-on was changed or switched off for this organisation meanwhile. Start again.', 'invalid_input');
+    }
+    const { idToken } = await this.reach(() =>
+      this.tokenEndpoint.exchangeCode(provider.issuer, {
+        code: query.code!,
+        codeVerifier: state.codeVerifier,
+        redirectUri: this.redirectUri,
+        clientId: provider.clientId,
+        clientSecret,
+      }),
+    );
+    const claims = await this.idTokens.verify(idToken, { issuer: provider.issuer, clientId: provider.clientId, nonce: state.nonce });
+    return this.resolve(provider, claims, state.next, origin);
+  }
+
+  /**
+   * The second half of linking an existing password account: its password (under the sign-in
+   * limits) and the person's confirmation, then the link (`iss`, `sub`) and the sign-in.
+   */
+  async completeLink(link: PendingLink, input: { password: string; confirmed: boolean }, origin: RequestOrigin): Promise<{ accessToken: string; next: string }> {
+    if (!input.confirmed) {
+      throw new SsoSignInError('link_not_confirmed', 'Tick the box to confirm that this account may be linked.', 'invalid_input');
+    }
+    const profile = await this.users.findById(link.userId);
+    if (!profile) throw new SsoSignInError('link_account_gone', 'That account no longer exists. Start again.', 'not_found');
+    const userId = await this.auth.checkPassword(profile.email, input.password, origin.ip ?? null);
+    if (userId !== link.userId) throw new SsoSignInError('link_account_gone', 'That account no longer exists. Start again.', 'not_found');
+    const provider = await this.providers.find(link.organizationId);
+    if (!provider || provider.issuer !== link.issuer) {
+      throw new SsoSignInError('sso_not_set_up', 'Single sign-on was changed or switched off for this organisation meanwhile. Start again.', 'invalid_input');
+    }
+    await this.dataSource.transaction(async (em) => {
+      if (!(await this.links.link(userId, link.issuer, link.subject, em))) throw alreadyLinked();
+      await this.recordLinked(em, link.organizationId, userId, link.issuer, 'password', origin);
+    });
+    return this.finish(provider, userId, profile.email, { role: link.role, groupsRole: link.groupsRole }, link.next, origin);
+  }
+
+  /** What the link page shows: the account's email and the IdP's host. */
+  async linkView(link: PendingLink): Promise<{ email: string; issuerHost: string }> {
+    const profile = await this.users.findById(link.userId);
+    if (!profile) throw new SsoSignInError('link_account_gone', 'That account no longer exists. Start again.', 'not_found');
+    return { email: profile.email, issuerHost: new URL(link.issuer).host };
+  }
+
+  private async resolve(provider: IdentityProviderRecord, claims: IdTokenClaims, next: string, origin: RequestOrigin): Promise<SignInOutcome> {
+    const issuer = provider.issuer;
+    const organizationId = provider.organizationId;
+    const roles = desiredRole(provider, claims);
+    // Every sign-in, linked or not, must be of an email of this organisation's verified domains:
+    // an issuer shared by many organisations (a cloud IdP) cannot sign someone of one organisation into another.
+    const email = this.verifiedEmail(claims);
+    const route = await this.routing.routeFor(email);
+    if (!route || route.organizationId !== organizationId) {
+      throw new SsoSignInError(
+        'email_domain_not_verified',
+        `The identity provider signed you in as ${email}, but that email's domain is not a verified domain of this organisation, so it cannot be used here.`,
+        'forbidden',
+      );
+    }
+    const linked = await this.links.userFor(issuer, claims.sub);
+    if (linked) {
+      const profile = await this.users.findById(linked);
+      return this.finish(provider, linked, profile?.email ?? email, roles, next, origin);
+    }
+    const existing = await this.users.loginRecord(email);
+    if (existing) {
+      const link = await this.links.linkOf(existing.id, issuer);
+      if (link && link.subject === null) {
+        await this.dataSource.transaction(async (em) => {
+          if (!(await this.links.link(existing.id, issuer, claims.sub, em))) throw alreadyLinked();
+          await this.recordLinked(em, organizationId, existing.id, issuer, 'provisioned', origin);
+        });
+        return this.finish(provider, existing.id, email, roles, next, origin);
+      }
+      if (link) throw alreadyLinked();
+      if (!hasPassword(existing.passwordHash)) {
+        throw new SsoSignInError(
+          'account_not_linkable',
+          'An account with this email exists but cannot be linked to single sign-on here. Ask an administrator of your organisation.',
+          'forbidden',
+        );
+      }
+      return { kind: 'link_required', link: { userId: existing.id, organizationId, issuer, subject: claims.sub, next, ...roles } };
+    }
+    const userId = await this.createJustInTime(provider, claims, email, roles.role, origin);
+    return this.finish(provider, userId, email, { role: roles.role, groupsRole: null }, next, origin);
+  }
+
+  /** The ID token's email when the IdP vouches for it (`email_verified` true), lower case. */
+  private verifiedEmail(claims: IdTokenClaims): string {
+    if (typeof claims.email !== 'string' || !claims.email.includes('@') || claims.email.length > 320) {
+      throw new SsoSignInError('email_missing', 'The identity provider sent no email address for you, so no account can be found or made. Ask your administrator to release the email claim.', 'forbidden');
+    }
+    if (claims.email_verified !== true) {
+      throw new SsoSignInError('email_not_verified', 'The identity provider does not vouch for your email address (email_verified is not true), so it cannot be used to sign in.', 'forbidden');
+    }
+    return normalizeEmail(claims.email);
+  }
+
+  /** The account (no password), its membership with the mapped role and its link, in one transaction. */
+  private async createJustInTime(provider: IdentityProviderRecord, claims: IdTokenClaims, email: string, role: MembershipRole, origin: RequestOrigin): Promise<string> {
+    const { organizationId, issuer } = provider;
+    return this.dataSource.transaction(async (em) => {
+      if (await this.routing.isDeprovisioned(organizationId, email, em)) throw deprovisioned();
+      const user = await this.users.create({ email, name: displayName(claims, email), passwordHash: NO_PASSWORD }, em);
+      if (!user) throw new SsoSignInError('sign_in_race', 'Your account was being created by another sign-in at the same moment. Start again.', 'conflict');
+      await this.memberships.add(organizationId, user.id, role, em);
+      if (!(await this.links.link(user.id, issuer, claims.sub, em))) throw alreadyLinked();
+      const actor = { actorType: 'user', actorId: user.id, origin };
+      await this.audit.record(em, { organizationId, ...actor, action: 'sso.account_created', targetType: 'user', targetId: user.id, metadata: { issuer, email, role } });
+      await this.audit.record(em, { organizationId, ...actor, action: 'member.added', targetType: 'user', targetId: user.id, metadata: { role, via: 'sso' } });
+      await this.recordLinked(em, organizationId, user.id, issuer, 'just_in_time', origin);
+      return user.id;
+    });
+  }
+
+  /**
+   * The membership in the IdP's organisation (added when missing, unless deprovisioned; its role
+   * following the groups claim when one is configured and sent), then the session.
+   */
+  private async finish(
+    provider: IdentityProviderRecord,
+    userId: string,
+    email: string,
+    roles: { role: MembershipRole; groupsRole: MembershipRole | null },
+    next: string,
+    origin: RequestOrigin,
+  ): Promise<{ kind: 'signed_in'; accessToken: string; next: string }> {
+    const { organizationId, issuer } = provider;
+    let role = await this.memberships.roleOf(userId, organizationId);
+    if (!role) {
+      role = roles.role;
+      await this.dataSource.transaction(async (em) => {
+        if (await this.routing.isDeprovisioned(organizationId, email, em)) throw deprovisioned();
+        if (await this.memberships.add(organizationId, userId, roles.role, em)) {
+          await this.audit.record(em, { organizationId, actorType: 'user', actorId: userId, origin, action: 'member.added', targetType: 'user', targetId: userId, metadata: { role: roles.role, via: 'sso' } });
+        }
+      });
+    } else if (roles.groupsRole && roles.groupsRole !== role) {
+      try {
+        const changed = await this.members.changeRole(organizationId, userId, { role: roles.groupsRole, source: 'groups' }, { actorType: 'system', actorId: null, origin });
+        role = changed.role;
+      } catch (error) {
+        if (!(error instanceof LastAdminError)) throw error;
+        this.logger.log(`The groups claim would remove the last admin of organisation ${organizationId}: the role is kept`);
+      }
+    }
+    const session = await this.sessions.issue(userId, origin, { ssoIssuer: issuer });
+    await this.audit.record(this.dataSource.manager, {
+      organizationId,
+      actorType: 'user',
+      actorId: userId,
+      origin,
+      action: 'sso.sign_in',
+      targetType: 'user',
+      targetId: userId,
+      metadata: { issuer, role },
+    });
+    if (role === 'admin') await this.providers.recordAdminSignIn(organizationId, issuer);
+    return { kind: 'signed_in', accessToken: session.accessToken, next };
+  }
+
+  private recordLinked(em: EntityManager, organizationId: string, userId: string, issuer: string, via: string, origin: RequestOrigin): Promise<void> {
+    return this.audit.record(em, { organizationId, actorType: 'user', actorId: userId, origin, action: 'sso.linked', targetType: 'user', targetId: userId, metadata: { issuer, via } });
+  }
+
+  /** Runs a call to the IdP; its failures become this sign-in's refusal (the message names the IdP's problem, never a secret). */
+  private async reach<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof IdentityProviderError) throw new SsoSignInError(error.code, `${error.message.replace(/\.$/, '')}.`, error.kind === 'unavailable' ? 'unavailable' : 'unauthenticated');
+      throw error;
+    }
+  }
+}
+
+function alreadyLinked(): SsoSignInError {
+  return new SsoSignInError(
+    'already_linked',
+    'Your identity provider account or this account is already linked to another one here. Ask an administrator of your organisation.',
+    'conflict',
+  );
+}
+
+function deprovisioned(): SsoSignInError {
+  return new SsoSignInError(
+    'deprovisioned',
+    "Your organisation's identity provisioning removed your access to it. Ask an administrator of your organisation.",
+    'forbidden',
+  );
+}
+
+/** A name for a new account: the ID token's `name`, else given and family names, else the email's local part. */
+function displayName(claims: IdTokenClaims, email: string): string {
+  const clean = (value: unknown) => (typeof value === 'string' ? value.replace(/[\u0000-\u001f\u007f]/g, '').trim() : '');
+  const name = clean(claims.name) || [clean(claims.given_name), clean(claims.family_name)].filter(Boolean).join(' ');
+  return (name || email.split('@')[0]!).slice(0, 100);
+}

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '@app/auth';
+import { IdentityModule } from '@app/identity';
+import { OrganizationsModule } from '@app/organizations';
+import { TenancyModule } from '@app/tenancy';
+import { IdTokenVerifier } from './id-token.verifier';
+import { IdentityProviderController } from './identity-provider.controller';
+import { SsoSignInController } from './sso-sign-in.controller';
+import { SsoSignInService } from './sso-sign-in.service';
+
+/**
+ * Single sign-on over HTTP (`docs/sso.md`): the identity-provider settings routes, and signing in
+ * through an organisation's OpenID Connect identity provider (`/auth/sso/start`,
+ * `/auth/sso/callback`, linking an existing account at `/auth/sso/link`).
+ */
+@Module({
+  imports: [IdentityModule, AuthModule, OrganizationsModule, TenancyModule],
+  controllers: [IdentityProviderController, SsoSignInController],
+  providers: [SsoSignInService, IdTokenVerifier],
+  exports: [SsoSignInService],
+})
+export class SsoModule {}

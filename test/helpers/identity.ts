@@ -1,0 +1,115 @@
+/**
+ * Helpers for tests that need an organisation connected to an identity provider.
+ *
+ * The test app must allow a loopback IdP: `startTestApp({ IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true' })`.
+ *
+ * - `connectIdentityProvider(t, orgId, adminJwt, settings)`: `PUT /api/organizations/:orgId/identity-provider`
+ *   as that admin (a session JWT: `sessionFor(t, userId)` or a signup's `accessToken`), with
+ *   defaults for what `settings` leaves out (clientId `gateway-test`, a client secret, no domains,
+ *   defaultRole member); expects 200 and answers the settings as shown (`IdentityProviderView`).
+ *   The issuer's discovery document and key set are fetched when saved, so `settings.issuer` must
+ *   be a running IdP (`startTestIdp()` of `./test-idp`).
+ * - `verifyDomainForTests(t, orgId, domain)`: marks a domain the organisation claims as verified,
+ *   the operator's way (`verify-domain` on the command line calls the same service); no DNS.
+ * - `connectWithVerifiedDomains(t, orgId, adminJwt, settings)`: both at once: every domain of
+ *   `settings.emailDomains` ends up verified.
+ * - `FakeTxtRecords`: a DNS stand-in for the REST verification route; pass `records.provider` in
+ *   `startTestApp(env, { providers: [records.provider] })`, then `records.publish(name, value)`.
+ * - `testDomain()`: a fresh domain name per call (`sso-1a2b3c4d.example.com`), so tests never
+ *   share a claim (a verified domain belongs to one organisation in the whole database).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Provider } from '@nestjs/common';
+import request from 'supertest';
+import { DOMAIN_TXT_RESOLVER, IdentityProviderSettings, type ClaimedDomainView, type IdentityProviderInput, type IdentityProviderView } from '@app/identity';
+import type { TestApp } from './test-app';
+
+export const TEST_IDP_CLIENT_ID = 'gateway-test';
+export const TEST_IDP_CLIENT_SECRET = 'gateway-test-client-secret';
+
+export const identityProviderPath = (orgId: string) => `/api/organizations/${orgId}/identity-provider`;
+
+/** A fresh domain name for one test (`sso-<8 hex>.example.com`). */
+export function testDomain(prefix = 'sso'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}.example.com`;
+}
+
+/** The settings `connectIdentityProvider` sends: `settings` over the defaults. */
+export function identityProviderSettings(settings: Partial<IdentityProviderInput> & { issuer: string }): IdentityProviderInput {
+  return {
+    clientId: TEST_IDP_CLIENT_ID,
+    clientSecret: TEST_IDP_CLIENT_SECRET,
+    emailDomains: [],
+    defaultRole: 'member',
+    ...settings,
+  };
+}
+
+/** Connects (or replaces) the organisation's IdP over REST as an admin; expects 200. */
+export async function connectIdentityProvider(
+  t: Pick<TestApp, 'baseUrl'>,
+  orgId: string,
+  adminJwt: string,
+  settings: Partial<IdentityProviderInput> & { issuer: string },
+): Promise<IdentityProviderView> {
+  const res = await request(t.baseUrl)
+    .put(identityProviderPath(orgId))
+    .set('Authorization', `Bearer ${adminJwt}`)
+    .send(identityProviderSettings(settings));
+  if (res.status !== 200) throw new Error(`PUT identity-provider answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body as IdentityProviderView;
+}
+
+/** Marks a claimed domain verified as the operator's command line does (no DNS); answers the claim. */
+export function verifyDomainForTests(t: Pick<TestApp, 'app'>, orgId: string, domain: string): Promise<ClaimedDomainView> {
+  return t.app.get(IdentityProviderSettings).verifyDomainAsOperator(orgId, domain, { actorType: 'cli', actorId: null });
+}
+
+/** Connects the IdP and verifies every domain of `settings.emailDomains`; answers the settings as shown afterwards. */
+export async function connectWithVerifiedDomains(
+  t: Pick<TestApp, 'app' | 'baseUrl'>,
+  orgId: string,
+  adminJwt: string,
+  settings: Partial<IdentityProviderInput> & { issuer: string; emailDomains: string[] },
+): Promise<IdentityProviderView> {
+  await connectIdentityProvider(t, orgId, adminJwt, settings);
+  for (const domain of settings.emailDomains) await verifyDomainForTests(t, orgId, domain);
+  return (await t.app.get(IdentityProviderSettings).get(orgId))!;
+}
+
+/**
+ * TXT records the gateway's domain verification sees instead of DNS. A name without records
+ * answers ENOTFOUND, as DNS would; `fail(name, code)` makes a look-up fail with that code.
+ */
+export class FakeTxtRecords {
+  private readonly records = new Map<string, string[][]>();
+  private readonly failures = new Map<string, string>();
+  readonly lookups: string[] = [];
+
+  /** The provider to register: `startTestApp(env, { providers: [records.provider] })`. */
+  get provider(): Provider {
+    return { provide: DOMAIN_TXT_RESOLVER, useValue: (name: string) => this.resolve(name) };
+  }
+
+  publish(name: string, value: string): void {
+    this.records.set(name, [...(this.records.get(name) ?? []), [value]]);
+  }
+
+  /** Publishes the record GET `…/identity-provider` shows for a domain. */
+  publishRecord(record: { name: string; value: string }): void {
+    this.publish(record.name, record.value);
+  }
+
+  fail(name: string, code: string): void {
+    this.failures.set(name, code);
+  }
+
+  private async resolve(name: string): Promise<string[][]> {
+    this.lookups.push(name);
+    const failure = this.failures.get(name);
+    if (failure) throw Object.assign(new Error(`queryTxt ${failure} ${name}`), { code: failure });
+    const found = this.records.get(name);
+    if (!found) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+    return found;
+  }
+}
