@@ -5,8 +5,11 @@ import { SessionTokenService } from '@app/credentials';
 import { IdentityProviderDirectory } from '@app/identity';
 import { addMember, createOrganization, createProject, createUser } from './factories';
 import { insertConnectedClient } from './factories/grants';
+import { signupOverHttp } from './factories/rest';
 import { authorizePath, formChoices, openConsent, pkcePair, registerClient, RegisteredTestClient, TestBrowser } from './factories/oauth';
+import { connectWithVerifiedDomains, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
+import { startTestIdp, TestIdp } from './helpers/test-idp';
 
 const ISSUER_X = 'https://idp-x.example.test';
 const ISSUER_Y = 'https://idp-y.example.test';
@@ -27,11 +30,14 @@ const OTHER_SIGN_IN_REQUIRED = {
 /**
  * What a session opens (docs/sso.md, "What a session opens"): a password session opens nothing in
  * an organisation that requires single sign-on; a single sign-on session opens only the
- * organisations whose identity provider is its issuer. The single sign-on sessions here are issued
- * by the session-issuing service with the issuer, as the single sign-on callback issues them.
+ * organisations whose identity provider is its issuer. Most single sign-on sessions here are
+ * issued by the session-issuing service with the issuer, as the single sign-on callback issues
+ * them (issuers X and Y are names only); one test signs in for real through the test identity
+ * provider (`/auth/sso/start` → the IdP → `/auth/sso/callback`).
  */
 describe('what a session opens: single sign-on and "require single sign-on"', () => {
   let t: TestApp;
+  let idp: TestIdp;
   let client: RegisteredTestClient;
   /** The person: a password account, member of A, B and C. */
   let person: { id: string; email: string; password: string };
@@ -44,7 +50,9 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
   const projects: Record<'A' | 'B' | 'C', { id: string; name: string }> = {} as never;
 
   beforeAll(async () => {
-    t = await startTestApp({ REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000' });
+    idp = await startTestIdp();
+    t = await startTestApp({ REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000', IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true' });
+    await idp.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [`${t.baseUrl}/auth/sso/callback`] });
     client = await registerClient(t.baseUrl, { client_name: 'Reach Client' });
     person = await createUser(t.dataSource, { email: `reach-${randomUUID().slice(0, 8)}@example.test` });
     orgA = await createOrganization(t.dataSource, 'Org A (SSO required)');
@@ -64,7 +72,10 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     await connect(orgB.id, ISSUER_Y, false);
     await connect(outside.id, ISSUER_X, true);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t?.close();
+    await idp?.stop();
+  });
 
   const api = () => request(t.baseUrl);
   /** A password session, through the real sign-in route. */
@@ -205,6 +216,33 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     const sso = await ssoSession(ISSUER_X);
     expect(await listed(sso)).toEqual([inA.grantId]);
     await api().post(`/api/me/agent-grants/${inA.grantId}/revoke`).auth(sso, { type: 'bearer' }).expect(200);
+  });
+
+  it('a real single sign-on (the test identity provider, /auth/sso/start → callback) opens its organisation only; a password session of its admin is refused there', async () => {
+    const admin = await signupOverHttp(t, { organizationName: 'Org R (real IdP, SSO required)' });
+    const domain = testDomain('reach');
+    await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, { issuer: idp.issuer, emailDomains: [domain], requireSso: true });
+    expect((await api().get(`/api/organizations/${admin.organization.id}`).auth(admin.accessToken, { type: 'bearer' }).expect(403)).body).toEqual(SSO_REQUIRED);
+    await api().get('/api/organizations').auth(admin.accessToken, { type: 'bearer' }).expect(200, { items: [] });
+
+    const email = `rae-${randomUUID().slice(0, 6)}@${domain}`;
+    idp.setAccount('rae-sub', { email, email_verified: true, name: 'Rae Reach' });
+    const started = await fetch(`${t.baseUrl}/auth/sso/start?${new URLSearchParams({ email }).toString()}`, { redirect: 'manual' });
+    expect(started.status).toBe(303);
+    const stateCookie = started.headers.getSetCookie().find((c) => c.startsWith('ag_sso_state='))!.split(';')[0]!;
+    const callback = await idp.signInWithoutBrowser(started.headers.get('location')!, 'rae-sub');
+    const signedIn = await fetch(callback, { redirect: 'manual', headers: { cookie: stateCookie } });
+    expect(signedIn.status).toBe(303);
+    const session = decodeURIComponent(signedIn.headers.getSetCookie().find((c) => c.startsWith('ag_session='))!.split(';')[0]!.slice('ag_session='.length));
+    expect(decodeJwt(session).sso_iss).toBe(idp.issuer);
+
+    const me = (await api().get('/api/me').auth(session, { type: 'bearer' }).expect(200)).body as { user: { id: string }; memberships: { organization: { id: string } }[] };
+    expect(me.memberships.map((m) => m.organization.id)).toEqual([admin.organization.id]);
+    await api().get(`/api/organizations/${admin.organization.id}/projects`).auth(session, { type: 'bearer' }).expect(200);
+    // Made a member of an organisation without an identity provider: this session does not open it.
+    await addMember(t.dataSource, orgC.id, me.user.id, 'member');
+    expect((await api().get(`/api/organizations/${orgC.id}`).auth(session, { type: 'bearer' }).expect(403)).body).toEqual(OTHER_SIGN_IN_REQUIRED);
+    expect(memberOrgIds((await api().get('/api/me').auth(session, { type: 'bearer' }).expect(200)).body)).toEqual([admin.organization.id]);
   });
 
   it('sign-out ends a single sign-on session and clears the single sign-on cookie (REST and the pages)', async () => {
