@@ -84,8 +84,8 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     return res.body.accessToken as string;
   }
   /** A single sign-on session through `issuer`, issued as the single sign-on callback issues it. */
-  async function ssoSession(issuer: string): Promise<string> {
-    return (await t.app.get(SessionTokenService).issue(person.id, { ip: '127.0.0.1', userAgent: 'reach-test' }, { ssoIssuer: issuer })).accessToken;
+  async function ssoSession(issuer: string, userId = person.id): Promise<string> {
+    return (await t.app.get(SessionTokenService).issue(userId, { ip: '127.0.0.1', userAgent: 'reach-test' }, { ssoIssuer: issuer })).accessToken;
   }
   const orgIds = (body: { items: { id: string }[] }) => body.items.map((o) => o.id).sort();
   const memberOrgIds = (body: { memberships: { organization: { id: string } }[] }) => body.memberships.map((m) => m.organization.id).sort();
@@ -243,6 +243,23 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     await addMember(t.dataSource, orgC.id, me.user.id, 'member');
     expect((await api().get(`/api/organizations/${orgC.id}`).auth(session, { type: 'bearer' }).expect(403)).body).toEqual(OTHER_SIGN_IN_REQUIRED);
     expect(memberOrgIds((await api().get('/api/me').auth(session, { type: 'bearer' }).expect(200)).body)).toEqual([admin.organization.id]);
+  });
+
+  it('a password session may accept an invitation into an organisation requiring single sign-on: the person joins, and the organisation stays closed to that session', async () => {
+    const admin = await createUser(t.dataSource);
+    await addMember(t.dataSource, orgA.id, admin.id, 'admin');
+    const adminSso = await ssoSession(ISSUER_X, admin.id);
+    const newcomer = await createUser(t.dataSource);
+    const invitation = await api().post(`/api/organizations/${orgA.id}/members`).auth(adminSso, { type: 'bearer' }).send({ email: newcomer.email, role: 'member' }).expect(201);
+    const password = (await api().post('/api/auth/login').send({ email: newcomer.email, password: newcomer.password }).expect(200)).body.accessToken as string;
+    await api().post('/api/invitations/accept').auth(password, { type: 'bearer' }).send({ token: invitation.body.token }).expect(200);
+    expect(await t.dataSource.query('SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2', [orgA.id, newcomer.id])).toEqual([{ role: 'member' }]);
+    expect((await api().get(`/api/organizations/${orgA.id}/projects`).auth(password, { type: 'bearer' }).expect(403)).body).toEqual(SSO_REQUIRED);
+    expect(memberOrgIds((await api().get('/api/me').auth(password, { type: 'bearer' }).expect(200)).body)).toEqual([]);
+    // The dashboard's home lists it with the single sign-on link instead of opening it.
+    const home = await api().get('/').set('Cookie', `ag_session=${password}`).redirects(0).expect(200);
+    expect(home.text).toContain('Sign in to open your organisations');
+    expect(home.text).toContain(`href="/auth/sso/start?email=${encodeURIComponent(newcomer.email)}&amp;next=${encodeURIComponent(`/orgs/${orgA.id}/projects`)}"`);
   });
 
   it('sign-out ends a single sign-on session and clears the single sign-on cookie (REST and the pages)', async () => {
