@@ -5,6 +5,7 @@ import { API_KEY_PERMISSION_NAMES, ApiKeyPermission } from '@app/credential-stor
 import { generateToken, hashToken } from '@app/credentials';
 import { addMember, createAgentToken, createOrganization, createProject } from './factories';
 import { createApiKey, createPersonWithoutPassword, createTeam } from './factories/rest';
+import { insertIdentityProvider } from './helpers/identity';
 import { mountedRoutes } from './helpers/routes';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -176,6 +177,32 @@ const ROWS: Row[] = [
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'GET /api/organizations/:orgId/identity-provider',
+    call: async (t, team) => ({ method: 'get', path: await freshIdentityProvider(t, team) }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'PUT /api/organizations/:orgId/identity-provider',
+    // An admin as default role, so no cell fetches an IdP's documents: an admin session gets 400.
+    call: async (t, team) => ({
+      method: 'put',
+      path: await freshIdentityProvider(t, team),
+      body: { issuer: 'https://idp.invalid', clientId: 'c', clientSecret: 's', defaultRole: 'admin' },
+    }),
+    expected: '400 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'DELETE /api/organizations/:orgId/identity-provider',
+    call: async (t, team) => ({ method: 'delete', path: await freshIdentityProvider(t, team) }),
+    expected: '204 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/organizations/:orgId/identity-provider/domains/:domain/verify',
+    // An already verified domain, so no cell looks up DNS: an admin session gets it as it is.
+    call: async (t, team) => ({ method: 'post', path: `${await freshIdentityProvider(t, team)}/domains/${team.organization.id.slice(0, 8)}.example.com/verify` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'POST /api/organizations/:orgId/api-keys',
     call: async (_t, team) => ({ method: 'post', path: `${org(team)}/api-keys`, body: { name: 'k', permissions: ['projects:read'] } }),
     expected: '201 403 404 403 403 404 403 401 401 401',
@@ -336,6 +363,12 @@ async function freshInvitation(t: TestApp, organizationId: string): Promise<{ id
     [organizationId, `i-${randomUUID().slice(0, 8)}@example.test`, hashToken(token)],
   );
   return { id: (row as { id: string }).id, token };
+}
+
+/** The team's organisation connected to an IdP (written straight, no IdP running) with one verified domain; answers the settings' path. */
+async function freshIdentityProvider(t: TestApp, team: Team): Promise<string> {
+  await insertIdentityProvider(t, team.organization.id, { verifiedDomains: [`${team.organization.id.slice(0, 8)}.example.com`] });
+  return `${org(team)}/identity-provider`;
 }
 
 async function freshMember(t: TestApp, team: Team): Promise<string> {

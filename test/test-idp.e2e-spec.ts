@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { discoverAndRequestJwtAuthGrant } from '@modelcontextprotocol/client';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { ID_JAG_TYP, ID_JAG_TYPE, ID_TOKEN_TYPE, startTestIdp, TestIdp, TOKEN_EXCHANGE_GRANT } from './helpers/test-idp';
@@ -103,6 +105,26 @@ describe('Test identity provider', () => {
     expect(discovery.claims_supported).toEqual(
       expect.arrayContaining(['sub', 'email', 'email_verified', 'name', 'groups', 'tenant']),
     );
+  });
+
+  it('imports nothing from the service: only Node, jose and oidc-provider', () => {
+    const source = readFileSync(join(__dirname, 'helpers', 'test-idp.ts'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+    const imported = [...source.matchAll(/(?:from |import\()'([^']+)'/g)].map((m) => m[1]);
+    expect(imported.length).toBeGreaterThan(0);
+    expect(imported.filter((m) => !/^(node:|jose$|oidc-provider(\/|$))/.test(m))).toEqual([]);
+  });
+
+  it('serves a patched discovery document for tests of a misconfigured provider', async () => {
+    const other = await startTestIdp();
+    try {
+      other.patchDiscovery({ code_challenge_methods_supported: ['plain'], jwks_uri: undefined });
+      const document = (await (await fetch(`${other.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+      expect(document.code_challenge_methods_supported).toEqual(['plain']);
+      expect(document).not.toHaveProperty('jwks_uri');
+      expect(document.issuer).toBe(other.issuer);
+    } finally {
+      await other.stop();
+    }
   });
 
   it('signs a person in with the authorization code and PKCE; the ID token verifies with the JWKS and carries nonce, email, name, groups and tenant', async () => {
@@ -249,8 +271,9 @@ describe('Test identity provider', () => {
     expect(decodeJwt(String(second.body.access_token))).not.toHaveProperty('scope');
   });
 
-  it("answers the MCP SDK client's token exchange request (client_secret_post, discovery from the issuer)", async () => {
-    const { tokens } = await signIn('ai-client', 'ai-secret');
+  it("answers the MCP SDK client's token exchange request (client_secret_post, discovery from the issuer) with an ID token from obtainTokens", async () => {
+    const tokens = await idp.obtainTokens({ clientId: 'ai-client', clientSecret: 'ai-secret', sub: 'alice-sub' });
+    expect(decodeJwt(tokens.id_token)).toMatchObject({ aud: 'ai-client', sub: 'alice-sub', nonce: tokens.nonce });
     const result = await discoverAndRequestJwtAuthGrant({
       idpUrl: idp.issuer,
       audience: AS_ISSUER,

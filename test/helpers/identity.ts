@@ -15,13 +15,17 @@
  *   `settings.emailDomains` ends up verified.
  * - `FakeTxtRecords`: a DNS stand-in for the REST verification route; pass `records.provider` in
  *   `startTestApp(env, { providers: [records.provider] })`, then `records.publish(name, value)`.
+ * - `insertIdentityProvider(t, orgId, options)`: settings written straight through the identity
+ *   library's directory, with no IdP running and no checks (a precondition for tests of access
+ *   rules; a sign-in needs a real IdP and `connectIdentityProvider`).
  * - `testDomain()`: a fresh domain name per call (`sso-1a2b3c4d.example.com`), so tests never
  *   share a claim (a verified domain belongs to one organisation in the whole database).
  */
 import { randomUUID } from 'node:crypto';
 import type { Provider } from '@nestjs/common';
 import request from 'supertest';
-import { DOMAIN_TXT_RESOLVER, IdentityProviderSettings, type ClaimedDomainView, type IdentityProviderInput, type IdentityProviderView } from '@app/identity';
+import { DataSource } from 'typeorm';
+import { DOMAIN_TXT_RESOLVER, IdentityProviderDirectory, IdentityProviderSettings, type ClaimedDomainView, type IdentityProviderInput, type IdentityProviderView } from '@app/identity';
 import type { TestApp } from './test-app';
 
 export const TEST_IDP_CLIENT_ID = 'gateway-test';
@@ -75,6 +79,45 @@ export async function connectWithVerifiedDomains(
   await connectIdentityProvider(t, orgId, adminJwt, settings);
   for (const domain of settings.emailDomains) await verifyDomainForTests(t, orgId, domain);
   return (await t.app.get(IdentityProviderSettings).get(orgId))!;
+}
+
+/**
+ * Settings written straight to the database (no discovery fetch, no checks, no audit event):
+ * `issuer` defaults to `https://idp.invalid`; `verifiedDomains` are claimed and verified,
+ * `pendingDomains` claimed only. Replaces any settings and claims the organisation had.
+ */
+export async function insertIdentityProvider(
+  t: Pick<TestApp, 'app'>,
+  orgId: string,
+  options: {
+    issuer?: string;
+    clientId?: string;
+    requireSso?: boolean;
+    acceptIdJag?: boolean;
+    adminSignedIn?: boolean;
+    verifiedDomains?: string[];
+    pendingDomains?: string[];
+  } = {},
+): Promise<void> {
+  const directory = t.app.get(IdentityProviderDirectory);
+  await t.app.get(DataSource).transaction(async (em) => {
+    await directory.save(
+      {
+        organizationId: orgId,
+        issuer: options.issuer ?? 'https://idp.invalid',
+        clientId: options.clientId ?? TEST_IDP_CLIENT_ID,
+        clientSecret: TEST_IDP_CLIENT_SECRET,
+        defaultRole: 'member',
+        requireSso: options.requireSso ?? false,
+        acceptIdJag: options.acceptIdJag ?? false,
+        adminSignedInAt: options.adminSignedIn || options.acceptIdJag ? new Date() : null,
+      },
+      em,
+    );
+    const verified = options.verifiedDomains ?? [];
+    await directory.replaceDomains(orgId, [...verified, ...(options.pendingDomains ?? [])], () => randomUUID(), em);
+    for (const domain of verified) await directory.markVerified(orgId, domain, em);
+  });
 }
 
 /**

@@ -10,38 +10,50 @@
  *   `input[name=login]` and clicks `button[type=submit]`. `signInWithoutBrowser` does the same over
  *   plain HTTP and returns the redirect to the relying party (with `code` and `state`), unfollowed.
  * - Token exchange (RFC 8693) issuing ID-JAGs (IETF draft "Identity Assertion JWT Authorization
- *   Grant", MCP extension "Enterprise-Managed Authorization").
+ *   Grant", MCP extension "Enterprise-Managed Authorization") to an authenticated client:
+ *   `subject_token` must be an ID token of this IdP for that client, signed by the current key and
+ *   unexpired; `audience` and `resource` are required (the extension requires `resource`). The
+ *   ID-JAG (header `typ` oauth-id-jag+jwt, current key): iss, sub, aud = audience, client_id (the
+ *   client's `idJagClientId`, else its id), jti, iat, exp (+300 s), resource, scope (as requested),
+ *   tenant and email (from the account). Refusals: 400 `invalid_request` / `invalid_grant` with a
+ *   description naming the problem, 401 `invalid_client`.
  *
  * How the MCP SDK v2 client does Enterprise-Managed Authorization (`@modelcontextprotocol/client`
- * 2.4, `import { CrossAppAccessProvider, discoverAndRequestJwtAuthGrant, requestJwtAuthorizationGrant }
- * from '@modelcontextprotocol/client'`):
+ * 2.4; checked by running it against this IdP and a recording authorization server):
  *
- *   new CrossAppAccessProvider({
+ *   import { CrossAppAccessProvider, discoverAndRequestJwtAuthGrant, StreamableHTTPClientTransport }
+ *     from '@modelcontextprotocol/client';
+ *   const authProvider = new CrossAppAccessProvider({
  *     clientId, clientSecret,          // the client at OUR authorization server (confidential)
  *     expectedIssuer: gatewayIssuer,   // must equal our AS metadata `issuer` (credentials go nowhere else)
  *     assertion: async (ctx) => (await discoverAndRequestJwtAuthGrant({
- *       idpUrl: idp.issuer, idToken, clientId: idpClientId, clientSecret: idpClientSecret,
+ *       idpUrl: idp.issuer, idToken,   // e.g. (await idp.obtainTokens({ clientId: idpClientId, ... })).id_token
+ *       clientId: idpClientId, clientSecret: idpClientSecret,   // the client at the IdP
  *       audience: ctx.authorizationServerUrl, resource: ctx.resourceUrl, scope: ctx.scope,
  *       fetchFn: ctx.fetchFn,
  *     })).jwtAuthGrant,
- *   })                                  // then: new StreamableHTTPClientTransport(url, { authProvider })
+ *   });
+ *   new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), { authProvider });  // or auth(authProvider, { serverUrl })
  *
- * - Token exchange at the IdP (`requestJwtAuthorizationGrant`): POST form to the IdP's token
- *   endpoint (discovered from `/.well-known/oauth-authorization-server`, then
- *   `/.well-known/openid-configuration`) with grant_type token-exchange, requested_token_type id-jag,
- *   audience (our AS issuer URL as discovered through the protected resource metadata), resource (our
- *   MCP resource URL), subject_token (the ID token), subject_token_type id_token, `client_id` and
- *   `client_secret` IN THE BODY (client_secret_post), `scope` if any. It requires `issued_token_type`
- *   = id-jag and `access_token` in the answer. The endpoint must be https or loopback.
- * - At our AS (`auth()` on a 401, after RFC 9728 discovery): POST grant_type
- *   `urn:ietf:params:oauth:grant-type:jwt-bearer`, `assertion` (the ID-JAG), `scope` if any and
- *   `resource` (our MCP resource URL); client authentication chosen from our metadata's
- *   `token_endpoint_auth_methods_supported`: client_secret_basic when listed (or when the list is
- *   absent), else client_secret_post. No registration, no redirect.
- *   `exchangeJwtAuthGrant({ tokenEndpoint, jwtAuthGrant, clientId, clientSecret, authMethod })` does
- *   that step alone (client_secret_basic by default).
+ * - On the MCP endpoint's 401, `auth()` reads our protected resource metadata (RFC 9728), then our
+ *   AS metadata. It calls `assertion` with authorizationServerUrl = our AS metadata's `issuer`
+ *   (exactly, no slash added), resourceUrl = the metadata's `resource`, scope = the 401's
+ *   WWW-Authenticate `scope`, else the resource metadata's `scopes_supported` joined by spaces.
+ * - Token exchange at the IdP (`requestJwtAuthorizationGrant`, after discovery from
+ *   `/.well-known/oauth-authorization-server`, falling back to `/.well-known/openid-configuration`):
+ *   form POST with grant_type token-exchange, requested_token_type id-jag, audience, resource,
+ *   subject_token (the ID token), subject_token_type id_token, `client_id` and `client_secret` IN
+ *   THE BODY (client_secret_post), `scope` if any. It needs `issued_token_type` = id-jag and
+ *   `access_token`; an error answer becomes `Error('Token exchange failed: <error> - <description>')`.
+ *   Endpoints must be https or loopback (127.0.0.1, localhost, ::1).
+ * - Then at our token endpoint: form POST grant_type `urn:ietf:params:oauth:grant-type:jwt-bearer`,
+ *   `assertion` (the ID-JAG), `scope` (as above) and `resource` (our MCP resource URL), with
+ *   client_secret_basic (Authorization: Basic) when our metadata's
+ *   `token_endpoint_auth_methods_supported` lists it or is absent, else client_secret_post. No
+ *   registration, no redirect, no refresh token expected. `exchangeJwtAuthGrant({ tokenEndpoint,
+ *   jwtAuthGrant, clientId, clientSecret, authMethod })` does that step alone (basic by default).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import {
@@ -87,6 +99,15 @@ export interface TestIdpClient {
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
 }
 
+export interface IdpTokens {
+  id_token: string;
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+  nonce: string;
+}
+
 export type JwtHeader = Record<string, unknown>;
 /** Changes claims/header in place (or returns new claims). */
 export type JwtPatch = (claims: JWTPayload & Record<string, unknown>, header: JwtHeader) => void | Record<string, unknown>;
@@ -94,17 +115,32 @@ export type JwtPatch = (claims: JWTPayload & Record<string, unknown>, header: Jw
 export type SigningChoice = 'current' | 'foreign' | 'none' | 'hs256';
 
 export interface TestIdp {
+  /** `http://127.0.0.1:PORT`; endpoints: `/auth`, `/token`, `/jwks`, `/me`, discovery at `/.well-known/openid-configuration`. */
   issuer: string;
+  /** Registers a confidential client (authorization code when it has redirect URIs, and the token exchange). */
   addClient(client: TestIdpClient): Promise<void>;
+  /** Creates or replaces the account with this subject (its claims are read at each sign-in). */
   setAccount(sub: string, account: TestIdpAccount): void;
   /** Performs the IdP side of an authorization request; returns the redirect to the relying party. */
   signInWithoutBrowser(authorizeUrl: string, sub: string): Promise<string>;
+  /**
+   * The whole code flow with PKCE for a client of this IdP (its first redirect URI, never
+   * contacted), as an AI client signing its person in: the token response, with the nonce sent.
+   */
+  obtainTokens(request: { clientId: string; clientSecret: string; sub: string; scope?: string }): Promise<IdpTokens>;
+  /** A new signing key (new kid) becomes current; the old one leaves the JWKS. */
   rotateKeys(): Promise<void>;
   /** Kid of the current signing key (the only one in the JWKS). */
   currentKid(): string;
+  /** The next token response's `id_token` is re-signed (with `key`, default the current one) after `patch`. */
   tamperNextIdToken(patch: JwtPatch, key?: SigningChoice): void;
+  /** The next ID-JAG is signed (with `key`) after `patch` of its claims and header. */
   tamperNextIdJag(patch: JwtPatch, key?: SigningChoice): void;
+  /** A raw JWT: header `alg` (and `kid` for RSA keys) set from `key` unless `header` gives them. */
   signJwt(claims: Record<string, unknown>, header?: JwtHeader, options?: { key?: SigningChoice; secret?: string }): Promise<string>;
+  /** Fields that replace the discovery document's from now on (`undefined` removes one), e.g. no S256. */
+  patchDiscovery(fields: Record<string, unknown>): void;
+  /** Closes the server and its connections. */
   stop(): Promise<void>;
 }
 
@@ -169,19 +205,20 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
   const idJagTtl = options.idJagTtl ?? 300;
   const accounts = new Map<string, TestIdpAccount>();
   const idJagClientIds = new Map<string, string>();
+  const redirectUris = new Map<string, string[]>();
   const adapter = createMemoryAdapter(0); // shared by every provider instance: survives key rotation
   const cookieKeys = [randomBytes(32).toString('base64url')];
-  const foreignKey = await newSigningKey('foreign');
+  let foreignKey: Promise<SigningKey> | undefined; // made when first used: RSA key generation is slow
   let signingKey = await newSigningKey('idp');
   let idTokenTamper: { patch: JwtPatch; key: SigningChoice } | undefined;
   let idJagTamper: { patch: JwtPatch; key: SigningChoice } | undefined;
+  let discoveryPatch: Record<string, unknown> = {};
   let provider: ProviderClass;
   let handle: (req: IncomingMessage, res: ServerResponse) => void;
 
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const interaction = /^\/interaction\/([^/]+)$/.exec(path);
-    if (interaction) {
+    if (/^\/interaction\/[^/]+$/.test(path)) {
       loginInteraction(req, res).catch((err: unknown) => {
         res.statusCode = 400;
         res.setHeader('content-type', 'text/plain');
@@ -204,7 +241,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
       const hmac = new TextEncoder().encode(secret ?? randomBytes(32).toString('hex'));
       return new SignJWT(claims).setProtectedHeader({ ...header, alg: 'HS256' }).sign(hmac);
     }
-    const k = key === 'foreign' ? foreignKey : signingKey;
+    const k = key === 'foreign' ? await (foreignKey ??= newSigningKey('foreign')) : signingKey;
     return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: k.kid, ...header }).sign(k.privateKey);
   }
 
@@ -359,6 +396,10 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
     ]);
     instance.use(async (ctx, next) => {
       await next();
+      if (ctx.path === '/.well-known/openid-configuration' && ctx.status === 200) {
+        const document: Record<string, unknown> = { ...(ctx.body as Record<string, unknown>), ...discoveryPatch };
+        ctx.body = Object.fromEntries(Object.entries(document).filter(([, v]) => v !== undefined));
+      }
       const body = ctx.body as { id_token?: string } | undefined;
       if (ctx.method === 'POST' && ctx.path === '/token' && ctx.status === 200 && body?.id_token && idTokenTamper) {
         const change = idTokenTamper;
@@ -376,6 +417,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
     issuer,
     async addClient(client) {
       if (client.idJagClientId) idJagClientIds.set(client.clientId, client.idJagClientId);
+      redirectUris.set(client.clientId, client.redirectUris ?? []);
       await provider.Client.adapter.upsert(client.clientId, {
         client_id: client.clientId,
         client_secret: client.clientSecret,
@@ -433,6 +475,41 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
       }
       throw new Error('test identity provider: sign-in did not come back to the relying party');
     },
+    async obtainTokens({ clientId, clientSecret, sub, scope = 'openid email profile' }) {
+      const redirectUri = redirectUris.get(clientId)?.[0];
+      if (!redirectUri) throw new Error(`test identity provider: client ${clientId} has no redirect URI`);
+      const verifier = randomBytes(32).toString('base64url');
+      const nonce = randomBytes(12).toString('base64url');
+      const authorize = new URL(`${issuer}/auth`);
+      authorize.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope,
+        state: randomBytes(12).toString('base64url'),
+        nonce,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      }).toString();
+      const back = new URL(await idp.signInWithoutBrowser(authorize.href, sub));
+      const code = back.searchParams.get('code');
+      if (!code) throw new Error(`test identity provider: no code (${back.searchParams.get('error_description') ?? back.search})`);
+      const res = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          code_verifier: verifier,
+          client_id: clientId,
+          client_secret: clientSecret,
+        }),
+      });
+      const body = (await res.json()) as Omit<IdpTokens, 'nonce'> & { error_description?: string };
+      if (res.status !== 200) throw new Error(`test identity provider: token request refused (${body.error_description})`);
+      return { ...body, nonce };
+    },
     async rotateKeys() {
       signingKey = await newSigningKey('idp');
       build();
@@ -445,6 +522,9 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
       idJagTamper = { patch, key };
     },
     signJwt,
+    patchDiscovery(fields) {
+      discoveryPatch = { ...discoveryPatch, ...fields };
+    },
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));

@@ -11,6 +11,9 @@ export type TxtResolver = (name: string) => Promise<string[][]>;
  */
 export const DOMAIN_TXT_RESOLVER = Symbol('DOMAIN_TXT_RESOLVER');
 
+/** A look-up that takes longer is answered as failed (`ETIMEOUT`): the admin tries again later. */
+const LOOKUP_TIMEOUT_MS = 5_000;
+
 /**
  * TXT look-ups for domain verification. The resolver is `DOMAIN_TXT_RESOLVER` wherever the
  * application registers it (looked up outside this module, so a test's provider in the root
@@ -37,7 +40,15 @@ export class DomainTxtLookup implements OnModuleInit {
    */
   async txt(name: string): Promise<string[]> {
     try {
-      return (await this.resolver(name)).map((parts) => parts.join(''));
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error(`TXT look-up of ${name} timed out`), { code: 'ETIMEOUT' })), LOOKUP_TIMEOUT_MS);
+      });
+      try {
+        return (await Promise.race([this.resolver(name), timeout])).map((parts) => parts.join(''));
+      } finally {
+        clearTimeout(timer);
+      }
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'NXDOMAIN') return [];

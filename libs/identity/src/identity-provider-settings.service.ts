@@ -161,6 +161,18 @@ export class IdentityProviderSettings {
     this.checkIdJag(wanted, existing, issuerChanged);
     const discovery = await this.fetchAndCheck(wanted.issuer);
 
+    try {
+      return await this.save(organizationId, wanted, discovery, actor);
+    } catch (error) {
+      // Two first saves of the same organisation at once: the primary key lets one through.
+      if (isPgError(error, PG_UNIQUE_VIOLATION)) {
+        throw new ConflictError('identity_provider_changed', 'The identity-provider settings were changed at the same time: load them again and retry');
+      }
+      throw error;
+    }
+  }
+
+  private save(organizationId: string, wanted: Normalised, discovery: DiscoverySummary, actor: AuditActor): Promise<IdentityProviderView> {
     return this.dataSource.transaction(async (em) => {
       const locked = await this.directory.findForUpdate(organizationId, em);
       const changedIssuer = !locked || locked.issuer !== wanted.issuer;

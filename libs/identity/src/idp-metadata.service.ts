@@ -78,8 +78,11 @@ export class IdpMetadata {
     }
     if (url.search || url.hash) throw new IdentityProviderError('invalid_issuer', 'issuer must not have a query or a fragment');
     if (url.username || url.password) throw new IdentityProviderError('invalid_issuer', 'issuer must not carry credentials');
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.config.identityProviderAllowLoopback)) {
-      throw new IdentityProviderError('invalid_issuer', 'issuer must use https');
+    if (url.protocol !== 'https:' && !this.plainHttpAllowed(url)) {
+      throw new IdentityProviderError(
+        'invalid_issuer',
+        this.config.identityProviderAllowLoopback ? 'issuer must use https (http only for a loopback host such as 127.0.0.1)' : 'issuer must use https',
+      );
     }
     return url;
   }
@@ -153,9 +156,16 @@ export class IdpMetadata {
     } catch {
       throw new IdentityProviderError('invalid_discovery', `The discovery document's ${field} is not a URL`);
     }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.config.identityProviderAllowLoopback)) {
+    if (url.protocol !== 'https:' && !this.plainHttpAllowed(url)) {
       throw new IdentityProviderError('invalid_discovery', `The discovery document's ${field} must use https`);
     }
+  }
+
+  /** Plain http only under `IDENTITY_PROVIDER_ALLOW_LOOPBACK`, and only to a loopback host. */
+  private plainHttpAllowed(url: URL): boolean {
+    if (url.protocol !== 'http:' || !this.config.identityProviderAllowLoopback) return false;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
   }
 
   private fetch(url: URL, what: string) {
@@ -177,7 +187,7 @@ function parseJson(body: string, what: string): Record<string, unknown> {
   } catch {
     // answered below
   }
-  throw new IdentityProviderError('invalid_discovery', `The identity provider's ${what} is not a JSON object`);
+  throw new IdentityProviderError(what === 'key set' ? 'invalid_jwks' : 'invalid_discovery', `The identity provider's ${what} is not a JSON object`);
 }
 
 function lifetimeMs(cacheControl: string | undefined): number {
