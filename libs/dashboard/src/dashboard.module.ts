@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
+import { IdentityModule } from '@app/identity';
 import { OAuthModule } from '@app/oauth';
 import { TenancyModule } from '@app/tenancy';
 import { AccountPageController } from './account/account-page.controller';
@@ -20,6 +21,7 @@ import { MembersPageController } from './members/members-page.controller';
 import { ProjectsPageController } from './projects/projects-page.controller';
 import { ProjectTokensPageController } from './service-keys/project-tokens-page.controller';
 import { ServiceKeysPageController } from './service-keys/service-keys-page.controller';
+import { SingleSignOnPageController } from './single-sign-on/single-sign-on-page.controller';
 
 /**
  * The dashboard: server-rendered pages for everything a person does in an organisation. Its
@@ -27,7 +29,7 @@ import { ServiceKeysPageController } from './service-keys/service-keys-page.cont
  * itself, never the tables).
  */
 @Module({
-  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule],
+  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule],
   controllers: [
     AssetsController,
     HomeController,
@@ -41,6 +43,7 @@ import { ServiceKeysPageController } from './service-keys/service-keys-page.cont
     ClientPolicyPageController,
     MembersPageController,
     AuditPageController,
+    SingleSignOnPageController,
   ],
   providers: [DashboardContextGuard, AuditNamesReader, NotFoundPage],
   exports: [NotFoundPage],

@@ -1,0 +1,324 @@
+import type { ProjectDto } from '@app/organizations';
+import type { ClaimedDomainView, IdentityProviderView } from '@app/identity';
+import { html, HtmlPage, SafeHtml } from '@app/web';
+import type { DashboardContext } from '../dashboard-context';
+import { csrfField, dashboardPage, sectionPath } from '../views/layout';
+import { pickerPager, pickerSearch } from '../views/picker';
+import { ACTIONS_HEADER, dataTable } from '../views/table';
+import { when } from '../views/when';
+
+/** The fields of the settings form an error can stand next to. */
+export type SettingsField = 'issuer' | 'clientId' | 'clientSecret' | 'emailDomains' | 'defaultRole' | 'groupsClaim' | 'roleMappings' | 'requireSso' | 'form';
+/** The fields of the ID-JAG form an error can stand next to. */
+export type IdJagField = 'acceptIdJag' | 'idJagClients' | 'form';
+
+/** The settings form as shown: the stored settings, or what was posted (never the client secret). */
+export interface SettingsForm {
+  issuer: string;
+  clientId: string;
+  /** Domains as typed, one a line. */
+  emailDomains: string;
+  groupsClaim: string;
+  roleMappings: { group: string; role: string }[];
+  requireSso: boolean;
+  errors: Partial<Record<SettingsField, string>>;
+}
+
+/** The ID-JAG form as shown. */
+export interface IdJagForm {
+  acceptIdJag: boolean;
+  clients: { clientId: string; projectId: string }[];
+  errors: Partial<Record<IdJagField, string>>;
+}
+
+/** The project picker of the ID-JAG rows: one page of the matches of its search, plus the projects rows have chosen. */
+export interface ProjectChoices {
+  projects: ProjectDto[];
+  query: string;
+  nextCursor: string | null;
+  onFirstPage: boolean;
+}
+
+export interface SingleSignOnView {
+  settings: IdentityProviderView | null;
+  form: SettingsForm;
+  idJag: IdJagForm;
+  choices: ProjectChoices;
+  /** Names of the projects the stored rows point at (a row's project stays shown when not on the picker's page). */
+  projectNames: Map<string, string>;
+  notice?: string;
+  /** A refused verification, next to its domain. */
+  domainError?: { domain: string; message: string };
+}
+
+/** The picker's query parameters in the page's address. */
+export const SSO_PROJECT_PICKER = { query: 'projectQuery', cursor: 'projectCursor' } as const;
+
+/** The form's state from the stored settings (or an empty form when none are stored). */
+export function settingsFormOf(settings: IdentityProviderView | null): SettingsForm {
+  return {
+    issuer: settings?.issuer ?? '',
+    clientId: settings?.clientId ?? '',
+    emailDomains: settings?.emailDomains.join('\n') ?? '',
+    groupsClaim: settings?.groupsClaim ?? '',
+    roleMappings: settings?.roleMappings.map((m) => ({ ...m })) ?? [],
+    requireSso: settings?.requireSso ?? false,
+    errors: {},
+  };
+}
+
+export function idJagFormOf(settings: IdentityProviderView | null): IdJagForm {
+  return {
+    acceptIdJag: settings?.acceptIdJag ?? false,
+    clients: settings?.idJagClients.map((c) => ({ clientId: c.clientId, projectId: c.projectId ?? '' })) ?? [],
+    errors: {},
+  };
+}
+
+/**
+ * The first submit button of a form with "Add a … row" buttons: Enter in a text field presses the
+ * form's first submit button, which must save, not add a row. Hidden from sight and from
+ * assistive technology (they use the visible Save button).
+ */
+const DEFAULT_SUBMIT = html`<button type="submit" class="visually-hidden" tabindex="-1" aria-hidden="true">Save</button>`;
+
+export function ssoPath(orgId: string): string {
+  return sectionPath(orgId, 'single-sign-on');
+}
+
+/** The organisation's identity provider: what it is connected to, its domains, its settings. */
+export function singleSignOnPage(ctx: DashboardContext, view: SingleSignOnView): HtmlPage {
+  const orgId = ctx.organization!.id;
+  const { settings } = view;
+  return dashboardPage(ctx, {
+    title: 'Single sign-on',
+    section: 'single-sign-on',
+    notice: view.notice,
+    body: html`<h1>Single sign-on</h1>
+<p class="muted">People whose email address is in one of this organisation's verified domains sign in through your company's OpenID Connect identity provider. Step-by-step set-ups for Okta, Microsoft Entra ID and Google Workspace are in the gateway's docs/sso.md.</p>
+${settings ? connectionCard(settings) : ''}
+${settings ? domainsCard(ctx, settings, view.domainError) : ''}
+${settingsCard(ctx, settings, view.form)}
+${settings ? idJagCard(ctx, settings, view) : ''}
+${settings ? html`<section class="card" aria-labelledby="sso-remove-title"><h2 id="sso-remove-title">Disconnect</h2>
+<p>Stops single sign-on for this organisation and drops its domain claims. Accounts and memberships stay; people without a password then need a password-reset link to sign in.</p>
+<p><a href="${ssoPath(orgId)}/remove">Disconnect the identity provider</a></p></section>` : ''}`,
+  });
+}
+
+function connectionCard(settings: IdentityProviderView): SafeHtml {
+  const d = settings.discovery;
+  return html`<section class="card" aria-labelledby="sso-connection-title">
+<h2 id="sso-connection-title">Connected identity provider</h2>
+<dl>
+<dt>Issuer</dt><dd><code>${settings.issuer}</code></dd>
+<dt>Redirect URI to register at the identity provider</dt><dd><code id="sso-redirect-uri">${settings.redirectUri}</code></dd>
+<dt>First sign-in of an admin through it</dt><dd>${when(settings.adminSignedInAt, 'Not yet')}</dd>
+</dl>
+${d
+  ? html`<h3>What its discovery document said (${when(d.fetchedAt)})</h3>
+<dl>
+<dt>Authorization endpoint</dt><dd><code>${d.authorizationEndpoint}</code></dd>
+<dt>Token endpoint</dt><dd><code>${d.tokenEndpoint}</code></dd>
+<dt>Key set</dt><dd><code>${d.jwksUri}</code> (${d.signingKeys === 1 ? '1 signing key' : `${d.signingKeys} signing keys`})</dd>
+<dt>PKCE</dt><dd>${d.pkceAdvertised ? d.codeChallengeMethods.join(', ') : 'not advertised (sign-in sends S256 anyway)'}</dd>
+<dt>ID token signatures</dt><dd>${d.signingAlgorithms.length ? d.signingAlgorithms.join(', ') : 'not advertised'}</dd>
+</dl>`
+  : ''}
+</section>`;
+}
+
+function domainsCard(ctx: DashboardContext, settings: IdentityProviderView, domainError?: { domain: string; message: string }): SafeHtml {
+  const orgId = ctx.organization!.id;
+  const rows = settings.domains.map((d) => domainRow(ctx, orgId, d, domainError?.domain === d.domain ? domainError.message : undefined));
+  return html`<section class="card" aria-labelledby="sso-domains-title">
+<h2 id="sso-domains-title">Email domains</h2>
+<p class="muted">A domain counts once verified: only its addresses are offered single sign-on, get an account at their first sign-in or can be provisioned. To verify one, publish its TXT record in the domain's DNS, then press Verify. Add or remove domains in the settings below.</p>
+${settings.domains.length
+  ? dataTable('Email domains', ['Domain', 'State', 'TXT record to publish', ACTIONS_HEADER], rows)
+  : html`<div class="empty"><p><strong>No domain claimed yet.</strong> Add your people's email domains in the settings below.</p></div>`}
+</section>`;
+}
+
+function domainRow(ctx: DashboardContext, orgId: string, d: ClaimedDomainView, error?: string): SafeHtml {
+  const id = `domain-${d.domain.replace(/[^a-z0-9-]/g, '-')}`;
+  return html`<tr id="${id}">
+<td>${d.domain}</td>
+<td>${d.status === 'verified' ? html`Verified ${when(d.verifiedAt)}` : html`<strong>Pending</strong>`}</td>
+<td>${d.status === 'verified' ? html`<span class="muted">(published)</span>` : html`<code>${d.txtRecord.name}</code> TXT <code>${d.txtRecord.value}</code>`}
+${error ? html`<p class="field-error" role="alert" id="${id}-error">${error}</p>` : ''}</td>
+<td>${d.status === 'pending'
+    ? html`<form method="post" action="${ssoPath(orgId)}/domains/${encodeURIComponent(d.domain)}/verify">${csrfField(ctx)}<button type="submit" aria-label="Verify ${d.domain}">Verify</button></form>`
+    : ''}</td>
+</tr>`;
+}
+
+function fieldError(id: string, message: string | undefined): SafeHtml {
+  return message ? html`<p class="field-error" id="${id}-error">${message}</p>` : html``;
+}
+
+function described(id: string, message: string | undefined, hint = true): SafeHtml {
+  const ids = [hint ? `${id}-hint` : '', message ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`${ids ? html` aria-describedby="${ids}"` : ''}${message ? html` aria-invalid="true"` : ''}`;
+}
+
+function settingsCard(ctx: DashboardContext, settings: IdentityProviderView | null, form: SettingsForm): SafeHtml {
+  const orgId = ctx.organization!.id;
+  const { errors } = form;
+  const rows = [...form.roleMappings];
+  if (!rows.some((r) => r.group === '')) rows.push({ group: '', role: 'member' });
+  return html`<section class="card" aria-labelledby="sso-settings-title">
+<h2 id="sso-settings-title">${settings ? 'Settings' : 'Connect an identity provider'}</h2>
+${errors.form ? html`<p class="error" role="alert" id="sso-settings-form-error">${errors.form}</p>` : ''}
+<form method="post" action="${ssoPath(orgId)}" novalidate>
+${csrfField(ctx)}
+${DEFAULT_SUBMIT}
+<label for="sso-issuer">Issuer</label>
+<p class="hint" id="sso-issuer-hint">The identity provider's issuer URL, such as <code>https://your-org.okta.com</code> or <code>https://login.microsoftonline.com/&lt;tenant id&gt;/v2.0</code>. Its discovery document and key set are read when you save.</p>
+${fieldError('sso-issuer', errors.issuer)}
+<input type="text" id="sso-issuer" name="issuer" value="${form.issuer}" autocomplete="off" spellcheck="false"${described('sso-issuer', errors.issuer)}>
+<label for="sso-client-id">Client ID</label>
+<p class="hint" id="sso-client-id-hint">Of the web application you created for this gateway at the identity provider; its redirect URI is <code>${redirectHint(settings)}</code>.</p>
+${fieldError('sso-client-id', errors.clientId)}
+<input type="text" id="sso-client-id" name="clientId" value="${form.clientId}" autocomplete="off" spellcheck="false"${described('sso-client-id', errors.clientId)}>
+<label for="sso-client-secret">Client secret</label>
+<p class="hint" id="sso-client-secret-hint">${settings
+    ? 'Stored and never shown. Leave empty to keep it; type a new one to replace it (needed when the issuer changes).'
+    : 'Stored and never shown again.'}</p>
+${fieldError('sso-client-secret', errors.clientSecret)}
+<input type="password" id="sso-client-secret" name="clientSecret" value="" autocomplete="new-password"${described('sso-client-secret', errors.clientSecret)}>
+<label for="sso-domains">Email domains</label>
+<p class="hint" id="sso-domains-hint">One a line: the part after the @ of your people's addresses (<code>example.com</code>). New ones are pending until verified; a domain left out loses its claim. Public mail services (gmail.com, outlook.com, …) cannot be claimed.</p>
+${fieldError('sso-domains', errors.emailDomains)}
+<textarea id="sso-domains" name="emailDomains" rows="3" spellcheck="false" autocomplete="off"${described('sso-domains', errors.emailDomains)}>${form.emailDomains}</textarea>
+<label for="sso-default-role">Default role</label>
+<p class="hint" id="sso-default-role-hint">The role of people who arrive through the identity provider and are in no mapped group. Never admin: give admin rights through a group mapping or in Members.</p>
+${fieldError('sso-default-role', errors.defaultRole)}
+<select id="sso-default-role" name="defaultRole"${described('sso-default-role', errors.defaultRole)}><option value="member" selected>Member</option></select>
+<label for="sso-groups-claim">Groups claim (optional)</label>
+<p class="hint" id="sso-groups-claim-hint">The ID token claim that lists a person's groups, such as <code>groups</code>. Needed for the mappings below; at each sign-in the person's role follows them.</p>
+${fieldError('sso-groups-claim', errors.groupsClaim)}
+<input type="text" id="sso-groups-claim" name="groupsClaim" value="${form.groupsClaim}" autocomplete="off" spellcheck="false"${described('sso-groups-claim', errors.groupsClaim)}>
+<fieldset${errors.roleMappings ? html` aria-describedby="sso-mappings-error"` : ''}>
+<legend>Group → role mappings</legend>
+<p class="hint">A group name (or, for Microsoft Entra ID, the group's object id) as the groups claim lists it, and the role its members get. Empty rows are ignored.</p>
+${fieldError('sso-mappings', errors.roleMappings)}
+${dataTable('Group to role mappings', ['Group', 'Role', 'Remove'], rows.map((m, i) => mappingRow(m, i)))}
+<div class="actions"><button type="submit" name="add" value="mapping">Add a mapping row</button></div>
+</fieldset>
+<fieldset>
+<legend>Require single sign-on</legend>
+<label class="choice"><input type="checkbox" name="requireSso" value="true" aria-describedby="sso-require-desc"${form.requireSso ? html` checked` : ''}><span>Require single sign-on<span class="desc" id="sso-require-desc">A session opened with a password then opens nothing in this organisation (pages, API, AI clients' consent): sign in through the identity provider once before you switch this on. People's other organisations are not affected.</span></span></label>
+${fieldError('sso-require', errors.requireSso)}
+</fieldset>
+<div class="actions"><button type="submit" class="primary">${settings ? 'Save settings' : 'Connect'}</button></div>
+</form>
+</section>`;
+}
+
+function redirectHint(settings: IdentityProviderView | null): string {
+  return settings?.redirectUri ?? '{BASE_URL}/auth/sso/callback';
+}
+
+function mappingRow(m: { group: string; role: string }, i: number): SafeHtml {
+  const n = i + 1;
+  return html`<tr>
+<td><label class="visually-hidden" for="sso-mapping-group-${n}">Group of mapping ${n}</label><input type="text" id="sso-mapping-group-${n}" name="mappingGroup" value="${m.group}" autocomplete="off" spellcheck="false"></td>
+<td><label class="visually-hidden" for="sso-mapping-role-${n}">Role of mapping ${n}</label><select id="sso-mapping-role-${n}" name="mappingRole">
+<option value="member"${m.role === 'member' ? html` selected` : ''}>Member</option>
+<option value="admin"${m.role === 'admin' ? html` selected` : ''}>Admin</option>
+</select></td>
+<td><label class="choice"><input type="checkbox" name="mappingRemove" value="${String(i)}"><span>Remove<span class="visually-hidden"> mapping ${n}</span></span></label></td>
+</tr>`;
+}
+
+function idJagCard(ctx: DashboardContext, settings: IdentityProviderView, view: SingleSignOnView): SafeHtml {
+  const orgId = ctx.organization!.id;
+  const form = view.idJag;
+  const { errors } = form;
+  const { choices } = view;
+  const canAccept = settings.adminSignedInAt !== null;
+  const rows = [...form.clients];
+  if (!rows.some((r) => r.clientId === '')) rows.push({ clientId: '', projectId: '' });
+  return html`<section class="card" aria-labelledby="sso-id-jag-title">
+<h2 id="sso-id-jag-title">AI clients authorised by the identity provider (ID-JAG)</h2>
+<p class="muted">Enterprise AI clients can trade an identity assertion from this identity provider for a gateway token, with no consent screen. Each client needs a row below: its <code>client_id</code> here (which may be the URL of its metadata document) and the project its tokens open. The organisation's client policy still applies.</p>
+${pickerSearch({
+  action: ssoPath(orgId),
+  id: 'sso-project-query',
+  name: SSO_PROJECT_PICKER.query,
+  label: 'Search projects by name',
+  value: choices.query,
+})}
+${choices.query ? html`<p class="hint">The project lists below show the projects whose name contains “${choices.query}” (and the ones already chosen).</p>` : ''}
+${errors.form ? html`<p class="error" role="alert" id="sso-id-jag-form-error">${errors.form}</p>` : ''}
+<form method="post" action="${ssoPath(orgId)}/id-jag" novalidate>
+${csrfField(ctx)}
+${DEFAULT_SUBMIT}
+<fieldset>
+<legend>Accept ID-JAG</legend>
+<label class="choice"><input type="checkbox" id="sso-accept-id-jag" name="acceptIdJag" value="true" aria-describedby="sso-accept-desc${errors.acceptIdJag ? ' sso-accept-error' : ''}"${
+    form.acceptIdJag ? html` checked` : ''
+  }${canAccept || form.acceptIdJag ? '' : html` disabled`}><span>Accept identity assertions (ID-JAG) from this identity provider<span class="desc" id="sso-accept-desc">${
+    canAccept
+      ? html`An admin of this organisation signed in through it ${when(settings.adminSignedInAt)}, so it can be switched on.`
+      : 'It can be switched on only after an admin of this organisation has signed in through this identity provider once (sign out, then sign in with single sign-on).'
+  }</span></span></label>
+${fieldError('sso-accept', errors.acceptIdJag)}
+</fieldset>
+<fieldset${errors.idJagClients ? html` aria-describedby="sso-clients-error"` : ''}>
+<legend>Clients and their projects</legend>
+<p class="hint">A client without a project is refused until one is chosen. Empty rows are ignored.</p>
+${fieldError('sso-clients', errors.idJagClients)}
+${dataTable('AI clients and their projects', ['Client ID', 'Project', 'Remove'], rows.map((c, i) => clientRow(c, i, choices, view.projectNames)))}
+${pickerPager({
+  basePath: ssoPath(orgId),
+  params: { [SSO_PROJECT_PICKER.query]: choices.query },
+  cursorName: SSO_PROJECT_PICKER.cursor,
+  nextCursor: choices.nextCursor,
+  onFirstPage: choices.onFirstPage,
+  what: 'projects',
+})}
+<div class="actions"><button type="submit" name="add" value="client">Add a client row</button></div>
+</fieldset>
+<div class="actions"><button type="submit" class="primary">Save AI clients</button></div>
+</form>
+</section>`;
+}
+
+function clientRow(c: { clientId: string; projectId: string }, i: number, choices: ProjectChoices, names: Map<string, string>): SafeHtml {
+  const n = i + 1;
+  const offered = choices.projects.some((p) => p.id === c.projectId);
+  return html`<tr>
+<td><label class="visually-hidden" for="sso-client-id-${n}">Client ID of client ${n}</label><input type="text" id="sso-client-id-${n}" name="idJagClientId" value="${c.clientId}" autocomplete="off" spellcheck="false"></td>
+<td><label class="visually-hidden" for="sso-client-project-${n}">Project of client ${n}</label><select id="sso-client-project-${n}" name="idJagProject">
+<option value="">No project yet (refused)</option>
+${c.projectId && !offered ? html`<option value="${c.projectId}" selected>${names.get(c.projectId) ?? 'A deleted project'}</option>` : ''}
+${choices.projects.map((p) => html`<option value="${p.id}"${p.id === c.projectId ? html` selected` : ''}>${p.name}</option>`)}
+</select></td>
+<td><label class="choice"><input type="checkbox" name="idJagRemove" value="${String(i)}"><span>Remove<span class="visually-hidden"> client ${n}</span></span></label></td>
+</tr>`;
+}
+
+/** Before disconnecting: what ends. */
+export function removeConnectionPage(ctx: DashboardContext, settings: IdentityProviderView): HtmlPage {
+  const orgId = ctx.organization!.id;
+  const verified = settings.domains.filter((d) => d.status === 'verified').length;
+  return dashboardPage(ctx, {
+    title: 'Disconnect the identity provider?',
+    section: 'single-sign-on',
+    body: html`<div class="card">
+<h1>Disconnect ${settings.issuer}?</h1>
+<p>From the next sign-in:</p>
+<ul>
+<li>nobody signs in to this organisation through this identity provider, and sessions opened through it no longer open it;</li>
+<li>its ${settings.domains.length === 1 ? 'domain claim is' : `${settings.domains.length} domain claims are`} dropped (${verified} verified): to connect again, the domains must be verified again;</li>
+<li>"require single sign-on" and ID-JAG acceptance end with it.</li>
+</ul>
+<p>Accounts, memberships, projects and the audit log stay. People who have no password sign in again with a password-reset link from Members.</p>
+<form method="post" action="${ssoPath(orgId)}/remove">${csrfField(ctx)}
+<div class="actions"><a href="${ssoPath(orgId)}">Cancel</a><button type="submit" class="danger primary">Disconnect</button></div>
+</form>
+</div>`,
+  });
+}
