@@ -195,7 +195,7 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     await api().get(`/orgs/${orgA.id}/projects`).set('Cookie', `ag_session=${jwt}`).redirects(0).expect(200);
     const closed = await api().get(`/orgs/${orgC.id}/projects`).set('Cookie', `ag_session=${jwt}`).redirects(0).expect(403);
     expect(closed.text).toContain('Sign in again to open this organisation');
-    expect(closed.text).toContain(`href="/login?next=${encodeURIComponent(`/orgs/${orgC.id}/projects`)}"`);
+    expect(closed.text).toContain(`href="/login?email=${encodeURIComponent(person.email)}&amp;next=${encodeURIComponent(`/orgs/${orgC.id}/projects`)}"`);
 
     // The consent page offers A's project only.
     const browser = new TestBrowser(t.baseUrl);

@@ -33,7 +33,8 @@ export function sessionReachRefusal(session: SessionKind, rule: SignInRule | nul
 
 /**
  * A member's session that does not open the organisation (403). `signInHref` is where the pages
- * send the person: single sign-on for the organisation (`/auth/sso/start?email=…`), or the sign-in page.
+ * send the person: single sign-on for the organisation (`/auth/sso/start?email=…`), or the sign-in
+ * page (`/login?email=…`).
  */
 export class SessionReachError extends DomainError {
   constructor(
@@ -111,12 +112,14 @@ export class SessionReach {
     return this.sort(session, await this.organizations.listForMember(session.userId, order));
   }
 
-  /** Where a refused person signs in to open the organisation (`next`: a safe path to come back to). */
+  /**
+   * Where a refused person signs in to open the organisation (`next`: a safe path to come back
+   * to): single sign-on for their email, or the sign-in page with their email filled in.
+   */
   async signInHref(session: SessionPrincipal, refusal: SessionReachRefusal, next?: string): Promise<string> {
-    const back: Record<string, string> = next ? { next } : {};
-    if (refusal === 'other_sign_in_required') return next ? `/login?${new URLSearchParams(back).toString()}` : '/login';
     const email = (await this.users.findById(session.userId))?.email ?? '';
-    return `/auth/sso/start?${new URLSearchParams({ email, ...back }).toString()}`;
+    const query = new URLSearchParams({ email, ...(next ? { next } : {}) }).toString();
+    return refusal === 'sso_required' ? `/auth/sso/start?${query}` : `/login?${query}`;
   }
 
   async refusalError(session: SessionPrincipal, refusal: SessionReachRefusal, next?: string): Promise<SessionReachError> {
