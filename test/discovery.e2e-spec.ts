@@ -37,7 +37,8 @@ describe('discovery documents (SPEC §4)', () => {
     expect(as.registration_endpoint).toBe(`${t.baseUrl}/api/agent/oauth/register`);
     expect(as.revocation_endpoint).toBe(`${t.baseUrl}/api/agent/oauth/revoke`);
     expect(as.response_types_supported).toEqual(['code']);
-    expect(as.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
+    expect(as.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer']);
+    expect(as.authorization_grant_profiles_supported).toEqual(['urn:ietf:params:oauth:grant-profile:id-jag']);
     expect(as.code_challenge_methods_supported).toEqual(['S256']);
     expect(as.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_post', 'client_secret_basic']);
     expect(as.scopes_supported).toEqual(['project:read', 'tasks:read', 'tasks:write', 'tasks:delete']);

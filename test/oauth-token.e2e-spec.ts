@@ -174,7 +174,7 @@ describe('OAuth token endpoint (SPEC §5)', () => {
       expect(password.status).toBe(400);
       expect(password.body).toEqual({
         error: 'unsupported_grant_type',
-        error_description: 'grant_type password is not supported; use authorization_code or refresh_token',
+        error_description: 'grant_type password is not supported; use authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:jwt-bearer',
       });
     });
   });

@@ -177,6 +177,11 @@ const ROWS: Row[] = [
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'POST /api/organizations/:orgId/oauth-clients',
+    call: async (_t, team) => ({ method: 'post', path: `${org(team)}/oauth-clients`, body: { clientName: 'Enterprise AI client' } }),
+    expected: '201 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'GET /api/organizations/:orgId/identity-provider',
     call: async (t, team) => ({ method: 'get', path: await freshIdentityProvider(t, team) }),
     expected: '200 403 404 403 403 404 403 401 401 401',
@@ -228,6 +233,27 @@ const ROWS: Row[] = [
       body: { overlapSeconds: 60 },
     }),
     expected: '201 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/organizations/:orgId/scim-tokens',
+    call: async (_t, team) => ({ method: 'post', path: `${org(team)}/scim-tokens`, body: { name: 'Okta' } }),
+    expected: '201 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'GET /api/organizations/:orgId/scim-tokens',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/scim-tokens` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'DELETE /api/organizations/:orgId/scim-tokens/:tokenId',
+    call: async (t, team) => {
+      const [row] = await t.dataSource.query(
+        `INSERT INTO scim_tokens (organization_id, name, token_hash, secret_last4) VALUES ($1, 'Okta', $2, 'abcd') RETURNING id`,
+        [team.organization.id, randomUUID()],
+      );
+      return { method: 'delete', path: `${org(team)}/scim-tokens/${(row as { id: string }).id}` };
+    },
+    expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {
     route: 'GET /api/organizations/:orgId/audit-events',

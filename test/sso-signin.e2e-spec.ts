@@ -190,6 +190,14 @@ describe('Single sign-on: signing in through the organisation identity provider'
       'it was issued to another client (aud)',
     ],
     [
+      'several audiences and no azp',
+      (c) => {
+        c.aud = [TEST_IDP_CLIENT_ID, 'another-client'];
+      },
+      'current',
+      'it was issued to another client (azp)',
+    ],
+    [
       'a wrong nonce',
       (c) => {
         c.nonce = 'not-this-sign-in';
@@ -281,6 +289,25 @@ describe('Single sign-on: signing in through the organisation identity provider'
     const offered = await (await get(`/login?${new URLSearchParams({ email: `x@${domain}`, next: '/orgs' })}`)).text();
     expect(offered).toContain(`href="/auth/sso/start?email=x%40${domain}&amp;next=%2Forgs"`);
     expect(offered).toContain('Continue with single sign-on');
+
+    // The sign-in form's "Continue with single sign-on" button: on to /auth/sso/start for a claimed
+    // domain, the form again with the sentence for any other email.
+    const form = await get('/login?next=%2Forgs');
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(await form.text())![1];
+    const cookie = `ag_login_csrf=${cookiesOf(form).get('ag_login_csrf')}`;
+    const post = (email: string) =>
+      fetch(`${t.baseUrl}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email, password: '', next: '/orgs', csrf_token: csrf, sso: 'continue' }),
+      });
+    const routed = await post(`x@${domain}`);
+    expect(routed.status).toBe(303);
+    expect(routed.headers.get('location')).toBe(`/auth/sso/start?email=x%40${domain}&next=%2Forgs`);
+    const notRouted = await post(`pat@${pending}`);
+    expect(notRouted.status).toBe(400);
+    expect(await notRouted.text()).toContain('This email address is not set up for single sign-on. Sign in with your password.');
   });
 
   it('gives an IdP asserting the email of a password account of another organisation nothing', async () => {
@@ -303,6 +330,23 @@ describe('Single sign-on: signing in through the organisation identity provider'
     const unverified = await signIn(`u@${domainB}`, 'unverified');
     expect(unverified.res.status).toBe(403);
     expect(unverified.text).toContain('email_verified is not true');
+  });
+
+  it('does not let a person linked through an issuer another organisation also uses into that organisation', async () => {
+    // Org C connects the same issuer (a cloud IdP serves many organisations) with its own domain.
+    const orgC = await signupOverHttp(t);
+    const domainC = testDomain('c');
+    await connectWithVerifiedDomains(t, orgC.organization.id, orgC.accessToken, { issuer: idp.issuer, emailDomains: [domainC] });
+    const email = `lin-${randomUUID().slice(0, 6)}@${domain}`;
+    idp.setAccount('lin-sub', { email, email_verified: true, name: 'Lin Linked' });
+    const first = await signIn(email, 'lin-sub');
+    const userId = (await me(first.session!)).user.id;
+    // Started for org C's domain, signed in at the IdP as the person of org A.
+    const crossed = await signIn(`someone@${domainC}`, 'lin-sub');
+    expect(crossed.res.status).toBe(403);
+    expect(crossed.session).toBeUndefined();
+    expect(crossed.text).toContain('is not a verified domain of this organisation');
+    expect(await roleIn(orgC.organization.id, userId)).toBeNull();
   });
 
   it('links an existing password account only after its password and a confirmation', async () => {

@@ -7,6 +7,8 @@
  * - database-independent files: what they check does not touch the suite's database (a static
  *   scan of the sources, the process's own embedded data folder, start-up refusals before any
  *   connection, the route and OpenAPI descriptions built from the code).
+ * - files that start several service processes on one database (`SEVERAL_INSTANCES`): they run
+ *   on PostgreSQL, the only database several processes can share.
  *
  * The smoke set is what the second Node line runs: boot, discovery, the 401, a tool call in each
  * protocol generation, sign-in, consent in Chromium, on both databases.
@@ -27,6 +29,15 @@ const DATABASE_INDEPENDENT = {
   'test/openapi.e2e-spec.ts': 'the OpenAPI document, built from the code',
   'test/route-access.e2e-spec.ts': "the routes' declared access, read from the code",
   'test/test-idp.e2e-spec.ts': "the tests' identity provider against the specifications; starts no gateway",
+};
+
+/**
+ * Files that start several service processes on one database: they need the real PostgreSQL
+ * (two processes cannot share the embedded one), so they run on PostgreSQL only.
+ */
+const SEVERAL_INSTANCES = {
+  'test/scim-two-instances.e2e-spec.ts': 'two service processes on one PostgreSQL: a SCIM deactivation through one, refused by the other',
+  'test/id-jag-two-instances.e2e-spec.ts': 'two gateways on one PostgreSQL: an ID-JAG traded through one is refused by the other, and of concurrent trades on both exactly one wins',
 };
 
 /** The smoke set: file, and the part of it that runs (a test name pattern), or the whole file. */
@@ -59,7 +70,7 @@ const e2eFiles = () => list('test', /\.e2e-spec\.ts$/);
 
 /** Files that run on one database only when both are there; on PostgreSQL. */
 function runsOnce(file) {
-  return BROWSER.test(file) || Object.prototype.hasOwnProperty.call(DATABASE_INDEPENDENT, file);
+  return BROWSER.test(file) || Object.prototype.hasOwnProperty.call(DATABASE_INDEPENDENT, file) || Object.prototype.hasOwnProperty.call(SEVERAL_INSTANCES, file);
 }
 
-module.exports = { BROWSER, DATABASE_INDEPENDENT, SMOKE, unitFiles, e2eFiles, runsOnce };
+module.exports = { BROWSER, DATABASE_INDEPENDENT, SEVERAL_INSTANCES, SMOKE, unitFiles, e2eFiles, runsOnce };

@@ -101,7 +101,8 @@ export function describeAccess(route: MountedRoute): string {
   else if (access.type === 'page') {
     const org = route.organizationParam;
     text = `page: session cookie${org ? ` with role >= ${access.minRole ?? 'admin'} in :${org}` : ''}`;
-  } else if (access.type !== 'rest') text = access.type;
+  } else if (access.type === 'scim') text = "scim: an organisation's scim_ token (that organisation only)";
+  else if (access.type !== 'rest') text = access.type;
   else {
     const org = route.organizationParam;
     const session = org ? `session with role >= ${access.minRole ?? 'admin'} in :${org}` : 'any session';

@@ -16,6 +16,7 @@ import { McpModule } from '@app/mcp';
 import { ObservabilityModule } from '@app/observability';
 import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
+import { ScimModule } from '@app/scim';
 import { ServiceKeysModule } from '@app/service-keys';
 import { SsoModule } from '@app/sso';
 import { TasksModule } from '@app/tasks';
@@ -55,6 +56,7 @@ export class AppModule {
         OAuthModule,
         SsoModule,
         DashboardModule,
+        ScimModule,
       ],
       controllers: options.controllers ?? [],
       providers: [

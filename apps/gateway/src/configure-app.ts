@@ -12,6 +12,7 @@ import { NotFoundPage } from '@app/dashboard';
 import { Readiness } from '@app/health';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError, McpEndpoint } from '@app/mcp';
 import { METRICS_PATH, Metrics, metricsEndpoint, observeRequests } from '@app/observability';
+import { isScimPath, sendScimError } from '@app/scim';
 import { AppExceptionFilter } from './app-exception.filter';
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsOptionsDelegate, isMcpPath, MCP_PATH, mcpOriginCheck } from './cors.middleware';
@@ -83,7 +84,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
 
 /**
  * Body-parser failures, answered before any route: on the MCP endpoint as JSON-RPC errors
- * (malformed JSON → 400 `-32700`; too large → 413 `-32600`), elsewhere in the REST shape.
+ * (malformed JSON → 400 `-32700`; too large → 413 `-32600`), under `/scim/v2` as SCIM errors,
+ * elsewhere in the REST shape.
  * Never a 500.
  */
 function bodyErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
@@ -105,6 +107,7 @@ function bodyErrorHandler(err: unknown, req: Request, res: Response, next: NextF
       .json(jsonRpcError(null, malformed ? JSON_RPC_PARSE_ERROR : JSON_RPC_INVALID_REQUEST, rpcMessage));
     return;
   }
+  if (isScimPath(req.path)) return sendScimError(res, status, message, malformed ? 'invalidSyntax' : undefined);
   res.status(status).json(restErrorBody(status, message));
 }
 
@@ -119,6 +122,7 @@ function bodyDepthGuard(req: Request, res: Response, next: NextFunction): void {
     res.status(400).setHeader('Cache-Control', 'no-store').json(jsonRpcError(null, JSON_RPC_INVALID_REQUEST, `Invalid Request: ${message}`));
     return;
   }
+  if (isScimPath(req.path)) return sendScimError(res, 400, message, 'invalidSyntax');
   res.status(400).json(restErrorBody(400, message));
 }
 

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { findUnstorableText, isUnstorableText } from '@app/common';
 import { echoableId, JSON_RPC_INVALID_PARAMS, JSON_RPC_INVALID_REQUEST, jsonRpcError } from '@app/mcp';
 import { errorPage } from '@app/oauth';
+import { isScimPath, sendScimError } from '@app/scim';
 import { sendPage } from '@app/web';
 import { MCP_PATH } from './cors.middleware';
 
@@ -17,7 +18,8 @@ const SHOWABLE_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.[\]-]{0,80}$/;
  * form, keys included), the cookies or the headers. Every route answers in its usual shape:
  * the MCP endpoint a JSON-RPC error (invalid params, as the SDK answers them, when the text is
  * in a request's params), the OAuth token, revocation and registration endpoints an
- * RFC 6749 error, the authorize endpoint and the HTML pages an error page, REST its 400.
+ * RFC 6749 error, the authorize endpoint and the HTML pages an error page, SCIM its error
+ * format, REST its 400.
  */
 export function textGuard(req: Request, res: Response, next: NextFunction): void {
   const found = unstorableTextIn(req);
@@ -38,6 +40,7 @@ export function textGuard(req: Request, res: Response, next: NextFunction): void
     res.json({ error: path.endsWith('/register') ? 'invalid_client_metadata' : 'invalid_request', error_description: message });
     return;
   }
+  if (isScimPath(path)) return sendScimError(res, 400, message, 'invalidValue');
   if (path === AUTHORIZE_PATH || !(path.startsWith('/api/') || path.startsWith('/.well-known/') || path.startsWith('/health/'))) {
     sendPage(res, 400, errorPage('Invalid request', `${message}. Start again from the application or the link you followed.`));
     return;

@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'oauth_client.registered',
   'consent.approved',
   'consent.denied',
+  'grant.id_jag_exchanged',
   'grant.revoked',
   'refresh_token.reuse_detected',
   'member.added',
@@ -40,6 +41,13 @@ export const AUDIT_ACTIONS = [
   'sso.sign_in',
   'sso.linked',
   'sso.account_created',
+  'scim_token.created',
+  'scim_token.revoked',
+  'scim.user_created',
+  'scim.user_updated',
+  'scim.user_deactivated',
+  'scim.user_reactivated',
+  'scim.user_deleted',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */

@@ -53,6 +53,8 @@ export class AppConfig {
   readonly tokenMaxFailuresPerClientAndIp: number;
   /** Failed authentications of one confidential client, from anywhere, within the window before further failed ones answer 429. */
   readonly tokenMaxAuthFailuresPerClient: number;
+  /** ID-JAGs one person may trade for one client in one organisation per hour (jwt-bearer grant). */
+  readonly idJagMaxTradesPerHour: number;
   /** Failed revocation requests for one client_id (or none) from one IP address within `tokenFailureWindowSeconds` before that address gets 429 for that client. */
   readonly revocationMaxFailuresPerClientAndIp: number;
   readonly tokenFailureWindowSeconds: number;
@@ -124,6 +126,7 @@ export class AppConfig {
     this.loginFailureWindowSeconds = env.LOGIN_FAILURE_WINDOW_SECONDS;
     this.tokenMaxFailuresPerClientAndIp = env.TOKEN_MAX_FAILURES_PER_CLIENT_AND_IP;
     this.tokenMaxAuthFailuresPerClient = env.TOKEN_MAX_AUTH_FAILURES_PER_CLIENT;
+    this.idJagMaxTradesPerHour = env.ID_JAG_MAX_TRADES_PER_HOUR;
     this.revocationMaxFailuresPerClientAndIp = env.REVOCATION_MAX_FAILURES_PER_CLIENT_AND_IP;
     this.tokenFailureWindowSeconds = env.TOKEN_FAILURE_WINDOW_SECONDS;
     this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;

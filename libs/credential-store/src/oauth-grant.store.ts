@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { OAuthGrantsRepository } from './repositories/oauth-grants.repository';
 
 /**
- * The OAuth grants (`oauth_grants`) as the authorisation server uses them: create on consent,
+ * The OAuth grants (`oauth_grants`) as the authorisation server uses them: create on consent (or
+ * on an ID-JAG trade, reusing the live one),
  * find (and lock) for issuing, the connected-client lists, the client policy's counts and the
  * cleanup's questions. Revocations go through `CredentialRevoker`.
  */
@@ -12,6 +13,10 @@ export class OAuthGrantStore {
 
   create(...args: Parameters<OAuthGrantsRepository['create']>): ReturnType<OAuthGrantsRepository['create']> {
     return this.grants.create(...args);
+  }
+
+  upsertIdJagGrant(...args: Parameters<OAuthGrantsRepository['upsertIdJagGrant']>): ReturnType<OAuthGrantsRepository['upsertIdJagGrant']> {
+    return this.grants.upsertIdJagGrant(...args);
   }
 
   hasLiveGrant(...args: Parameters<OAuthGrantsRepository['hasLiveGrant']>): ReturnType<OAuthGrantsRepository['hasLiveGrant']> {

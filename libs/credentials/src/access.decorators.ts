@@ -29,7 +29,8 @@ export type RouteAccess =
   | { type: 'public' }
   | { type: 'agent' }
   | ({ type: 'rest' } & RestAccessOptions)
-  | ({ type: 'page' } & PageAccessOptions);
+  | ({ type: 'page' } & PageAccessOptions)
+  | { type: 'scim' };
 
 /** No credential needed. */
 export const Public = () => SetMetadata(ACCESS_METADATA, { type: 'public' } satisfies RouteAccess);
@@ -49,6 +50,12 @@ export const RestAuth = (options: RestAccessOptions = {}) =>
  */
 export const PageAuth = (options: PageAccessOptions = {}) =>
   SetMetadata(ACCESS_METADATA, { type: 'page', ...options } satisfies RouteAccess);
+
+/**
+ * A SCIM 2.0 route (`/scim/v2`): only an organisation's `scim_` token opens it (resolved by the
+ * `ScimTokenResolver` the SCIM library provides); the principal names that organisation.
+ */
+export const ScimAuth = () => SetMetadata(ACCESS_METADATA, { type: 'scim' } satisfies RouteAccess);
 
 /**
  * The route (or every route of the controller) is under the organisation named by the path

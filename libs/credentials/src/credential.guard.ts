@@ -7,7 +7,7 @@ import {
   Optional,
   UnauthorizedException,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import passport from 'passport';
 import { AppConfig } from '@app/config';
@@ -17,10 +17,11 @@ import { AgentTokenService } from './agent-token.service';
 import { McpUnauthorizedException } from './mcp-unauthorized';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import type { AgentPrincipal, Principal, RestPrincipal } from './principal';
+import { ScimTokenResolver } from './scim-token.resolver';
 import { readSessionCookie } from './session-cookie';
 import { SessionTokenService } from './session-token.service';
 import { STRATEGY_FOR_FORM } from './strategies/bearer.strategies';
-import { credentialForm } from './token-format';
+import { credentialForm, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 
 export type AuthenticatedRequest = Request & {
   principal?: Principal;
@@ -47,8 +48,12 @@ export class CredentialGuard implements CanActivate {
     private readonly agentTokens: AgentTokenService,
     private readonly sessions: SessionTokenService,
     private readonly config: AppConfig,
+    private readonly moduleRef: ModuleRef,
     @Optional() private readonly metrics?: Metrics,
   ) {}
+
+  /** The SCIM library's token resolver, found once; null when the application has none. */
+  private scimTokens?: ScimTokenResolver | null;
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     try {
@@ -102,7 +107,33 @@ export class CredentialGuard implements CanActivate {
         return this.authenticateRest(req, access, this.organizationParam(context));
       case 'page':
         return this.authenticatePage(req, access, this.organizationParam(context));
+      case 'scim':
+        return this.authenticateScim(req);
     }
+  }
+
+  /**
+   * A SCIM route: an organisation's live `scim_` token in `Authorization: Bearer`, nothing else
+   * (a session or an `rk_` key is no SCIM client). The principal names the token's organisation;
+   * the SCIM service reaches that organisation's people only.
+   */
+  private async authenticateScim(req: AuthenticatedRequest): Promise<boolean> {
+    const extracted = extractCredential(req, false);
+    if (extracted.kind === 'none') throw new UnauthorizedException('Missing credential: send Authorization: Bearer <scim_ token>');
+    if (extracted.kind !== 'token' || !isWellFormedToken(extracted.token, TOKEN_PREFIXES.scim)) {
+      throw new UnauthorizedException('SCIM requests need an organisation\'s scim_ token');
+    }
+    if (this.scimTokens === undefined) {
+      try {
+        this.scimTokens = this.moduleRef.get(ScimTokenResolver, { strict: false });
+      } catch {
+        this.scimTokens = null;
+      }
+    }
+    const principal = this.scimTokens ? await this.scimTokens.resolve(extracted.token) : null;
+    if (!principal) throw new UnauthorizedException('Invalid or revoked scim_ token');
+    req.principal = principal;
+    return true;
   }
 
   private async authenticateAgent(req: AuthenticatedRequest): Promise<boolean> {
@@ -151,6 +182,7 @@ export class CredentialGuard implements CanActivate {
     if (extracted.kind !== 'token') throw new UnauthorizedException('Unrecognised credential');
     const form = credentialForm(extracted.token);
     if (form === 'unrecognised') throw new UnauthorizedException('Unrecognised credential');
+    if (form === 'scim_token') throw new UnauthorizedException('A scim_ token opens /scim/v2 only; the REST surface needs a session or an rk_ API key');
     const principal = await runStrategy<Principal>(STRATEGY_FOR_FORM[form], extracted.token, req);
     if (!principal) throw new UnauthorizedException('Invalid, expired or revoked credential');
     if (principal.kind === 'agent') {

@@ -13,3 +13,4 @@ export * from './session-token.service';
 export * from './token-format';
 export * from './token-usage.recorder';
 export * from './session-cookie';
+export * from './scim-token.resolver';

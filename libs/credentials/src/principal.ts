@@ -40,7 +40,14 @@ export interface SessionPrincipal {
   ssoIssuer: string | null;
 }
 
-export type Principal = AgentPrincipal | ApiKeyPrincipal | SessionPrincipal;
+/** An organisation's SCIM client (`scim_` token): its organisation's `/scim/v2` only. */
+export interface ScimPrincipal {
+  kind: 'scim';
+  scimTokenId: string;
+  organizationId: string;
+}
+
+export type Principal = AgentPrincipal | ApiKeyPrincipal | SessionPrincipal | ScimPrincipal;
 export type RestPrincipal = ApiKeyPrincipal | SessionPrincipal;
 
 /** The audit actor of a request's principal, with where the request came from. */
@@ -53,6 +60,8 @@ export function actorOf(principal: Principal, origin?: RequestOrigin): AuditActo
       return { actorType: 'api_key', actorId: principal.apiKeyId, ...withOrigin };
     case 'session':
       return { actorType: 'user', actorId: principal.userId, ...withOrigin };
+    case 'scim':
+      return { actorType: 'scim_token', actorId: principal.scimTokenId, ...withOrigin };
   }
 }
 

@@ -14,6 +14,8 @@ export const TOKEN_PREFIXES = {
   clientSecret: 'dgs_',
   invitation: 'dgi_',
   passwordReset: 'dgp_',
+  /** An organisation's SCIM client: valid under `/scim/v2` only. */
+  scim: 'scim_',
 } as const;
 export type TokenPrefix = (typeof TOKEN_PREFIXES)[keyof typeof TOKEN_PREFIXES];
 
@@ -57,7 +59,7 @@ export function hashToken(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
-export type CredentialForm = 'agent_token' | 'api_key' | 'session_jwt' | 'unrecognised';
+export type CredentialForm = 'agent_token' | 'api_key' | 'session_jwt' | 'scim_token' | 'unrecognised';
 
 const JWT_RE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -65,6 +67,7 @@ const JWT_RE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export function credentialForm(token: string): CredentialForm {
   if (token.startsWith(TOKEN_PREFIXES.agentAccess)) return 'agent_token';
   if (token.startsWith(TOKEN_PREFIXES.apiKey)) return 'api_key';
+  if (token.startsWith(TOKEN_PREFIXES.scim)) return 'scim_token';
   if (JWT_RE.test(token)) return 'session_jwt';
   return 'unrecognised';
 }

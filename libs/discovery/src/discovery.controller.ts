@@ -36,13 +36,15 @@ export class DiscoveryController {
       revocation_endpoint: `${oauth}/revoke`,
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer'],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
       scopes_supported: AGENT_PERMISSION_NAMES,
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
+      // Enterprise-Managed Authorization: the jwt-bearer grant takes ID-JAGs (docs/oauth.md).
+      ...{ authorization_grant_profiles_supported: ['urn:ietf:params:oauth:grant-profile:id-jag'] },
     };
     // Fails start-up, not a client, should a document ever stop matching its RFC's shape.
     OAuthProtectedResourceMetadataSchema.parse(protectedResource);

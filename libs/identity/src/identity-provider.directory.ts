@@ -1,13 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { queryReturning } from '@app/database';
 import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
-import { IdentityProviderDomain, IdentityProviderRecord } from './entities';
+import { IdentityProviderDomain, IdentityProviderRecord, ProvisionedUser } from './entities';
 
 /** What the access rule of a session needs to know about an organisation's IdP. */
 export interface SignInRule {
   issuer: string;
   requireSso: boolean;
 }
+
+/**
+ * Which organisation accepts the ID-JAGs of an issuer (and tenant): `accepted` names its IdP
+ * settings; otherwise why none does.
+ */
+export type IdJagAcceptance =
+  | { kind: 'accepted'; provider: IdentityProviderRecord }
+  /** No organisation connected this issuer (with this tenant, for an issuer whose settings name one). */
+  | { kind: 'unknown_issuer' }
+  /** The organisation's IdP is this issuer, but ID-JAGs are switched off there. */
+  | { kind: 'not_accepting' }
+  /** ID-JAGs are switched on, but no admin of the organisation signed in through the IdP yet. */
+  | { kind: 'no_admin_sign_in' }
+  /** Several organisations accept this issuer's ID-JAGs without a tenant telling them apart. */
+  | { kind: 'ambiguous' };
 
 /**
  * The tables `identity_providers` and `identity_provider_domains`: the only place that queries
@@ -44,6 +59,27 @@ export class IdentityProviderDirectory {
   /** Every organisation whose IdP has this issuer. */
   byIssuer(issuer: string, em?: EntityManager): Promise<IdentityProviderRecord[]> {
     return this.providers(em).find({ where: { issuer } });
+  }
+
+  /**
+   * The one organisation whose IdP accepts ID-JAGs of `issuer` with this `tenant` claim: the
+   * settings naming that tenant, or else those naming none (a single-tenant issuer).
+   */
+  async idJagAcceptor(issuer: string, tenant: string | undefined, em?: EntityManager): Promise<IdJagAcceptance> {
+    const withIssuer = await this.byIssuer(issuer, em);
+    const ofTenant = tenant === undefined ? [] : withIssuer.filter((p) => p.tenant === tenant);
+    const candidates = ofTenant.length > 0 ? ofTenant : withIssuer.filter((p) => p.tenant === null);
+    if (candidates.length === 0) return { kind: 'unknown_issuer' };
+    const accepting = candidates.filter((p) => p.acceptIdJag);
+    if (accepting.length === 0) return { kind: 'not_accepting' };
+    if (accepting.length > 1) return { kind: 'ambiguous' };
+    if (!accepting[0].adminSignedInAt) return { kind: 'no_admin_sign_in' };
+    return { kind: 'accepted', provider: accepting[0] };
+  }
+
+  /** Whether the organisation's SCIM client deprovisioned the person (`active = false`). */
+  isDeprovisioned(organizationId: string, userId: string, em?: EntityManager): Promise<boolean> {
+    return (em ?? this.dataSource.manager).getRepository(ProvisionedUser).existsBy({ organizationId, userId, active: false });
   }
 
   /** The organisation's sign-in rule for sessions (null: no IdP connected). */

@@ -9,6 +9,7 @@ import { IdentityProviderSettings } from './identity-provider-settings.service';
 import { TenancyModule } from '@app/tenancy';
 import { IdpTokenEndpoint } from './idp-token-endpoint.service';
 import { SsoRouting } from './sso-routing.service';
+import { ProvisionedUserDirectory } from './provisioned-users.directory';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -17,7 +18,7 @@ import { SsoRouting } from './sso-routing.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory],
 })
 export class IdentityModule {}

@@ -1,5 +1,5 @@
 export type { IdJagClient, RoleMapping } from './entities';
-export { IdentityProviderRecord, IdentityProviderDomain } from './entities';
+export { IdentityProviderRecord, IdentityProviderDomain, ProvisionedUser } from './entities';
 export * from './identity.errors';
 export * from './identity.module';
 export * from './identity-links.directory';
@@ -11,3 +11,4 @@ export * from './email-domains';
 export { PUBLIC_EMAIL_DOMAINS } from './public-email-domains';
 export * from './idp-token-endpoint.service';
 export * from './sso-routing.service';
+export * from './provisioned-users.directory';

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credentials';
 import { RateLimitService } from '@app/rate-limit';
 import { OAuthError } from './oauth.errors';
-import { parseMetadata } from './registration-metadata';
+import { JWT_BEARER_GRANT, parseMetadata } from './registration-metadata';
 import { OAuthClientsRepository } from './store/oauth-clients.repository';
 
 /** A registration that never completes an authorisation is deleted after this long. */
@@ -66,9 +66,41 @@ export class ClientRegistrationService {
       client_name: input.clientName,
       redirect_uris: input.redirectUris,
       grant_types: input.grantTypes,
-      response_types: ['code'],
+      response_types: input.grantTypes.includes('authorization_code') ? ['code'] : [],
       token_endpoint_auth_method: input.tokenEndpointAuthMethod,
     };
+  }
+
+  /**
+   * A confidential client an organisation's admin makes for an AI client that trades ID-JAGs:
+   * the jwt-bearer grant alone, no redirect URI, `client_secret_basic` (`_post` accepted too),
+   * the `dgs_` secret answered once. Audited in the organisation as `oauth_client.registered`.
+   */
+  async createConfidential(organizationId: string, clientName: string, actor: AuditActor) {
+    const clientId = randomUUID();
+    const secret = generateToken(TOKEN_PREFIXES.clientSecret);
+    const grantTypes = [JWT_BEARER_GRANT];
+    const createdAt = await this.dataSource.transaction(async (em) => {
+      const created = await this.store.insert(em, {
+        clientId,
+        clientName,
+        redirectUris: [],
+        grantTypes,
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        clientSecretHash: hashToken(secret),
+        registrationIp: actor.origin?.ip ?? null,
+      });
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'oauth_client.registered',
+        targetType: 'oauth_client',
+        targetId: clientId,
+        metadata: { clientName, redirectUris: [], tokenEndpointAuthMethod: 'client_secret_basic', grantTypes, createdByAdmin: true },
+      });
+      return created;
+    });
+    return { clientId, clientSecret: secret, clientName, grantTypes, tokenEndpointAuthMethod: 'client_secret_basic' as const, createdAt: new Date(createdAt) };
   }
 
   /**

@@ -4,6 +4,7 @@ import { CleanupScheduler } from '@app/database';
 import { UNUSED_CLIENT_TTL_SECONDS } from './client-registration.service';
 import { AuthorizationCodesRepository } from './store/authorization-codes.repository';
 import { AuthorizationRequestsRepository } from './store/authorization-requests.repository';
+import { IdJagAssertionsRepository } from './store/id-jag-assertions.repository';
 import { OAuthClientsRepository } from './store/oauth-clients.repository';
 
 /** Rows the cleanup reads or deletes per statement. */
@@ -34,7 +35,9 @@ export interface OAuthCleanupReport {
  * small, one per consent), every refresh token within its lifetime (reuse detection), a used
  * code for a day past its expiry (replay detection), the newest access token of every grant
  * (the connected-clients list shows a grant only while it has one and derives its last use
- * from them), and the audit trail, which this never touches.
+ * from them), and the audit trail, which this never touches. A used ID-JAG's (issuer, jti) goes
+ * once the assertion has expired (past its skew): an expired assertion is refused before its
+ * `jti` is looked at.
  */
 @Injectable()
 export class OAuthCleanupService implements OnModuleInit {
@@ -48,10 +51,19 @@ export class OAuthCleanupService implements OnModuleInit {
     private readonly refreshTokens: RefreshTokenStore,
     private readonly agentTokens: OAuthAccessTokenStore,
     private readonly scheduler: CleanupScheduler,
+    private readonly assertions: IdJagAssertionsRepository,
   ) {}
 
   onModuleInit(): void {
     this.scheduler.every('oauth-cleanup', () => this.deleteExpired(), this.logger);
+    this.scheduler.every('id-jag-assertions-cleanup', () => this.deleteExpiredIdJagAssertions(), this.logger);
+  }
+
+  /** The (issuer, jti) of ID-JAGs that have expired (past their skew); answers how many went. */
+  async deleteExpiredIdJagAssertions(): Promise<number> {
+    const deleted = await this.assertions.deleteExpired(0);
+    if (deleted > 0) this.logger.log(`deleted ${deleted} expired ID-JAG ids`);
+    return deleted;
   }
 
   async deleteExpired(): Promise<OAuthCleanupReport> {

@@ -18,6 +18,8 @@ export interface AgentGrantView {
   permissions: AgentPermission[];
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** Present when the client traded an ID-JAG of this identity provider instead of asking for consent. */
+  identityProvider?: { issuer: string };
 }
 
 /** A connected client as its organisation sees it: which client (and the host it answers to), where, who consented. */
@@ -37,6 +39,8 @@ export interface OrganizationGrantView {
   permissions: AgentPermission[];
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** Present when the client traded an ID-JAG of this identity provider instead of asking for consent. */
+  identityProvider?: { issuer: string };
 }
 
 /** Who asks to disconnect a client: a person may end their own grants; an admin any of the organisation. */
@@ -85,6 +89,7 @@ export class OAuthGrantsService {
         permissions: g.permissions,
         createdAt: g.createdAt,
         lastUsedAt: g.lastUsedAt,
+        ...viaIdentityProvider(g.idJagIssuer),
       }));
   }
 
@@ -107,7 +112,7 @@ export class OAuthGrantsService {
   /** One live grant of the organisation, with how many access tokens disconnecting it ends (for the confirmation). */
   async findInOrganization(organizationId: string, grantId: string, viewer: GrantViewer): Promise<OrganizationGrantView & { liveAccessTokens: number }> {
     const grant = await this.ownGrantOrRefuse(organizationId, grantId, viewer);
-    const [view] = await this.describe([{ ...grant, lastUsedAt: null }]);
+    const [view] = await this.describe([{ ...grant, lastUsedAt: null, idJagIssuer: grant.idJagIssuer }]);
     if (!view || grant.revokedAt) throw new NotFoundError('Connected client');
     return { ...view, liveAccessTokens: await this.tokens.countLiveForGrant(grant.id) };
   }
@@ -171,7 +176,9 @@ export class OAuthGrantsService {
   }
 
   /** Names of clients, projects and people; the hosts each client answers to. A grant whose project is gone is left out. */
-  private async describe(grants: Pick<ListedGrant, 'id' | 'clientId' | 'projectId' | 'userId' | 'permissions' | 'createdAt' | 'lastUsedAt'>[]): Promise<OrganizationGrantView[]> {
+  private async describe(
+    grants: Pick<ListedGrant, 'id' | 'clientId' | 'projectId' | 'userId' | 'permissions' | 'createdAt' | 'lastUsedAt' | 'idJagIssuer'>[],
+  ): Promise<OrganizationGrantView[]> {
     const [clients, projects, users] = await Promise.all([
       this.clients.summariesOf(grants.map((g) => g.clientId)),
       this.projects.namesOf(grants.map((g) => g.projectId)),
@@ -195,7 +202,13 @@ export class OAuthGrantsService {
           permissions: g.permissions,
           createdAt: g.createdAt,
           lastUsedAt: g.lastUsedAt,
+          ...viaIdentityProvider(g.idJagIssuer),
         };
       });
   }
+}
+
+/** The `identityProvider` of a grant an ID-JAG made (nothing for a consented one). */
+function viaIdentityProvider(issuer: string | null): { identityProvider?: { issuer: string } } {
+  return issuer ? { identityProvider: { issuer } } : {};
 }

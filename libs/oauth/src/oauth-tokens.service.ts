@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestOrigin } from '@app/audit';
 import { CodeExchangeService } from './code-exchange.service';
+import { IdJagExchangeService } from './id-jag-exchange.service';
+import { JWT_BEARER_GRANT } from './registration-metadata';
 import { OAuthClientsService, presentedCredentials } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
 import { singleParam } from './oauth-params';
@@ -12,7 +14,7 @@ export type { TokenResponse } from './token-issuer.service';
 /**
  * The token endpoint: checks the request's form, authenticates the client and hands the grant
  * to its handler (authorization_code → `CodeExchangeService`, refresh_token →
- * `RefreshRotationService`). Single use is enforced there by conditional updates, never
+ * `RefreshRotationService`, jwt-bearer with an ID-JAG → `IdJagExchangeService`). Single use is enforced there by conditional updates, never
  * read-then-write: exactly one request can consume a code or rotate a refresh token.
  */
 @Injectable()
@@ -21,21 +23,25 @@ export class OAuthTokensService {
     private readonly clients: OAuthClientsService,
     private readonly codes: CodeExchangeService,
     private readonly refreshes: RefreshRotationService,
+    private readonly idJags: IdJagExchangeService,
   ) {}
 
   async token(body: Record<string, unknown>, authorizationHeader: string | undefined, origin: RequestOrigin): Promise<TokenResponse> {
-    for (const name of ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope', 'resource', 'client_id', 'client_secret']) {
+    for (const name of ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'assertion', 'scope', 'resource', 'client_id', 'client_secret']) {
       if (singleParam(body, name).duplicate) throw new OAuthError('invalid_request', `${name} was sent more than once`);
     }
     const grantType = singleParam(body, 'grant_type').value;
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
-    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-      throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported; use authorization_code or refresh_token`);
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token' && grantType !== JWT_BEARER_GRANT) {
+      throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported; use authorization_code, refresh_token or ${JWT_BEARER_GRANT}`);
     }
-    const client = await this.clients.authenticate(presentedCredentials(body, authorizationHeader), origin.ip ?? null);
+    const presented = presentedCredentials(body, authorizationHeader);
+    const client = await this.clients.authenticate(presented, origin.ip ?? null);
+    if (grantType === JWT_BEARER_GRANT) this.idJags.checkClient(client, presented.authorizationHeader !== undefined);
     if (!client.grantTypes.includes(grantType)) {
       throw new OAuthError('unauthorized_client', `This client did not register the ${grantType} grant type`);
     }
+    if (grantType === JWT_BEARER_GRANT) return this.idJags.exchange(client, body, origin);
     return grantType === 'authorization_code' ? this.codes.exchange(client, body, origin) : this.refreshes.refresh(client, body, origin);
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdentityModule } from '@app/identity';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
@@ -8,6 +9,7 @@ import { ClientMetadataModule } from './client-metadata/client-metadata.module';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeRequestValidator } from './authorize-request.validator';
 import { CodeExchangeService } from './code-exchange.service';
+import { IdJagExchangeService } from './id-jag-exchange.service';
 import { ConsentDecisionService } from './consent-decision.service';
 import { ConsentViewService } from './consent-view.service';
 import { OAuthCleanupService } from './oauth-cleanup.service';
@@ -16,6 +18,7 @@ import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
 import { OAuthTokensService } from './oauth-tokens.service';
+import { OrganizationClientsController } from './organization-clients.controller';
 import { OrganizationGrantsController } from './organization-grants.controller';
 import { OAuthStoreModule } from './store/oauth-store.module';
 import { RefreshRotationService } from './refresh-rotation.service';
@@ -29,8 +32,8 @@ import { TokenRevocationService } from './token-revocation.service';
  * clients, consent requests, codes and organisations' client policies; grants and tokens are the credentials store's.
  */
 @Module({
-  imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule],
-  controllers: [OAuthController, AuthorizeController, AgentGrantsController, OrganizationGrantsController, ClientPolicyController],
+  imports: [OAuthStoreModule, RateLimitModule, TenancyModule, ClientMetadataModule, IdentityModule],
+  controllers: [OAuthController, AuthorizeController, AgentGrantsController, OrganizationGrantsController, OrganizationClientsController, ClientPolicyController],
   providers: [
     ClientRegistrationService,
     OAuthClientsService,
@@ -40,6 +43,7 @@ import { TokenRevocationService } from './token-revocation.service';
     TokenIssuer,
     CodeExchangeService,
     RefreshRotationService,
+    IdJagExchangeService,
     OAuthTokensService,
     TokenRevocationService,
     TokenRateLimit,

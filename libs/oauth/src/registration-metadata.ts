@@ -4,8 +4,12 @@ import { CLIENT_AUTH_METHODS, ClientAuthMethod } from './entities/oauth-client.e
 import { OAuthError } from './oauth.errors';
 import { redirectUriProblem } from './redirect-uri';
 
-/** The grant types this server supports, and a client gets when it names none. */
+/** The grant types a client gets when it names none (and a metadata-document client always). */
 export const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+/** RFC 7523 §2.1: the grant type of a JWT authorization grant, here an ID-JAG (Enterprise-Managed Authorization). */
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** Every grant type a registration may name (the jwt-bearer grant only with a client secret). */
+const REGISTRABLE_GRANT_TYPES = [...SUPPORTED_GRANT_TYPES, JWT_BEARER_GRANT];
 const MAX_REDIRECT_URIS = 20;
 const MAX_CLIENT_NAME = 200;
 
@@ -32,10 +36,27 @@ export function parseMetadata(metadata: unknown, extraSchemes: readonly string[]
   }
   const m = metadata as Record<string, unknown>;
 
-  const uris = m.redirect_uris;
-  if (!Array.isArray(uris) || uris.length === 0) {
+  let grantTypes: string[] = [...SUPPORTED_GRANT_TYPES];
+  if (m.grant_types !== undefined) {
+    if (!FIELD.grant_types.safeParse(m.grant_types).success) {
+      throw new OAuthError('invalid_client_metadata', 'grant_types must be an array of strings');
+    }
+    grantTypes = REGISTRABLE_GRANT_TYPES.filter((g) => (m.grant_types as string[]).includes(g));
+    if (!grantTypes.includes('authorization_code') && !grantTypes.includes(JWT_BEARER_GRANT)) {
+      throw new OAuthError(
+        'invalid_client_metadata',
+        `grant_types must include authorization_code or ${JWT_BEARER_GRANT} (this server supports authorization_code, refresh_token and ${JWT_BEARER_GRANT})`,
+      );
+    }
+  }
+  // A client of the jwt-bearer grant alone (ID-JAG) is never redirected: redirect URIs are optional.
+  const redirected = grantTypes.includes('authorization_code');
+
+  const uris = !redirected && (m.redirect_uris === undefined || (Array.isArray(m.redirect_uris) && m.redirect_uris.length === 0)) ? [] : m.redirect_uris;
+  if (redirected && (!Array.isArray(uris) || uris.length === 0)) {
     throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of redirect URIs');
   }
+  if (!Array.isArray(uris)) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be an array of redirect URIs');
   if (uris.length > MAX_REDIRECT_URIS) {
     throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
   }
@@ -59,18 +80,14 @@ export function parseMetadata(metadata: unknown, extraSchemes: readonly string[]
     tokenEndpointAuthMethod = m.token_endpoint_auth_method as ClientAuthMethod;
   }
 
-  let grantTypes: string[] = [...SUPPORTED_GRANT_TYPES];
-  if (m.grant_types !== undefined) {
-    if (!FIELD.grant_types.safeParse(m.grant_types).success) {
-      throw new OAuthError('invalid_client_metadata', 'grant_types must be an array of strings');
-    }
-    grantTypes = SUPPORTED_GRANT_TYPES.filter((g) => (m.grant_types as string[]).includes(g));
-    if (!grantTypes.includes('authorization_code')) {
-      throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code (this server supports authorization_code and refresh_token)');
-    }
+  if (grantTypes.includes(JWT_BEARER_GRANT) && tokenEndpointAuthMethod === 'none') {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `The ${JWT_BEARER_GRANT} grant (ID-JAG) needs a confidential client: token_endpoint_auth_method client_secret_basic or client_secret_post`,
+    );
   }
 
-  if (m.response_types !== undefined) {
+  if (redirected && m.response_types !== undefined) {
     if (!Array.isArray(m.response_types) || !m.response_types.includes('code')) {
       throw new OAuthError('invalid_client_metadata', 'response_types must include code');
     }

@@ -87,7 +87,7 @@ export class TokenIssuer {
     client: RegisteredClient,
     grant: OAuthGrant,
     permissions: AgentPermission[],
-    refresh: { parentId: string | null; issuedBy: RefreshTokenOrigin },
+    refresh: { parentId: string | null; issuedBy: RefreshTokenOrigin } | null,
   ): Promise<TokenResponse> {
     const accessToken = generateToken(TOKEN_PREFIXES.agentAccess);
     await this.agentTokens.insert(em, {
@@ -102,7 +102,8 @@ export class TokenIssuer {
       ttlSeconds: this.config.accessTokenTtlSeconds,
     });
     let refreshToken: string | undefined;
-    if (client.grantTypes.includes('refresh_token')) {
+    // `refresh` null: no refresh token (an ID-JAG trade: the client trades a new ID-JAG instead).
+    if (refresh && client.grantTypes.includes('refresh_token')) {
       refreshToken = generateToken(TOKEN_PREFIXES.refresh);
       await this.refreshTokens.insert(em, {
         tokenHash: hashToken(refreshToken),

@@ -27,7 +27,7 @@ export function mcpMethodName(method: unknown): string {
 export type McpOutcome = 'ok' | 'error' | 'refused' | 'rate_limited' | 'tool_error' | 'invalid_arguments' | 'unknown_tool';
 
 /** The form of the credential a refused request presented (`none`: it presented none). */
-export type CredentialKindLabel = 'agent_token' | 'api_key' | 'session_jwt' | 'unrecognised' | 'none';
+export type CredentialKindLabel = 'agent_token' | 'api_key' | 'session_jwt' | 'scim_token' | 'unrecognised' | 'none';
 export type RefusalReason = 'missing' | 'malformed' | 'conflict' | 'invalid' | 'forbidden' | 'not_found' | 'error';
 
 /** The pg pool inside TypeORM's postgres driver: only the counters it keeps. */

@@ -10,6 +10,7 @@ interface PrincipalShape {
   kind?: string;
   tokenId?: string;
   apiKeyId?: string;
+  scimTokenId?: string;
   userId?: string;
   projectId?: string;
 }
@@ -71,7 +72,7 @@ export function routeTemplate(req: Request): string {
 
 function requestLine(req: Request, requestId: string, route: string, status: number, seconds: number): RequestLogLine {
   const p = (req as Request & { principal?: PrincipalShape }).principal;
-  const credentialId = p?.kind === 'agent' ? p.tokenId : p?.kind === 'api_key' ? p.apiKeyId : p?.kind === 'session' ? p.userId : undefined;
+  const credentialId = p?.kind === 'agent' ? p.tokenId : p?.kind === 'api_key' ? p.apiKeyId : p?.kind === 'session' ? p.userId : p?.kind === 'scim' ? p.scimTokenId : undefined;
   return {
     msg: 'request',
     requestId,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AppConfig } from '@app/config';
@@ -38,30 +38,33 @@ export class InvitationsService {
   ) {}
 
   async invite(organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitationDto> {
+    return this.dataSource.transaction((em) => this.inviteIn(em, organizationId, input, actor));
+  }
+
+  /** `invite` inside the caller's transaction (SCIM: the invitation commits with the provisioned person). */
+  async inviteIn(em: EntityManager, organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitationDto> {
     const { email, role } = input;
     const token = generateToken(TOKEN_PREFIXES.invitation);
-    return this.dataSource.transaction(async (em) => {
-      const invitation = await this.invitations.create(
-        {
-          organizationId,
-          email,
-          role,
-          tokenHash: hashToken(token),
-          invitedBy: userOf(actor),
-          expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
-        },
-        em,
-      );
-      await this.audit.record(em, {
+    const invitation = await this.invitations.create(
+      {
         organizationId,
-        ...actor,
-        action: 'invitation.created',
-        targetType: 'invitation',
-        targetId: invitation.id,
-        metadata: { email: invitation.email, role },
-      });
-      return { ...toDto(invitation), link: `${this.config.baseUrl}/signup?invitation=${token}`, token };
+        email,
+        role,
+        tokenHash: hashToken(token),
+        invitedBy: userOf(actor),
+        expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+      },
+      em,
+    );
+    await this.audit.record(em, {
+      organizationId,
+      ...actor,
+      action: 'invitation.created',
+      targetType: 'invitation',
+      targetId: invitation.id,
+      metadata: { email: invitation.email, role },
     });
+    return { ...toDto(invitation), link: `${this.config.baseUrl}/signup?invitation=${token}`, token };
   }
 
   /** A page of the invitations, newest first, optionally of one status (keyset: `nextCursor`). */

@@ -66,29 +66,41 @@ export class MembersService {
     input: { role: MembershipRole; handOver?: boolean; source?: 'groups' },
     actor: AuditActor,
   ): Promise<MemberDto & { offboarding?: OffboardingDto }> {
-    const { role } = input;
     const handOverTo = this.handOverTarget(userId, actor, input.handOver);
-    return this.dataSource.transaction(async (em) => {
-      await this.organizations.lock(organizationId, em);
-      const current = await this.memberOrFail(em, organizationId, userId);
-      if (current.role === role) return current;
-      if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
-      await this.memberships.changeRole(organizationId, userId, role, em);
-      const report =
-        current.role === 'admin'
-          ? await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_demoted' }, actor)
-          : null;
-      if (current.role === 'admin') await this.endInvitationsBy(em, organizationId, userId, 'member_demoted', actor);
-      await this.audit.record(em, {
-        organizationId,
-        ...actor,
-        action: 'member.role_changed',
-        targetType: 'user',
-        targetId: userId,
-        metadata: { from: current.role, to: role, ...(input.source ? { source: input.source } : {}), ...(report ? auditSummary(report) : {}) },
-      });
-      return { ...current, role, ...(report ? { offboarding: offboardingDto(organizationId, report) } : {}) };
+    return this.dataSource.transaction((em) => this.changeRoleIn(em, organizationId, userId, { role: input.role, handOverTo, source: input.source }, actor));
+  }
+
+  /**
+   * `changeRole` inside the caller's transaction (`em`), for a change that commits with other
+   * writes (SCIM): the same locks, last-admin rule, demotion offboarding and audit event.
+   */
+  async changeRoleIn(
+    em: EntityManager,
+    organizationId: string,
+    userId: string,
+    input: { role: MembershipRole; handOverTo: string | null; source?: 'groups' },
+    actor: AuditActor,
+  ): Promise<MemberDto & { offboarding?: OffboardingDto }> {
+    const { role, handOverTo } = input;
+    await this.organizations.lock(organizationId, em);
+    const current = await this.memberOrFail(em, organizationId, userId);
+    if (current.role === role) return current;
+    if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
+    await this.memberships.changeRole(organizationId, userId, role, em);
+    const report =
+      current.role === 'admin'
+        ? await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_demoted' }, actor)
+        : null;
+    if (current.role === 'admin') await this.endInvitationsBy(em, organizationId, userId, 'member_demoted', actor);
+    await this.audit.record(em, {
+      organizationId,
+      ...actor,
+      action: 'member.role_changed',
+      targetType: 'user',
+      targetId: userId,
+      metadata: { from: current.role, to: role, ...(input.source ? { source: input.source } : {}), ...(report ? auditSummary(report) : {}) },
     });
+    return { ...current, role, ...(report ? { offboarding: offboardingDto(organizationId, report) } : {}) };
   }
 
   /**
@@ -97,24 +109,31 @@ export class MembersService {
    */
   async remove(organizationId: string, userId: string, input: { handOver?: boolean }, actor: AuditActor): Promise<RemovedMemberDto> {
     const handOverTo = this.handOverTarget(userId, actor, input.handOver);
-    return this.dataSource.transaction(async (em) => {
-      await this.organizations.lock(organizationId, em);
-      const current = await this.memberOrFail(em, organizationId, userId);
-      if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
-      await this.memberships.remove(organizationId, userId, em);
-      const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
-      const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);
-      await this.endInvitationsBy(em, organizationId, userId, 'member_removed', actor);
-      await this.audit.record(em, {
-        organizationId,
-        ...actor,
-        action: 'member.removed',
-        targetType: 'user',
-        targetId: userId,
-        metadata: { role: current.role, revokedTokens, ...auditSummary(report) },
-      });
-      return { userId, organizationId, revokedTokens, offboarding: offboardingDto(organizationId, report) };
+    return this.dataSource.transaction((em) => this.removeIn(em, organizationId, userId, { handOverTo }, actor));
+  }
+
+  /**
+   * `remove` inside the caller's transaction (`em`), for an offboarding that commits with other
+   * writes (SCIM deprovisioning): the same lock, last-admin rule, revocations and audit event.
+   */
+  async removeIn(em: EntityManager, organizationId: string, userId: string, input: { handOverTo: string | null }, actor: AuditActor): Promise<RemovedMemberDto> {
+    const { handOverTo } = input;
+    await this.organizations.lock(organizationId, em);
+    const current = await this.memberOrFail(em, organizationId, userId);
+    if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
+    await this.memberships.remove(organizationId, userId, em);
+    const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
+    const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);
+    await this.endInvitationsBy(em, organizationId, userId, 'member_removed', actor);
+    await this.audit.record(em, {
+      organizationId,
+      ...actor,
+      action: 'member.removed',
+      targetType: 'user',
+      targetId: userId,
+      metadata: { role: current.role, revokedTokens, ...auditSummary(report) },
     });
+    return { userId, organizationId, revokedTokens, offboarding: offboardingDto(organizationId, report) };
   }
 
   /**

@@ -99,6 +99,13 @@ export class InvitationDirectory {
     return entity ? toRecord(entity) : null;
   }
 
+  /** Who accepted the organisation's invitation with this id (null: not accepted, or no such invitation), in `em`. */
+  async acceptedBy(organizationId: string, invitationId: string, em?: EntityManager): Promise<string | null> {
+    if (!isUuid(invitationId)) return null;
+    const row = await this.repo(em).findOne({ where: { id: invitationId, organizationId }, select: { id: true, acceptedBy: true } });
+    return row?.acceptedBy ?? null;
+  }
+
   /** The still-open invitation behind a link's digest whose inviter may still invite (what the sign-up page shows), or null. */
   async findOpenByHash(tokenHash: string): Promise<(InvitationRecord & { organizationName: string }) | null> {
     const row = await this.repo()

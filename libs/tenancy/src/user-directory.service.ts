@@ -131,6 +131,11 @@ export class UserDirectory {
     await this.sessions.forgetAllBeforeNow(userId, em);
   }
 
+  /** Renames the person (name trimmed), in `em`'s transaction. */
+  async rename(userId: string, name: string, em: EntityManager): Promise<void> {
+    await this.repo(em).update({ id: userId }, { name: name.trim() });
+  }
+
   /** Sets a new password hash and ends every session issued before now, in `em`'s transaction. */
   async setPassword(userId: string, passwordHash: string, em: EntityManager): Promise<void> {
     await this.repo(em).update({ id: userId }, { passwordHash, sessionsNotBefore: () => 'now()' });

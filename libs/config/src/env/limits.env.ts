@@ -51,6 +51,12 @@ export function LimitVariables<B extends EnvBase>(Base: B) {
     @IsInt()
     @Min(1)
     @Max(100000)
+    ID_JAG_MAX_TRADES_PER_HOUR = 30;
+
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
     REVOCATION_MAX_FAILURES_PER_CLIENT_AND_IP = 30;
 
     @Transform(toInt)

@@ -15,6 +15,8 @@ export interface ListedGrant {
   permissions: AgentPermission[];
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** The identity provider whose ID-JAG made the grant; null for a consent. */
+  idJagIssuer: string | null;
 }
 
 interface ListedGrantRow {
@@ -26,10 +28,11 @@ interface ListedGrantRow {
   permissions: AgentPermission[];
   created_at: Date;
   last_used_at: Date | null;
+  id_jag_issuer: string | null;
 }
 
 /** The columns of a listed grant: its last use is the latest of its access tokens' (a grant that produced none is not listed). */
-const LISTED_COLUMNS = `g.id, g.client_id, g.project_id, g.organization_id, g.user_id, g.permissions, g.created_at,
+const LISTED_COLUMNS = `g.id, g.client_id, g.project_id, g.organization_id, g.user_id, g.permissions, g.created_at, g.id_jag_issuer,
   (SELECT max(greatest(t.last_used_at, t.created_at)) FROM agent_tokens t WHERE t.grant_id = g.id) AS last_used_at`;
 const PRODUCED_TOKENS = 'EXISTS (SELECT 1 FROM agent_tokens t WHERE t.grant_id = g.id)';
 
@@ -43,6 +46,7 @@ interface GrantRow {
   resource: string | null;
   created_at: Date;
   revoked_at: Date | null;
+  id_jag_issuer: string | null;
 }
 
 /** A grant that was just ended, for its audit event. */
@@ -52,7 +56,7 @@ const REVOKED_COLUMNS = 'id, organization_id, project_id, client_id, user_id, re
 
 const FIND_FOR_UPDATE = statement(
   'oauth_grants.find_for_update',
-  'SELECT id, user_id, client_id, organization_id, project_id, permissions, resource, created_at, revoked_at FROM oauth_grants WHERE id = $1 FOR UPDATE',
+  'SELECT id, user_id, client_id, organization_id, project_id, permissions, resource, created_at, revoked_at, id_jag_issuer FROM oauth_grants WHERE id = $1 FOR UPDATE',
 );
 
 /** The `oauth_grants` table: what a person approved for one client on one project. */
@@ -99,7 +103,29 @@ export class OAuthGrantsRepository {
       resource: row.resource,
       createdAt: row.created_at,
       revokedAt: row.revoked_at,
+      idJagIssuer: row.id_jag_issuer,
     };
+  }
+
+  /**
+   * The live grant of an ID-JAG trade for this person, client, project and issuer: created by the
+   * first trade, reused by the next ones (its permissions become the latest trade's), in one
+   * statement on the partial unique index, so concurrent trades share one grant.
+   */
+  async upsertIdJagGrant(
+    em: EntityManager,
+    grant: Pick<OAuthGrant, 'userId' | 'clientId' | 'organizationId' | 'projectId' | 'permissions' | 'resource'> & { idJagIssuer: string },
+  ): Promise<string> {
+    const [row] = await queryReturning<{ id: string }>(
+      em,
+      `INSERT INTO oauth_grants (user_id, client_id, organization_id, project_id, permissions, resource, id_jag_issuer)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (user_id, client_id, project_id, id_jag_issuer) WHERE revoked_at IS NULL AND id_jag_issuer IS NOT NULL
+       DO UPDATE SET permissions = excluded.permissions
+       RETURNING id`,
+      [grant.userId, grant.clientId, grant.organizationId, grant.projectId, grant.permissions, grant.resource, grant.idJagIssuer],
+    );
+    return row.id;
   }
 
   /** Which of these grants were revoked more than `seconds` ago (for other tables' cleanups). */
@@ -259,5 +285,6 @@ function toListedGrant(r: ListedGrantRow): ListedGrant {
     permissions: r.permissions,
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
+    idJagIssuer: r.id_jag_issuer,
   };
 }

@@ -7,8 +7,8 @@ import type { AgentPrincipal, ApiKeyPrincipal, SessionPrincipal } from '../princ
 import { SessionTokenService } from '../session-token.service';
 import type { CredentialForm } from '../token-format';
 
-/** The passport strategy that serves each credential form. */
-export const STRATEGY_FOR_FORM: Record<Exclude<CredentialForm, 'unrecognised'>, string> = {
+/** The passport strategy that serves each REST credential form (a `scim_` token opens `/scim/v2` only). */
+export const STRATEGY_FOR_FORM: Record<Exclude<CredentialForm, 'unrecognised' | 'scim_token'>, string> = {
   agent_token: 'agent-token',
   api_key: 'api-key',
   session_jwt: 'session-jwt',

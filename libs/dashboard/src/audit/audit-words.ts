@@ -23,6 +23,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'oauth_client.registered': 'AI client registered',
   'consent.approved': 'AI client connected (consent approved)',
   'consent.denied': 'Consent denied',
+  'grant.id_jag_exchanged': 'AI client connected through the identity provider (ID-JAG)',
   'grant.revoked': 'AI client disconnected',
   'refresh_token.reuse_detected': 'Refresh token used twice',
   'client_policy.updated': 'AI client policy changed',
@@ -42,6 +43,13 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'sso.sign_in': 'Signed in with single sign-on',
   'sso.linked': 'Account linked to single sign-on',
   'sso.account_created': 'Account created by single sign-on',
+  'scim_token.created': 'SCIM token created',
+  'scim_token.revoked': 'SCIM token revoked',
+  'scim.user_created': 'Person provisioned (SCIM)',
+  'scim.user_updated': 'Provisioned person changed (SCIM)',
+  'scim.user_deactivated': 'Person deprovisioned (SCIM)',
+  'scim.user_reactivated': 'Person reactivated (SCIM)',
+  'scim.user_deleted': 'Provisioned person deleted (SCIM)',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */
@@ -57,6 +65,7 @@ export const ACTION_GROUPS: { label: string; actions: { value: string; label: st
   { label: 'AI clients', prefix: ['consent.', 'grant.', 'refresh_token.', 'client_policy.', 'oauth_client.'] },
   { label: 'People', prefix: ['member.', 'invitation.', 'password_reset.', 'organization.'] },
   { label: 'Single sign-on', prefix: ['identity_provider.', 'sso.'] },
+  { label: 'Provisioning (SCIM)', prefix: ['scim.', 'scim_token.'] },
 ].map((group) => ({
   label: group.label,
   actions: (Object.keys(ACTION_LABELS) as KnownAction[])
@@ -97,6 +106,8 @@ export function actorWords(event: AuditEventDto, names: AuditNames): { who: stri
       return { who: `AI client ${quoted(names.clients.get(id))}`.trim() };
     case 'cli':
       return { who: 'The command line' };
+    case 'scim_token':
+      return { who: "The identity provider's SCIM client", detail: 'through its SCIM token' };
     case 'system':
       return { who: 'The gateway', detail: 'automatically' };
     case 'anonymous':
@@ -147,6 +158,8 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Connected AI client ${quoted(clientName(m, names))}`;
       case 'consent.denied':
         return `Refused to connect AI client ${quoted(clientName(m, names))}`;
+      case 'grant.id_jag_exchanged':
+        return `Connected AI client ${quoted(clientName(m, names))} through the identity provider ${str(m.identityProvider)} (ID-JAG ${str(m.jti)})`;
       case 'grant.revoked':
         return `Disconnected AI client ${quoted(clientName(m, names))}${GRANT_REASONS[str(m.reason)] ?? ''}`;
       case 'refresh_token.reuse_detected':

@@ -55,10 +55,11 @@ ${admin ? html`<td>${grant.user ? html`${grant.user.name}<br><span class="muted"
 </tr>`;
 }
 
-/** The client's name and the host it answers to (its client_id URL's host, or its redirect URIs' hosts). */
+/** The client's name, the host it answers to (its client_id URL's host, or its redirect URIs' hosts) and, for an ID-JAG's grant, its identity provider. */
 function clientName(grant: OrganizationGrantView): SafeHtml {
   const kind = grant.client.kind === 'metadata_document' ? 'identified by' : 'answers at';
-  return html`<strong>${grant.client.name}</strong><br><span class="muted">${kind} ${codeList(grant.client.hosts)}</span>`;
+  const via = grant.identityProvider ? html`<br><span class="muted">via the identity provider <code>${grant.identityProvider.issuer}</code> (ID-JAG)</span>` : '';
+  return html`<strong>${grant.client.name}</strong><br><span class="muted">${kind} ${codeList(grant.client.hosts)}</span>${via}`;
 }
 
 function policySummary(orgId: string, policy: ClientPolicyDto): SafeHtml {

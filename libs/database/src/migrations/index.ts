@@ -11,6 +11,8 @@ import { SecretHintsAndTokenExpiry1764000016700 } from './1764000016700-secret-h
 import { RateLimitLeases1764000017500 } from './1764000017500-rate-limit-leases';
 import { SignInSessions1764000018000 } from './1764000018000-sign-in-sessions';
 import { EnterpriseIdentity1764000019000 } from './1764000019000-enterprise-identity';
+import { Scim1764000019400 } from './1764000019400-scim';
+import { IdJag1764000019500 } from './1764000019500-id-jag';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -27,4 +29,6 @@ export const MIGRATIONS = [
   RateLimitLeases1764000017500,
   SignInSessions1764000018000,
   EnterpriseIdentity1764000019000,
+  Scim1764000019400,
+  IdJag1764000019500,
 ];

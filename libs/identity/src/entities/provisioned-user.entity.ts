@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /**
  * A person as the organisation's SCIM client sees them (its `Users` resource; `id` is the SCIM
@@ -6,6 +6,7 @@ import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedCo
  */
 @Index('provisioned_users_org_user_key', ['organizationId', 'userId'], { unique: true })
 @Index('provisioned_users_org_user_name_key', ['organizationId', 'userName'], { unique: true })
+@Check('provisioned_users_role_check', `role IN ('admin', 'member')`)
 @Entity('provisioned_users')
 export class ProvisionedUser {
   @PrimaryGeneratedColumn('uuid')
@@ -37,6 +38,23 @@ export class ProvisionedUser {
 
   @Column('boolean', { default: true })
   active: boolean;
+
+  /** The role the SCIM client gives the person (the membership's, kept while they are not a member). */
+  @Column('text', { default: 'member' })
+  role: 'admin' | 'member';
+
+  /** The invitation sent when the email already had an account (never linked). */
+  @ForeignKey('Invitation', { name: 'provisioned_users_invitation_id_fkey', onDelete: 'SET NULL' })
+  @Column('uuid', { nullable: true })
+  invitationId: string | null;
+
+  /** SCIM created the account (no password; pending link): SCIM may rename it. */
+  @Column('boolean', { default: false })
+  accountCreated: boolean;
+
+  /** The SCIM client deleted the person: gone from `/scim/v2`, still deprovisioned (`active` false). */
+  @Column('timestamptz', { nullable: true })
+  deletedAt: Date | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

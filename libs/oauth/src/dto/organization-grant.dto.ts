@@ -47,6 +47,11 @@ export class GrantUserDto {
   email: string;
 }
 
+export class GrantIdentityProviderDto {
+  @ApiProperty({ example: 'https://acme.okta.com', description: "The identity provider's issuer." })
+  issuer: string;
+}
+
 export class OrganizationGrantDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -68,6 +73,12 @@ export class OrganizationGrantDto {
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: "Its access tokens' latest use (recorded at most once a minute)." })
   lastUsedAt: Date | null;
+
+  @ApiPropertyOptional({
+    type: GrantIdentityProviderDto,
+    description: "Present when the client traded an ID-JAG of the organisation's identity provider (Enterprise-Managed Authorization) instead of asking for consent.",
+  })
+  identityProvider?: GrantIdentityProviderDto;
 }
 
 export class OrganizationGrantPageDto {

@@ -5,7 +5,8 @@ export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
 /** A client registered through dynamic client registration (RFC 7591). */
 @Index('oauth_clients_never_used_idx', ['createdAt'], { where: 'last_authorized_at IS NULL' })
-@Check('oauth_clients_redirect_uris_check', 'cardinality(redirect_uris) > 0')
+// A client registered for the jwt-bearer grant alone (ID-JAG) has no redirect URI.
+@Check('oauth_clients_redirect_uris_check', `cardinality(redirect_uris) > 0 OR NOT ('authorization_code' = ANY (grant_types))`)
 @Check('oauth_clients_token_endpoint_auth_method_check', `token_endpoint_auth_method IN ('none', 'client_secret_post', 'client_secret_basic')`)
 @Check('oauth_clients_check', `(token_endpoint_auth_method = 'none') = (client_secret_hash IS NULL)`)
 @Entity('oauth_clients')

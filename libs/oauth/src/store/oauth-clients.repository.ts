@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { queryAffected, readStatement, statement } from '@app/database';
 import { OAuthClient } from '../entities/oauth-client.entity';
+import { JWT_BEARER_GRANT } from '../registration-metadata';
 
 /** A registration as stored, with its secret's digest (null for a public client). */
 export type StoredClient = Pick<OAuthClient, 'clientId' | 'clientName' | 'redirectUris' | 'grantTypes' | 'tokenEndpointAuthMethod' | 'clientSecretHash'>;
@@ -86,12 +87,15 @@ export class OAuthClientsRepository {
 
   /**
    * Up to `limit` registrations that never completed an authorisation and are older than
-   * `ttlSeconds`, after `afterId` in id order (keyset pages for the cleanup).
+   * `ttlSeconds`, after `afterId` in id order (keyset pages for the cleanup). A client registered
+   * for the jwt-bearer grant (ID-JAG) is kept: it waits, unused, until an organisation's admins
+   * and its identity provider are set up for it.
    */
   async unusedCandidates(ttlSeconds: number, limit: number, afterId = ''): Promise<string[]> {
     const rows: { client_id: string }[] = await this.dataSource.query(
       `SELECT client_id FROM oauth_clients
         WHERE last_authorized_at IS NULL AND created_at < now() - make_interval(secs => $1) AND client_id > $2
+          AND NOT ('${JWT_BEARER_GRANT}' = ANY (grant_types))
         ORDER BY client_id LIMIT $3`,
       [ttlSeconds, afterId, limit],
     );

@@ -2,21 +2,23 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthorizationCode } from '../entities/authorization-code.entity';
 import { AuthorizationRequest } from '../entities/authorization-request.entity';
+import { IdJagAssertion } from '../entities/id-jag-assertion.entity';
 import { OAuthClient } from '../entities/oauth-client.entity';
 import { OrganizationClientPolicy } from '../client-policy/client-policy.entity';
 import { ClientPolicyRepository } from '../client-policy/client-policy.repository';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { AuthorizationRequestsRepository } from './authorization-requests.repository';
+import { IdJagAssertionsRepository } from './id-jag-assertions.repository';
 import { OAuthClientsRepository } from './oauth-clients.repository';
 
 /**
- * The tables the OAuth server owns (clients, consent requests, codes, organisations' client policies) and their repositories.
+ * The tables the OAuth server owns (clients, consent requests, codes, organisations' client policies, used ID-JAGs) and their repositories.
  * Separate from `OAuthModule` so that a context without HTTP (the command line) can register
  * them: the credentials' grants refer to clients.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthClient, AuthorizationRequest, AuthorizationCode, OrganizationClientPolicy])],
-  providers: [OAuthClientsRepository, AuthorizationRequestsRepository, AuthorizationCodesRepository, ClientPolicyRepository],
-  exports: [OAuthClientsRepository, AuthorizationRequestsRepository, AuthorizationCodesRepository, ClientPolicyRepository],
+  imports: [TypeOrmModule.forFeature([OAuthClient, AuthorizationRequest, AuthorizationCode, OrganizationClientPolicy, IdJagAssertion])],
+  providers: [OAuthClientsRepository, AuthorizationRequestsRepository, AuthorizationCodesRepository, ClientPolicyRepository, IdJagAssertionsRepository],
+  exports: [OAuthClientsRepository, AuthorizationRequestsRepository, AuthorizationCodesRepository, ClientPolicyRepository, IdJagAssertionsRepository],
 })
 export class OAuthStoreModule {}

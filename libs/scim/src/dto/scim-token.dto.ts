@@ -1,0 +1,35 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsDisplaySafe } from '@app/common';
+
+export class CreateScimTokenDto {
+  @ApiProperty({ description: 'What the token is for (e.g. "Okta")', minLength: 1, maxLength: 100 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  @IsDisplaySafe()
+  name: string;
+}
+
+export class ScimTokenDto {
+  @ApiProperty() id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ description: 'The prefix and last four characters, to tell tokens apart (scim_…a1B2)' }) hint: string;
+  @ApiProperty() createdAt: string;
+  @ApiPropertyOptional({ type: String, nullable: true }) createdBy: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) lastUsedAt: string | null;
+}
+
+export class CreatedScimTokenDto extends ScimTokenDto {
+  @ApiProperty({ description: 'The token, shown this once: the SCIM client sends it as Authorization: Bearer' }) token: string;
+  @ApiProperty({ description: 'The SCIM base URL to give the identity provider' }) scimBaseUrl: string;
+}
+
+export class ScimTokenListDto {
+  @ApiProperty({ type: [ScimTokenDto] }) items: ScimTokenDto[];
+}
+
+export class RevokedScimTokenDto {
+  @ApiProperty() id: string;
+  @ApiProperty() revokedAt: string;
+}

@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { AuditActor, AuditService } from '@app/audit';
+import { AppConfig } from '@app/config';
+import { generateToken, hashToken, ScimPrincipal, ScimTokenResolver, secretHint, secretLast4, TOKEN_PREFIXES, userOf } from '@app/credentials';
+import { isUuid } from '@app/common';
+import type { CreatedScimTokenDto, RevokedScimTokenDto, ScimTokenDto, ScimTokenListDto } from './dto/scim-token.dto';
+import { ScimToken } from './entities/scim-token.entity';
+import { ScimTokenNotFoundError } from './scim.errors';
+
+/** `last_used_at` is written at most this often per token. */
+const LAST_USED_PRECISION_MS = 60_000;
+
+/**
+ * The `scim_tokens` table, the only place that queries it: an admin makes, lists and revokes an
+ * organisation's SCIM tokens (each audited); the guard resolves a presented one by its digest.
+ */
+@Injectable()
+export class ScimTokensService extends ScimTokenResolver {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly audit: AuditService,
+  ) {
+    super();
+  }
+
+  private repo(em?: EntityManager) {
+    return (em ?? this.dataSource.manager).getRepository(ScimToken);
+  }
+
+  async create(organizationId: string, input: { name: string }, actor: AuditActor): Promise<CreatedScimTokenDto> {
+    const token = generateToken(TOKEN_PREFIXES.scim);
+    return this.dataSource.transaction(async (em) => {
+      const row = await this.repo(em).save(
+        this.repo(em).create({ organizationId, name: input.name.trim(), tokenHash: hashToken(token), secretLast4: secretLast4(token), createdBy: userOf(actor) }),
+      );
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'scim_token.created',
+        targetType: 'scim_token',
+        targetId: row.id,
+        metadata: { name: row.name },
+      });
+      return { ...toDto(row), token, scimBaseUrl: `${this.config.baseUrl}/scim/v2` };
+    });
+  }
+
+  /** The organisation's live tokens, newest first. */
+  async list(organizationId: string): Promise<ScimTokenListDto> {
+    const rows = await this.repo().find({ where: { organizationId, revokedAt: IsNull() }, order: { createdAt: 'DESC', id: 'DESC' } });
+    return { items: rows.map(toDto) };
+  }
+
+  async revoke(organizationId: string, id: string, actor: AuditActor): Promise<RevokedScimTokenDto> {
+    if (!isUuid(id)) throw new ScimTokenNotFoundError();
+    return this.dataSource.transaction(async (em) => {
+      const result = await this.repo(em)
+        .createQueryBuilder()
+        .update()
+        .set({ revokedAt: () => 'now()' })
+        .where('id = :id AND organization_id = :organizationId AND revoked_at IS NULL', { id, organizationId })
+        .returning('id, name, revoked_at')
+        .updateEntity(false)
+        .execute();
+      const [row] = result.raw as { id: string; name: string; revoked_at: Date }[];
+      if (!row) throw new ScimTokenNotFoundError();
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'scim_token.revoked',
+        targetType: 'scim_token',
+        targetId: row.id,
+        metadata: { name: row.name },
+      });
+      return { id: row.id, revokedAt: new Date(row.revoked_at).toISOString() };
+    });
+  }
+
+  /** The live token behind a presented `scim_` secret (form already checked), or null. */
+  async resolve(token: string): Promise<ScimPrincipal | null> {
+    const row = await this.repo().findOne({
+      where: { tokenHash: hashToken(token), revokedAt: IsNull() },
+      select: { id: true, organizationId: true, lastUsedAt: true },
+    });
+    if (!row) return null;
+    if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
+      await this.repo().update({ id: row.id }, { lastUsedAt: () => 'now()' });
+    }
+    return { kind: 'scim', scimTokenId: row.id, organizationId: row.organizationId };
+  }
+}
+
+function toDto(row: ScimToken): ScimTokenDto {
+  return {
+    id: row.id,
+    name: row.name,
+    hint: secretHint(TOKEN_PREFIXES.scim, row.secretLast4),
+    createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdBy,
+    lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
+  };
+}
