@@ -1,7 +1,8 @@
 import request from 'supertest';
+import { SessionTokenService } from '@app/credentials';
 import { IdentityProviderDirectory } from '@app/identity';
 import { createProject, createProjectsInBulk } from './factories';
-import { dashboardOrganization, DashboardOrganization } from './helpers/dashboard';
+import { DashboardClient, dashboardOrganization, DashboardOrganization } from './helpers/dashboard';
 import { FakeTxtRecords, identityProviderPath, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp } from './helpers/test-idp';
@@ -70,6 +71,13 @@ describe('the dashboard: Single sign-on (the organisation identity provider)', (
       requireSso: 'true',
     });
     expect(saved.headers.location).toBe(`${ssoPath(org)}?done=connected`);
+    // Single sign-on is now required: the admin's password session no longer opens the
+    // organisation (docs/sso.md, "What a session opens"); they go on signed in through the IdP.
+    const refused = await org.admin.page.get(saved.headers.location);
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('Single sign-on required');
+    org.admin.session = (await t.app.get(SessionTokenService).issue(org.admin.id, {}, { ssoIssuer: idp.issuer })).accessToken;
+    org.admin.page = new DashboardClient(t.baseUrl, org.admin.session);
 
     const page = await org.admin.page.get(saved.headers.location);
     expect(page.text).toContain('Identity provider connected.');

@@ -75,10 +75,11 @@ export class AuthController {
   @Get('me')
   @RestAuth({ sessionOnly: true })
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'The signed-in person and their memberships (session only)' })
+  @ApiOperation({ summary: 'The signed-in person and their memberships, those whose organisation this session opens (single sign-on, docs/sso.md) (session only)' })
   @ApiOkResponse({ type: MeDto })
   @ApiErrors(401, 403)
-  me(@CurrentPrincipal() principal: SessionPrincipal): Promise<MeDto> {
-    return this.auth.me(principal.userId);
+  async me(@CurrentPrincipal() principal: SessionPrincipal): Promise<MeDto> {
+    const { user, memberships } = await this.auth.me(principal);
+    return { user, memberships };
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { randomBytes } from 'node:crypto';
-import { SessionTokenService } from '@app/credentials';
+import { ClosedOrganization, SessionPrincipal, SessionReach, SessionTokenService } from '@app/credentials';
 import { NotFoundError } from '@app/common';
 import { hashPassword, MembershipRole, OrganizationDirectory, passwordNeedsRehash, UserDirectory, verifyPassword } from '@app/tenancy';
 import { InvalidLoginError, WrongCurrentPasswordError } from './auth.errors';
@@ -16,7 +16,10 @@ export interface SessionToken {
 
 export interface Me {
   user: { id: string; email: string; name: string; createdAt: string };
+  /** The memberships whose organisation this session opens (`SessionReach`), in the order they were joined. */
   memberships: { organization: { id: string; name: string }; role: MembershipRole }[];
+  /** The person's other organisations, which this session does not open, and why (not part of `GET /api/me`). */
+  closedOrganizations: ClosedOrganization<{ id: string; name: string; role: MembershipRole }>[];
 }
 
 /** Password login and the session's own view of itself. */
@@ -30,6 +33,7 @@ export class AuthService {
     private readonly limits: AuthRateLimitService,
     private readonly users: UserDirectory,
     private readonly organizations: OrganizationDirectory,
+    private readonly reach: SessionReach,
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
   ) {}
@@ -95,13 +99,15 @@ export class AuthService {
     return this.sessions.issue(userId, origin);
   }
 
-  async me(userId: string): Promise<Me> {
-    const user = await this.users.findById(userId);
+  /** The session's person and their organisations, sorted by what this session opens. */
+  async me(session: SessionPrincipal): Promise<Me> {
+    const user = await this.users.findById(session.userId);
     if (!user) throw new NotFoundError('User');
-    const memberships = await this.organizations.listForMember(userId, 'joined');
+    const { open, closed } = await this.reach.sort(session, await this.organizations.listForMember(session.userId, 'joined'));
     return {
       user: { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt.toISOString() },
-      memberships: memberships.map((m) => ({ organization: { id: m.id, name: m.name }, role: m.role })),
+      memberships: open.map((m) => ({ organization: { id: m.id, name: m.name }, role: m.role })),
+      closedOrganizations: closed.map((m) => ({ id: m.id, name: m.name, role: m.role, refusal: m.refusal })),
     };
   }
 

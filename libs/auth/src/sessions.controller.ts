@@ -5,7 +5,7 @@ import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
 import { AppConfig } from '@app/config';
 import {
-  clearSessionCookie,
+  clearSignInCookies,
   CurrentPrincipal,
   PasswordResetService,
   Public,
@@ -63,7 +63,7 @@ export class SessionsController {
   @ApiErrors(401, 403)
   async logout(@CurrentPrincipal() principal: SessionPrincipal, @Res({ passthrough: true }) res: Response): Promise<void> {
     await this.sessions.end(principal);
-    clearSessionCookie(res, this.config);
+    clearSignInCookies(res, this.config);
   }
 
   @Post('api/auth/logout-all')
@@ -75,7 +75,7 @@ export class SessionsController {
   @ApiErrors(401, 403)
   async logoutAll(@CurrentPrincipal() principal: SessionPrincipal, @Res({ passthrough: true }) res: Response): Promise<void> {
     await this.sessions.endAll(principal.userId);
-    clearSessionCookie(res, this.config);
+    clearSignInCookies(res, this.config);
   }
 
   @Post('api/auth/password-reset')
@@ -99,7 +99,7 @@ export class SessionsController {
     const jwt = readSessionCookie(req, this.config);
     const session = jwt ? await this.sessions.resolve(jwt) : null;
     if (session) await this.sessions.end(session);
-    clearSessionCookie(res, this.config);
+    clearSignInCookies(res, this.config);
     sendRedirect(res, 303, '/login');
   }
 }

@@ -164,7 +164,8 @@ export class CredentialGuard implements CanActivate {
     if (!principal) throw new PageSignInRequired(req.method === 'GET' ? req.originalUrl : '/');
     if (orgParam !== undefined) {
       const orgId = req.params?.[orgParam];
-      await this.organizations.check(principal, typeof orgId === 'string' ? orgId : '', { minRole: access.minRole ?? 'admin', sessionOnly: true });
+      const next = req.method === 'GET' ? req.originalUrl : undefined;
+      await this.organizations.check(principal, typeof orgId === 'string' ? orgId : '', { minRole: access.minRole ?? 'admin', sessionOnly: true }, next);
     }
     req.principal = principal;
     return true;

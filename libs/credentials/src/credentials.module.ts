@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { CredentialStoreModule } from '@app/credential-store';
+import { IdentityModule } from '@app/identity';
 import { TenancyModule } from '@app/tenancy';
 import { AgentTokenService } from './agent-token.service';
 import { ApiKeyResolver } from './api-key-resolver.service';
@@ -9,13 +10,14 @@ import { CredentialGuard } from './credential.guard';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import { OrganizationRouteCheck } from './organization-route.check';
 import { PasswordResetService } from './password-reset.service';
+import { SessionReach } from './session-reach.service';
 import { SessionTokenService } from './session-token.service';
 import { ApiKeyUsageRecorder, TokenUsageRecorder } from './token-usage.recorder';
 import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strategies/bearer.strategies';
 
 @Global()
 @Module({
-  imports: [PassportModule, DiscoveryModule, CredentialStoreModule, TenancyModule],
+  imports: [PassportModule, DiscoveryModule, CredentialStoreModule, TenancyModule, IdentityModule],
   providers: [
     AgentTokenService,
     ApiKeyResolver,
@@ -23,6 +25,7 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     SessionTokenService,
     PasswordResetService,
     OrganizationAccessPolicy,
+    SessionReach,
     OrganizationRouteCheck,
     AgentTokenStrategy,
     ApiKeyStrategy,
@@ -39,6 +42,7 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     ApiKeyUsageRecorder,
     SessionTokenService,
     OrganizationAccessPolicy,
+    SessionReach,
   ],
 })
 export class CredentialsModule {}

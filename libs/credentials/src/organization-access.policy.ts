@@ -3,6 +3,7 @@ import { isUuid } from '@app/database';
 import { MembershipDirectory, MembershipRole, roleSatisfies } from '@app/tenancy';
 import type { RestAccessOptions } from './access.decorators';
 import type { RestPrincipal } from './principal';
+import { SessionReach } from './session-reach.service';
 
 /**
  * The access rule of every REST route, in one place (the guard calls `authorize` after it has
@@ -11,12 +12,18 @@ import type { RestPrincipal } from './principal';
  *   only with the route's permission; a session needs a membership with at least the route's
  *   role (default admin). Another organisation, or one that does not exist, is "not found", for
  *   every kind of credential, before any other check, so a 403 never confirms that it exists;
+ *   a member's session that does not open the organisation (`SessionReach`: it requires single
+ *   sign-on, or the session is a single sign-on through another identity provider) is a 403
+ *   `SessionReachError` (`sso_required`, `other_sign_in_required`);
  * - `sessionOnly` routes refuse `rk_` keys with 403 (after the organisation check);
  * - elsewhere, an `rk_` key must hold the route's `permission` if it declares one.
  */
 @Injectable()
 export class OrganizationAccessPolicy {
-  constructor(private readonly memberships: MembershipDirectory) {}
+  constructor(
+    private readonly memberships: MembershipDirectory,
+    private readonly reach: SessionReach,
+  ) {}
 
   async authorize(principal: RestPrincipal, access: RestAccessOptions, orgId: string | undefined): Promise<void> {
     if (orgId !== undefined) {
@@ -30,7 +37,8 @@ export class OrganizationAccessPolicy {
     }
   }
 
-  async check(principal: RestPrincipal, orgId: string, access: RestAccessOptions): Promise<void> {
+  /** `next`: for a page, the path a refused person comes back to after signing in as the organisation needs. */
+  async check(principal: RestPrincipal, orgId: string, access: RestAccessOptions, next?: string): Promise<void> {
     if (!isUuid(orgId)) throw new NotFoundException('Organization not found');
     if (principal.kind === 'api_key') {
       if (principal.organizationId !== orgId) throw new NotFoundException('Organization not found');
@@ -44,7 +52,7 @@ export class OrganizationAccessPolicy {
       }
       return;
     }
-    const role = await this.roleOf(principal.userId, orgId);
+    const role = await this.reach.roleIn(principal, orgId, next);
     if (!role) throw new NotFoundException('Organization not found');
     if (!roleSatisfies(role, access.minRole ?? 'admin')) {
       throw new ForbiddenException('This action needs the admin role in the organization');

@@ -33,6 +33,11 @@ export interface SessionPrincipal {
   /** The session's id (JWT `jti`), what sign-out revokes. */
   sessionId: string;
   expiresAt: Date;
+  /**
+   * The identity provider's issuer the session was opened through (single sign-on, the JWT's
+   * `sso_iss`); null for a password sign-in. What the session opens depends on it (`SessionReach`).
+   */
+  ssoIssuer: string | null;
 }
 
 /** An organisation's SCIM client (`scim_` token): its organisation's `/scim/v2` only. */

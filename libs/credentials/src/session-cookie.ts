@@ -58,3 +58,21 @@ export function safeNextPath(next: unknown, baseUrl: string, fallback = '/'): st
   if (resolved.origin !== new URL(baseUrl).origin) return fallback;
   return `${resolved.pathname}${resolved.search}${resolved.hash}`;
 }
+
+/**
+ * The browser-bound cookies of a single sign-on in progress, each scoped to the one path that
+ * reads it (`libs/sso`): the state of a sign-in (`state`, `nonce`, PKCE verifier) and an IdP account
+ * waiting to be linked to an existing account. Sign-out clears them with the session cookie
+ * (`clearSignInCookies`); the identity provider's own session is not ended here.
+ */
+export const SSO_SIGN_IN_COOKIES = [
+  { name: 'ag_sso_state', path: '/auth/sso/callback' },
+  { name: 'ag_sso_link', path: '/auth/sso/link' },
+] as const;
+
+/** Sign-out's cookies: the session cookie and any single sign-on state the browser holds. */
+export function clearSignInCookies(res: Response, config: AppConfig): void {
+  clearSessionCookie(res, config);
+  const { maxAge: _maxAge, ...options } = cookieOptions(config);
+  for (const cookie of SSO_SIGN_IN_COOKIES) res.clearCookie(cookie.name, { ...options, path: cookie.path });
+}

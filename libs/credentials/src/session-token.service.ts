@@ -6,6 +6,9 @@ import { CleanupScheduler, isUuid } from '@app/database';
 import { SessionDirectory, SessionRecord, UserDirectory } from '@app/tenancy';
 import type { SessionPrincipal } from './principal';
 
+/** The session JWT's claim naming the identity provider's issuer of a single sign-on (absent for a password sign-in). */
+export const SSO_ISSUER_CLAIM = 'sso_iss';
+
 /** How much of a browser's User-Agent a session's record keeps. */
 export const USER_AGENT_MAX = 200;
 
@@ -42,14 +45,17 @@ export class SessionTokenService implements OnModuleInit {
    * A new session for the person, recorded (its `jti`, when, until when, and a short description
    * of the browser: its User-Agent cut to `USER_AGENT_MAX` characters and the client IP as the
    * app sees it) for their list of sessions. `ssoIssuer`: the identity provider's issuer when the
-   * person signed in through single sign-on (recorded as the session's `sso_issuer`); absent or
-   * null for a password sign-in.
+   * person signed in through single sign-on (the JWT's `sso_iss` claim and the record's
+   * `sso_issuer`); absent or null for a password sign-in. It decides which organisations the
+   * session opens (`SessionReach`).
    */
   async issue(
     userId: string,
     origin: { ip?: string | null; userAgent?: string | null } = {},
     options: { ssoIssuer?: string | null } = {},
   ): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }> {
+    const ssoIssuer = options.ssoIssuer ?? null;
+    if (ssoIssuer === '') throw new Error('A single sign-on session needs its issuer');
     const expiresIn = this.config.sessionTtlSeconds;
     const jti = randomUUID();
     const issuedAt = Date.now() / 1000;
@@ -60,9 +66,9 @@ export class SessionTokenService implements OnModuleInit {
       expiresAt: new Date(expiresAt * 1000),
       userAgent: origin.userAgent ? origin.userAgent.slice(0, USER_AGENT_MAX) : null,
       ip: origin.ip ?? null,
-      ssoIssuer: options.ssoIssuer ?? null,
+      ssoIssuer,
     });
-    const accessToken = await new SignJWT({ typ: 'session' })
+    const accessToken = await new SignJWT(ssoIssuer === null ? { typ: 'session' } : { typ: 'session', [SSO_ISSUER_CLAIM]: ssoIssuer })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.config.issuer)
@@ -84,6 +90,7 @@ export class SessionTokenService implements OnModuleInit {
     let jti: string | undefined;
     let iat: number | undefined;
     let exp: number | undefined;
+    let ssoIssuer: unknown;
     try {
       const { payload } = await jwtVerify(jwt, this.key, {
         algorithms: ['HS256'],
@@ -93,12 +100,14 @@ export class SessionTokenService implements OnModuleInit {
       });
       if (payload.typ !== 'session') return null;
       ({ sub, jti, iat, exp } = payload);
+      ssoIssuer = payload[SSO_ISSUER_CLAIM];
     } catch {
       return null;
     }
     if (!sub || !isUuid(sub) || !jti || !isUuid(jti) || typeof iat !== 'number' || typeof exp !== 'number') return null;
+    if (ssoIssuer !== undefined && (typeof ssoIssuer !== 'string' || ssoIssuer === '')) return null;
     if (!(await this.users.isSessionLive(sub, jti, iat))) return null;
-    return { kind: 'session', userId: sub, sessionId: jti, expiresAt: new Date(exp * 1000) };
+    return { kind: 'session', userId: sub, sessionId: jti, expiresAt: new Date(exp * 1000), ssoIssuer: typeof ssoIssuer === 'string' ? ssoIssuer : null };
   }
 
   /** Signs this one session out: refused from now on, on every instance. */

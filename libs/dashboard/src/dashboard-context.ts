@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { AuditActor, requestOrigin } from '@app/audit';
 import { AuthService } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { actorOf, SessionPrincipal } from '@app/credentials';
+import { actorOf, ClosedOrganization, SessionPrincipal } from '@app/credentials';
 import { MembershipRole } from '@app/tenancy';
 import { postedFromElsewhere } from '@app/web';
 
@@ -12,8 +12,10 @@ import { postedFromElsewhere } from '@app/web';
 export interface DashboardContext {
   principal: SessionPrincipal;
   user: { id: string; name: string; email: string };
-  /** Every organisation the person belongs to, for the switcher (the order they joined them). */
+  /** Every organisation the person belongs to that this session opens, for the switcher (the order they joined them). */
   organizations: { id: string; name: string; role: MembershipRole }[];
+  /** The person's other organisations, which this session does not open (single sign-on, `SessionReach`), and why. */
+  closedOrganizations: ClosedOrganization<{ id: string; name: string; role: MembershipRole }>[];
   /** The organisation in the path (`/orgs/:orgId/…`); undefined on pages outside one. */
   organization?: { id: string; name: string; role: MembershipRole };
   /** The hidden field every form of the page carries. */
@@ -29,7 +31,8 @@ export const CSRF_FIELD = 'csrf';
 
 /**
  * Runs after the global guard (which has checked the session cookie and the organisation role,
- * `@PageAuth`): loads who the person is and which organisations they belong to, and refuses a
+ * `@PageAuth`): loads who the person is and which organisations they belong to (those this
+ * session opens, and the others apart), and refuses a
  * form post without this session's CSRF token or marked by the browser as coming from another
  * site. The token is HMAC(SESSION_SECRET, session id): it dies with the session, needs no
  * storage, and every instance sharing the secret accepts it.
@@ -56,13 +59,14 @@ export class DashboardContextGuard implements CanActivate {
         throw new ForbiddenException('This form has expired or did not come from this site. Go back, reload the page and try again.');
       }
     }
-    const me = await this.auth.me(principal.userId);
+    const me = await this.auth.me(principal);
     const organizations = me.memberships.map((m) => ({ ...m.organization, role: m.role }));
     const orgId = req.params?.orgId;
     req.dashboard = {
       principal,
       user: { id: me.user.id, name: me.user.name, email: me.user.email },
       organizations,
+      closedOrganizations: me.closedOrganizations,
       organization: typeof orgId === 'string' ? organizations.find((o) => o.id === orgId) : undefined,
       csrf,
       actor: actorOf(principal, requestOrigin(req)),

@@ -2,11 +2,12 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { DomainError } from '@app/common';
-import { PageSignInRequired } from '@app/credentials';
+import { PageSignInRequired, SessionReachError } from '@app/credentials';
 import { domainErrorPage, html, page, sendDomainErrorPage, sendPage, sendRedirect } from '@app/web';
 
 /**
- * The dashboard's filter (the pages' transport): no session → sign in and come back; a refusal
+ * The dashboard's filter (the pages' transport): no session → sign in and come back; a session
+ * that does not open the organisation (`SessionReachError`) → a 403 page linking to the sign-in it needs; a refusal
  * (403, 404, a CSRF failure) or a domain error → an HTML page with its status; anything else →
  * a generic 500 page with an id that is logged, leaking nothing.
  */
@@ -22,6 +23,10 @@ export class DashboardPageFilter implements ExceptionFilter {
     }
     if (exception instanceof PageSignInRequired) {
       sendRedirect(res, 303, `/login?next=${encodeURIComponent(exception.returnTo)}`);
+      return;
+    }
+    if (exception instanceof SessionReachError) {
+      sendPage(res, 403, sessionReachPage(exception));
       return;
     }
     if (exception instanceof DomainError) {
@@ -44,6 +49,23 @@ function messageOf(exception: HttpException): string {
   const body = exception.getResponse();
   const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : body;
   return Array.isArray(message) ? message.join('; ') : String(message ?? exception.message);
+}
+
+/** A member's session that does not open the organisation: how to sign in so that it does. */
+function sessionReachPage(error: SessionReachError) {
+  const sso = error.refusal === 'sso_required';
+  const title = sso ? 'Single sign-on required' : 'Sign in again to open this organisation';
+  return page(
+    title,
+    html`<div class="card" role="alert" aria-labelledby="error-title">
+<h1 id="error-title">${title}</h1>
+<p>${sso
+      ? 'This organisation requires single sign-on through its identity provider. Sign in with single sign-on to open it; your other organisations are not affected.'
+      : "This session was opened through single sign-on with another organisation's identity provider, which does not open this organisation. Sign in with your password or with this organisation's single sign-on to open it."}</p>
+<p><a href="${error.signInHref}">${sso ? 'Sign in with single sign-on' : 'Sign in again'}</a></p>
+<p><a href="/">Back to the dashboard</a></p>
+</div>`,
+  );
 }
 
 function errorPage(title: string, message: string) {

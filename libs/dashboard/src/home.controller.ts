@@ -1,11 +1,11 @@
 import { Get, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '@app/config';
-import { clearSessionCookie, OrganizationRoute, PageAuth, SessionTokenService } from '@app/credentials';
+import { clearSignInCookies, OrganizationRoute, PageAuth, SessionReach, SessionTokenService } from '@app/credentials';
 import { html, sendPage, sendRedirect } from '@app/web';
 import { Dashboard, DashboardContext } from './dashboard-context';
 import { DashboardController } from './dashboard-controller.decorator';
-import { dashboardPage, sectionPath } from './views/layout';
+import { closedOrganizationNote, dashboardPage, sectionPath } from './views/layout';
 
 /**
  * The dashboard's entry: `/` opens the first organisation of the signed-in person (anyone else is
@@ -17,13 +17,31 @@ export class HomeController {
   constructor(
     private readonly config: AppConfig,
     private readonly sessions: SessionTokenService,
+    private readonly reach: SessionReach,
   ) {}
 
   @Get()
   @PageAuth()
-  home(@Dashboard() ctx: DashboardContext, @Res() res: Response): void {
+  async home(@Dashboard() ctx: DashboardContext, @Res() res: Response): Promise<void> {
     const first = ctx.organizations[0];
     if (first) return sendRedirect(res, 303, sectionPath(first.id, 'projects'));
+    if (ctx.closedOrganizations.length > 0) {
+      const closed = await Promise.all(
+        ctx.closedOrganizations.map(async (o) => ({ ...o, href: await this.reach.signInHref(ctx.principal, o.refusal, sectionPath(o.id, 'projects')) })),
+      );
+      return sendPage(
+        res,
+        200,
+        dashboardPage(ctx, {
+          title: 'Sign in to open your organisations',
+          body: html`<div class="card"><h1>Sign in to open your organisations</h1>
+<p>This session does not open your organisations: each needs you to sign in the way it requires.</p>
+<ul>${closed.map(
+            (o) => html`<li>${o.name} (${closedOrganizationNote(o.refusal)}): <a href="${o.href}">${o.refusal === 'sso_required' ? 'Sign in with single sign-on' : 'Sign in again'}</a></li>`,
+          )}</ul></div>`,
+        }),
+      );
+    }
     sendPage(
       res,
       200,
@@ -46,7 +64,7 @@ export class HomeController {
   @PageAuth()
   async signOut(@Dashboard() ctx: DashboardContext, @Res() res: Response): Promise<void> {
     await this.sessions.end(ctx.principal);
-    clearSessionCookie(res, this.config);
+    clearSignInCookies(res, this.config);
     sendRedirect(res, 303, '/login');
   }
 
@@ -54,7 +72,7 @@ export class HomeController {
   @PageAuth()
   async signOutEverywhere(@Dashboard() ctx: DashboardContext, @Res() res: Response): Promise<void> {
     await this.sessions.endAll(ctx.user.id);
-    clearSessionCookie(res, this.config);
+    clearSignInCookies(res, this.config);
     sendRedirect(res, 303, '/login');
   }
 }

@@ -21,7 +21,8 @@ export function isPageRequest(req: Pick<Request, 'path' | 'method'>): boolean {
 
 /**
  * The page for an address no route serves: with the dashboard's top bar and sections when the
- * request carries a live session (the organisation in the path when the person belongs to it),
+ * request carries a live session (the organisation in the path when the person belongs to it and
+ * the session opens it),
  * else a plain page with a link to sign in.
  */
 @Injectable()
@@ -52,13 +53,14 @@ export class NotFoundPage {
     if (!jwt) return null;
     const principal = await this.sessions.resolve(jwt);
     if (!principal || principal.kind !== 'session') return null;
-    const me = await this.auth.me(principal.userId);
+    const me = await this.auth.me(principal);
     const organizations = me.memberships.map((m) => ({ ...m.organization, role: m.role }));
     const orgId = /^\/orgs\/([^/]+)/.exec(req.path)?.[1];
     return {
       principal,
       user: { id: me.user.id, name: me.user.name, email: me.user.email },
       organizations,
+      closedOrganizations: me.closedOrganizations,
       organization: orgId ? organizations.find((o) => o.id === orgId) : undefined,
       csrf: dashboardCsrfToken(this.config.sessionSecret, principal),
       actor: actorOf(principal, requestOrigin(req)),

@@ -83,9 +83,19 @@ export class IdentityProviderDirectory {
   }
 
   /** The organisation's sign-in rule for sessions (null: no IdP connected). */
-  async signInRule(organizationId: string): Promise<SignInRule | null> {
-    const row = await this.providers().findOne({ where: { organizationId }, select: { issuer: true, requireSso: true } });
+  async signInRule(organizationId: string, em?: EntityManager): Promise<SignInRule | null> {
+    const row = await this.providers(em).findOne({ where: { organizationId }, select: { issuer: true, requireSso: true } });
     return row ? { issuer: row.issuer, requireSso: row.requireSso } : null;
+  }
+
+  /** The sign-in rules of several organisations in one query (an organisation without an IdP is absent). */
+  async signInRules(organizationIds: readonly string[], em?: EntityManager): Promise<Map<string, SignInRule>> {
+    if (organizationIds.length === 0) return new Map();
+    const rows = await this.providers(em).find({
+      where: { organizationId: In([...new Set(organizationIds)]) },
+      select: { organizationId: true, issuer: true, requireSso: true },
+    });
+    return new Map(rows.map((r) => [r.organizationId, { issuer: r.issuer, requireSso: r.requireSso }]));
   }
 
   /** Creates or replaces the settings (a `clientSecret` of undefined keeps the stored one). */

@@ -14,16 +14,20 @@ export class AgentGrantsController {
 
   @Get()
   @RestAuth({ sessionOnly: true })
-  @ApiOperation({ summary: 'The AI clients you connected: client, project, organisation, permissions, last use' })
+  @ApiOperation({ summary: 'The AI clients you connected: client, project, organisation, permissions, last use (in the organisations this session opens)' })
   list(@CurrentPrincipal() principal: SessionPrincipal): Promise<AgentGrantView[]> {
-    return this.grants.listForUser(principal.userId);
+    return this.grants.listForUser(principal);
   }
 
   @Post(':grantId/revoke')
   @HttpCode(200)
   @RestAuth({ sessionOnly: true })
   @ApiOperation({ summary: 'Disconnect a client: ends the grant, its refresh tokens and its access tokens' })
-  revoke(@Param('grantId') grantId: string, @RequestActor() actor: AuditActor): Promise<GrantRevocationResult> {
-    return this.grants.revokeForUser(grantId, actor);
+  revoke(
+    @Param('grantId') grantId: string,
+    @RequestActor() actor: AuditActor,
+    @CurrentPrincipal() principal: SessionPrincipal,
+  ): Promise<GrantRevocationResult> {
+    return this.grants.revokeForUser(grantId, actor, principal);
   }
 }

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { OAuthGrantStore } from '@app/credential-store';
-import { Public, readSessionCookie, SessionTokenService } from '@app/credentials';
+import { Public, readSessionCookie, SessionPrincipal, SessionTokenService } from '@app/credentials';
 import { isUuid } from '@app/common';
 import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 import { postedFromElsewhere, sendPage, sendRedirect, singleParam } from '@app/web';
@@ -41,7 +41,8 @@ export class AuthorizeController {
   @Get()
   async authorize(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const checked = await this.validator.check(query, req.ip ?? null);
-    const userId = await this.sessionUser(req);
+    const session = await this.session(req);
+    const userId = session?.userId ?? null;
     if (checked.kind === 'redirect') {
       // RFC 9700 §4.11.2: an error goes back to the client only for a signed-in person who already
       // trusts it (a live grant); otherwise anyone could register a client and use this endpoint
@@ -49,10 +50,10 @@ export class AuthorizeController {
       if (userId && (await this.grants.hasLiveGrant(userId, checked.clientId))) return sendRedirect(res, 302, checked.location);
       throw new OAuthPageError(400, 'Invalid request', UNTRUSTED_ERROR_DETAIL[checked.error]);
     }
-    if (!userId) return sendRedirect(res, 302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+    if (!session) return sendRedirect(res, 302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
     const search = consentSearch(query);
-    const { requestId, csrfToken } = await this.consent.createPending(userId, checked.request);
-    const view = await this.consent.view(requestId, csrfToken, userId, { search });
+    const { requestId, csrfToken } = await this.consent.createPending(session.userId, checked.request);
+    const view = await this.consent.view(requestId, csrfToken, session, { search });
     sendPage(res, 200, consentPage(view));
   }
 
@@ -61,19 +62,19 @@ export class AuthorizeController {
     if (postedFromElsewhere(req, this.ownOrigin)) {
       throw new OAuthPageError(403, 'Form sent from another site', 'This answer did not come from the consent page. Start again from the application.');
     }
-    const userId = await this.sessionUser(req);
-    if (!userId) {
+    const session = await this.session(req);
+    if (!session) {
       throw new OAuthPageError(401, 'Signed out', 'Your session ended before you answered. Start again from the application.');
     }
-    const outcome = await this.decisions.decide(userId, body ?? {}, origin);
+    const outcome = await this.decisions.decide(session, body ?? {}, origin);
     if (outcome.kind === 'redirect') return sendRedirect(res, 303, outcome.location);
     sendPage(res, outcome.status, consentPage(outcome.view));
   }
 
-  private async sessionUser(req: Request): Promise<string | null> {
+  private async session(req: Request): Promise<SessionPrincipal | null> {
     const jwt = readSessionCookie(req, this.config);
     if (!jwt) return null;
-    return (await this.sessions.resolve(jwt))?.userId ?? null;
+    return this.sessions.resolve(jwt);
   }
 }
 

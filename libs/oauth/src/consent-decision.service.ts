@@ -4,7 +4,7 @@ import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { AGENT_PERMISSION_NAMES, isAgentPermission } from '@app/capabilities';
 import { OAuthGrantStore } from '@app/credential-store';
-import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credentials';
+import { generateToken, hashToken, SessionPrincipal, SessionReach, SessionReachRefusal, TOKEN_PREFIXES } from '@app/credentials';
 import { isUuid } from '@app/database';
 import { MembershipDirectory, ProjectCreator, ProjectDirectory, projectNameProblem, PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 import { errorRedirect } from './authorize-urls';
@@ -26,7 +26,8 @@ export type ConsentOutcome =
  * The person's answer on the consent page. The request must be theirs, alive and undecided
  * (decided by one conditional update, so a request is answered once), and the CSRF token must
  * match; then Deny sends `access_denied`, and Approve (one reachable project, at least one
- * permission) creates the grant and a single-use code. A person with no project to offer who may
+ * permission) creates the grant and a single-use code; a project (or a new project's organisation)
+ * must be in an organisation this session opens (`SessionReach`: single sign-on). A person with no project to offer who may
  * create one (`ConsentViewService.creatableIn`) names it on the page instead: Approve then
  * creates the project (`project.created`) in the same transaction as the grant.
  */
@@ -45,9 +46,11 @@ export class ConsentDecisionService {
     private readonly projectCreator: ProjectCreator,
     private readonly audit: AuditService,
     private readonly clientPolicies: ClientPolicyService,
+    private readonly reach: SessionReach,
   ) {}
 
-  async decide(userId: string, body: Record<string, unknown>, origin: RequestOrigin): Promise<ConsentOutcome> {
+  async decide(session: SessionPrincipal, body: Record<string, unknown>, origin: RequestOrigin): Promise<ConsentOutcome> {
+    const userId = session.userId;
     const requestId = singleParam(body, 'request_id').value;
     if (!requestId || !isUuid(requestId)) throw expiredRequest();
     const pending = await this.consent.findPending(requestId);
@@ -72,7 +75,7 @@ export class ConsentDecisionService {
     const formError = async (status: 400 | 403, error?: string, newProjectError?: string): Promise<ConsentOutcome> => ({
       kind: 'form',
       status,
-      view: await this.consent.view(requestId, csrf, userId, {
+      view: await this.consent.view(requestId, csrf, session, {
         projectId: projectParam.value,
         permissions: permissions.length ? permissions : pending.requestedPermissions,
         error,
@@ -92,12 +95,16 @@ export class ConsentDecisionService {
       if (creating) {
         const organizationId = newProject.organizationId!;
         if ((await this.memberships.roleOf(userId, organizationId, em)) !== 'admin') return { kind: 'cannot_create' as const };
+        const closed = await this.reach.refusalIn(session, organizationId, em);
+        if (closed) return { kind: 'closed' as const, refusal: closed };
         if (!(await this.clientPolicies.admits(organizationId, pending.clientId, em))) return { kind: 'refused' as const };
         if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };
         project = await this.projectCreator.create(em, organizationId, newProject.name, { actorType: 'user', actorId: userId, origin });
       } else {
         const reachable = await this.projects.reachableOne(userId, projectParam.value!, em);
         if (!reachable) return { kind: 'unreachable' as const };
+        const closed = await this.reach.refusalIn(session, reachable.organization.id, em);
+        if (closed) return { kind: 'closed' as const, refusal: closed };
         if (!(await this.clientPolicies.admits(reachable.organization.id, pending.clientId, em))) return { kind: 'refused' as const };
         if (!(await this.requests.markDecided(em, pending.id))) return { kind: 'expired' as const };
         project = { id: reachable.id, organizationId: reachable.organization.id };
@@ -140,6 +147,7 @@ export class ConsentDecisionService {
     });
     if (outcome.kind === 'unreachable') return formError(403, 'You cannot give access to that project. Pick one of the projects listed.');
     if (outcome.kind === 'cannot_create') return formError(403, 'Only an administrator of that organisation can create a project in it.');
+    if (outcome.kind === 'closed') return formError(403, CLOSED_ORGANIZATION_ERROR[outcome.refusal]);
     if (outcome.kind === 'refused') {
       return formError(403, "That project's organisation does not allow this application to connect. Pick one of the projects listed.");
     }
@@ -172,6 +180,12 @@ export class ConsentDecisionService {
     };
   }
 }
+
+/** Why a project of an organisation this session does not open cannot be given (`SessionReach`). */
+const CLOSED_ORGANIZATION_ERROR: Readonly<Record<SessionReachRefusal, string>> = {
+  sso_required: "That project's organisation requires single sign-on: sign in with single sign-on to give access to its projects.",
+  other_sign_in_required: "This session, a single sign-on through another organisation's identity provider, does not open that project's organisation: sign in again to give access to its projects.",
+};
 
 /** The "Project name" (and its organisation) of a project to create on approval, with what is wrong with the name. */
 function readNewProject(body: Record<string, unknown>): { name: string; organizationId?: string; problem?: string } {

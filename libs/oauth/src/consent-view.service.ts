@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AgentPermission } from '@app/capabilities';
 import { OAuthGrantStore } from '@app/credential-store';
-import { hashToken } from '@app/credentials';
+import { hashToken, SessionPrincipal, SessionReach } from '@app/credentials';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage } from '@app/common';
 import { isUuid } from '@app/database';
-import { OrganizationDirectory, ProjectDirectory, UserDirectory } from '@app/tenancy';
+import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { authorizePath } from './authorize-urls';
 import type { ValidatedAuthorization } from './authorize-request.validator';
 import { ClientPolicyService } from './client-policy/client-policy.service';
@@ -35,10 +35,10 @@ export class ConsentViewService {
     private readonly requests: AuthorizationRequestsRepository,
     private readonly users: UserDirectory,
     private readonly projects: ProjectDirectory,
-    private readonly organizations: OrganizationDirectory,
     private readonly clients: OAuthClientsRepository,
     private readonly grants: OAuthGrantStore,
     private readonly clientPolicies: ClientPolicyService,
+    private readonly reach: SessionReach,
   ) {}
 
   /** Stores the validated request for the consent page; returns its id and the form's CSRF token. */
@@ -75,7 +75,7 @@ export class ConsentViewService {
   async view(
     requestId: string,
     csrfToken: string,
-    userId: string,
+    session: SessionPrincipal,
     choices: {
       projectId?: string;
       permissions?: readonly AgentPermission[];
@@ -84,12 +84,15 @@ export class ConsentViewService {
       search?: ConsentSearch;
     } = {},
   ): Promise<ConsentView> {
+    const userId = session.userId;
     const pending = await this.findPending(requestId);
     if (!pending) throw expiredRequest();
     const clientIdHost = metadataDocumentHost(pending.clientId);
     const search = choices.search ?? { query: '' };
     const after = search.cursor === undefined ? undefined : decodeKeysetCursor(search.cursor);
-    const organizations = (await this.organizations.listForMember(userId)).sort(
+    // Only the organisations this session opens offer projects; the others are named with the sign-in each needs.
+    const reached = await this.reach.organizationsOf(session);
+    const organizations = reached.open.sort(
       (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     );
     const admitting = await this.clientPolicies.admittingOrganizations(
@@ -121,7 +124,8 @@ export class ConsentViewService {
     }
     // A project picked in a refused post stays offered when it is not on the page shown.
     if (choices.projectId && !groups.some((g) => g.projects.some((p) => p.id === choices.projectId))) {
-      const picked = await this.projects.reachableOne(userId, choices.projectId);
+      const found = await this.projects.reachableOne(userId, choices.projectId);
+      const picked = found && organizations.some((o) => o.id === found.organization.id) ? found : null;
       const group = picked && admitting.has(picked.organization.id) ? groups.find((g) => g.organizationId === picked.organization.id) : undefined;
       if (picked && group) group.projects.unshift({ id: picked.id, name: picked.name });
       else if (picked && admitting.has(picked.organization.id)) {
@@ -143,7 +147,10 @@ export class ConsentViewService {
       groups,
       projectSearch: anyProject ? { action: restart.slice(0, restart.indexOf('?')), hidden: [...restartQuery.entries()], query: search.query } : undefined,
       refusedOrganizations: refused,
-      createIn: anyProject ? undefined : await this.creatableIn(userId, pending.clientId),
+      closedOrganizations: await Promise.all(
+        reached.closed.map(async (o) => ({ name: o.name, refusal: o.refusal, signInHref: await this.reach.signInHref(session, o.refusal, restart) })),
+      ),
+      createIn: anyProject ? undefined : await this.creatableIn(session, pending.clientId),
       newProject: choices.newProject,
       checkedPermissions: choices.permissions ?? pending.requestedPermissions,
       selectedProjectId: choices.projectId,
@@ -153,10 +160,10 @@ export class ConsentViewService {
 
   /**
    * Where the person may create a project for this client: the organisations they administer
-   * that admit it (the consent page offers this only when there is no project to pick).
+   * that this session opens and that admit it (the consent page offers this only when there is no project to pick).
    */
-  async creatableIn(userId: string, clientId: string): Promise<{ id: string; name: string }[]> {
-    const administered = (await this.organizations.listForMember(userId)).filter((o) => o.role === 'admin');
+  async creatableIn(session: SessionPrincipal, clientId: string): Promise<{ id: string; name: string }[]> {
+    const administered = (await this.reach.organizationsOf(session)).open.filter((o) => o.role === 'admin');
     const admitting = await this.clientPolicies.admittingOrganizations(
       administered.map((o) => o.id),
       clientId,

@@ -4,7 +4,7 @@ import type { AuditActor } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, DomainError, keysetPage, NotFoundError, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AgentPermission } from '@app/capabilities';
 import { OAuthAccessTokenStore, CredentialRevoker, GrantRevocationResult, ListedGrant, OAuthGrantStore } from '@app/credential-store';
-import { requireUser, userOf } from '@app/credentials';
+import { requireUser, SessionPrincipal, SessionReach, SessionReachRefusal, userOf } from '@app/credentials';
 import { isUuid } from '@app/database';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { clientHosts, metadataDocumentHost } from './redirect-uri';
@@ -66,18 +66,21 @@ export class OAuthGrantsService {
     private readonly projects: ProjectDirectory,
     private readonly users: UserDirectory,
     private readonly tokens: OAuthAccessTokenStore,
+    private readonly reach: SessionReach,
   ) {}
 
-  /** Live grants that produced tokens, newest first. */
-  async listForUser(userId: string): Promise<AgentGrantView[]> {
-    const grants = await this.grants.listLiveForUser(userId);
-    const [names, projects] = await Promise.all([
+  /** The session's person's live grants that produced tokens, newest first, in the organisations this session opens (`SessionReach`). */
+  async listForUser(session: SessionPrincipal): Promise<AgentGrantView[]> {
+    const grants = await this.grants.listLiveForUser(session.userId);
+    const [names, projects, reached] = await Promise.all([
       this.clients.namesOf(grants.map((g) => g.clientId)),
       this.projects.namesOf(grants.map((g) => g.projectId)),
+      this.reach.sort(session, [...new Set(grants.map((g) => g.organizationId))].map((id) => ({ id }))),
     ]);
+    const open = new Set(reached.open.map((o) => o.id));
     // A deleted project's grants were revoked with it; one deleted meanwhile is left out.
     return grants
-      .filter((g) => names.has(g.clientId) && projects.has(g.projectId))
+      .filter((g) => names.has(g.clientId) && projects.has(g.projectId) && open.has(g.organizationId))
       .map((g) => ({
         id: g.id,
         client: { id: g.clientId, name: names.get(g.clientId)! },
@@ -119,17 +122,24 @@ export class OAuthGrantsService {
     return this.clients.namesOf([...clientIds]);
   }
 
-  /** The person acting revokes one of their own grants; another person's grant is "not found". Idempotent. */
-  async revokeForUser(grantId: string, actor: AuditActor): Promise<GrantRevocationResult> {
+  /**
+   * The person acting revokes one of their own grants; another person's grant is "not found".
+   * Idempotent. A grant in an organisation the session does not open is refused (`SessionReachError`).
+   */
+  async revokeForUser(grantId: string, actor: AuditActor, session: SessionPrincipal): Promise<GrantRevocationResult> {
     const userId = userOf(actor);
     if (!userId || !isUuid(grantId)) throw new NotFoundError('Grant');
-    return this.dataSource.transaction(async (em) => {
+    const outcome = await this.dataSource.transaction(async (em): Promise<GrantRevocationResult | { closed: SessionReachRefusal }> => {
       const owned = await this.grants.findOwned(em, userId, grantId);
       if (!owned) throw new NotFoundError('Grant');
+      const closed = await this.reach.refusalIn(session, owned.organizationId, em);
+      if (closed) return { closed };
       if (owned.revokedAt) return { id: grantId, status: 'revoked' as const, revokedAt: owned.revokedAt, revokedTokens: 0 };
       const result = await this.revoker.revokeGrant(em, grantId, 'revoked_by_user', actor);
       return result ?? { id: grantId, status: 'revoked' as const, revokedAt: new Date(), revokedTokens: 0 };
     });
+    if ('closed' in outcome) throw await this.reach.refusalError(session, outcome.closed);
+    return outcome;
   }
 
   /**

@@ -19,7 +19,7 @@ export class OrganizationsController {
   @ApiOkResponse({ type: OrganizationListDto })
   @ApiErrors(401, 403)
   async list(@CurrentPrincipal() principal: SessionPrincipal): Promise<OrganizationListDto> {
-    return { items: await this.organizations.listFor(principal.userId) };
+    return { items: await this.organizations.listFor(principal) };
   }
 
   @Post()

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
-import { requireUser } from '@app/credentials';
+import { requireUser, SessionPrincipal, SessionReach } from '@app/credentials';
 import { MemberOrganization, OrganizationDirectory } from '@app/tenancy';
 import type { OrganizationDto } from './dto/organization.dto';
 import { OrganizationNotFoundError } from './organizations.errors';
@@ -13,10 +13,12 @@ export class OrganizationsService {
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
     private readonly organizations: OrganizationDirectory,
+    private readonly reach: SessionReach,
   ) {}
 
-  async listFor(userId: string): Promise<OrganizationDto[]> {
-    return (await this.organizations.listForMember(userId)).map(toDto);
+  /** The organisations the person belongs to that this session opens (`SessionReach`). */
+  async listFor(session: SessionPrincipal): Promise<OrganizationDto[]> {
+    return (await this.reach.organizationsOf(session)).open.map(toDto);
   }
 
   async getFor(userId: string, organizationId: string): Promise<OrganizationDto> {

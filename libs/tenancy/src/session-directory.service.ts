@@ -27,9 +27,9 @@ export class SessionDirectory {
     return (em ?? this.dataSource.manager).getRepository(SignInSession);
   }
 
-  /** Records a sign-in; `ssoIssuer` is the identity provider's issuer of a single sign-on session. */
+  /** Records a sign-in; `ssoIssuer` is the identity provider's issuer of a single sign-on, null (or left out) for a password. */
   async record(userId: string, session: SessionRecord & { ssoIssuer?: string | null }): Promise<void> {
-    await this.repo().insert({ ...session, userId });
+    await this.repo().insert({ ...session, ssoIssuer: session.ssoIssuer ?? null, userId });
   }
 
   /**

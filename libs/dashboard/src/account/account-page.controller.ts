@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { AuthService, ChangePasswordDto, TooManyLoginAttemptsError, WrongCurrentPasswordError } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { NotFoundError } from '@app/common';
-import { clearSessionCookie, PageAuth, SessionTokenService, setSessionCookie } from '@app/credentials';
+import { clearSignInCookies, PageAuth, SessionTokenService, setSessionCookie } from '@app/credentials';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';
@@ -38,7 +38,7 @@ export class AccountPageController {
   async endSession(@Dashboard() ctx: DashboardContext, @Param('sessionId') sessionId: string, @Res() res: Response): Promise<void> {
     if (!(await this.sessions.endOwn(ctx.user.id, sessionId))) throw new NotFoundError('Session');
     if (sessionId === ctx.principal.sessionId) {
-      clearSessionCookie(res, this.config);
+      clearSignInCookies(res, this.config);
       return sendRedirect(res, 303, '/login');
     }
     sendRedirect(res, 303, '/account?done=session-ended');

@@ -1,3 +1,4 @@
+import type { SessionReachRefusal } from '@app/credentials';
 import { MembershipRole, roleSatisfies } from '@app/tenancy';
 import { html, HtmlPage, page, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
@@ -97,13 +98,20 @@ ${current
 
 function organizationSwitcher(ctx: DashboardContext): SafeHtml {
   const current = ctx.organization;
-  if (ctx.organizations.length <= 1) return current ? html`<span>${current.name}</span>` : html``;
+  if (ctx.organizations.length + ctx.closedOrganizations.length <= 1) return current ? html`<span>${current.name}</span>` : html``;
   return html`<details>
 <summary>${current ? html`Organisation: ${current.name}` : 'Choose an organisation'}</summary>
 <ul aria-label="Organisations">${ctx.organizations.map((o) =>
     o.id === current?.id
       ? html`<li><span aria-current="true">${o.name} (${o.role})</span></li>`
       : html`<li><a href="/orgs/${o.id}/projects">${o.name} (${o.role})</a></li>`,
+  )}${ctx.closedOrganizations.map(
+    (o) => html`<li><a href="/orgs/${o.id}/projects">${o.name} (${closedOrganizationNote(o.refusal)})</a></li>`,
   )}</ul>
 </details>`;
+}
+
+/** How the switcher and the home page name an organisation this session does not open. */
+export function closedOrganizationNote(refusal: SessionReachRefusal): string {
+  return refusal === 'sso_required' ? 'needs single sign-on' : 'needs another sign-in';
 }

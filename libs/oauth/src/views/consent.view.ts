@@ -1,4 +1,5 @@
 import { AGENT_PERMISSION_NAMES, AGENT_PERMISSIONS, AgentPermission } from '@app/capabilities';
+import type { SessionReachRefusal } from '@app/credentials';
 import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 import { html, HtmlPage, page, SafeHtml } from '@app/web';
 
@@ -33,6 +34,11 @@ export interface ConsentView {
   projectSearch?: { action: string; hidden: [string, string][]; query: string };
   /** Organisations of the person whose client policy refuses this client. */
   refusedOrganizations?: string[];
+  /**
+   * Organisations of the person that this session does not open (single sign-on, `SessionReach`):
+   * their projects are not offered; each with the sign-in that opens it (and comes back here).
+   */
+  closedOrganizations?: { name: string; refusal: SessionReachRefusal; signInHref: string }[];
   /**
    * When the person has no project to offer but may create one (an admin of an organisation
    * that admits the client): those organisations, for the "Project name" field.
@@ -70,6 +76,7 @@ ${view.localhostOnly
 <p class="muted">The application will receive its answer at <code>${view.redirectHost}</code>. Signed in as ${view.userEmail}
 (<a href="${view.switchAccountHref}">use another account</a>).</p>
 ${view.error ? html`<div class="error" role="alert" id="consent-error">${view.error}</div>` : ''}
+${view.closedOrganizations?.length ? closedOrganizationsNote(view.closedOrganizations) : ''}
 ${view.projectSearch ? projectSearchForm(view.projectSearch) : ''}
 <form method="post" action="/api/agent/oauth/authorize">
 <input type="hidden" name="request_id" value="${view.requestId}">
@@ -122,6 +129,16 @@ ${AGENT_PERMISSION_NAMES.map(
 <p class="muted">You can disconnect the application at any time; it never sees your password.</p>
 </div>`,
   );
+}
+
+/** The person's organisations this session does not open, and the sign-in each needs. */
+function closedOrganizationsNote(closed: NonNullable<ConsentView['closedOrganizations']>): SafeHtml {
+  return html`<div class="warning" role="note" id="consent-closed-organizations"><p>Not offered: the projects of organisations this session does not open.</p>
+<ul>${closed.map((o) =>
+    o.refusal === 'sso_required'
+      ? html`<li><strong>${o.name}</strong> requires single sign-on: <a href="${o.signInHref}">sign in with single sign-on</a> to give access to its projects.</li>`
+      : html`<li><strong>${o.name}</strong> is not opened by a single sign-on through another organisation's identity provider: <a href="${o.signInHref}">sign in again</a> to give access to its projects.</li>`,
+  )}</ul></div>`;
 }
 
 /**

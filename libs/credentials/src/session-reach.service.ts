@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { DomainError } from '@app/common';
+import { IdentityProviderDirectory, SignInRule } from '@app/identity';
+import { MemberOrganization, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
+import type { SessionPrincipal } from './principal';
+
+/**
+ * Why a session does not open an organisation its person belongs to:
+ * - `sso_required`: the organisation requires single sign-on through its identity provider, and
+ *   the session is a password one (or a single sign-on through another issuer);
+ * - `other_sign_in_required`: the session is a single sign-on through an issuer that is not the
+ *   organisation's identity provider (another organisation's, or the organisation has none).
+ */
+export type SessionReachRefusal = 'sso_required' | 'other_sign_in_required';
+
+/** The session's part of the refusal: only the issuer it was opened through (null for a password). */
+type SessionKind = Pick<SessionPrincipal, 'ssoIssuer'>;
+
+/**
+ * The one rule of what a session opens, for an organisation the person is a member of
+ * (`rule`: the organisation's identity provider, null when it has none):
+ * - a password session opens it unless it requires single sign-on;
+ * - a single sign-on session opens it only when its identity provider is the session's issuer
+ *   (so never an organisation without one).
+ * Null: the session opens it.
+ */
+export function sessionReachRefusal(session: SessionKind, rule: SignInRule | null): SessionReachRefusal | null {
+  if (session.ssoIssuer === null) return rule?.requireSso ? 'sso_required' : null;
+  if (rule && rule.issuer === session.ssoIssuer) return null;
+  return rule?.requireSso ? 'sso_required' : 'other_sign_in_required';
+}
+
+/**
+ * A member's session that does not open the organisation (403). `signInHref` is where the pages
+ * send the person: single sign-on for the organisation (`/auth/sso/start?email=…`), or the sign-in
+ * page (`/login?email=…`).
+ */
+export class SessionReachError extends DomainError {
+  constructor(
+    readonly refusal: SessionReachRefusal,
+    readonly signInHref: string,
+  ) {
+    super(
+      refusal,
+      refusal === 'sso_required'
+        ? 'This organization requires single sign-on: sign in with single sign-on (/auth/sso/start) to open it'
+        : "This session was opened through single sign-on with another identity provider, which does not open this organization: sign in again with your password or this organization's single sign-on",
+      'forbidden',
+    );
+    this.name = 'SessionReachError';
+  }
+}
+
+/** An organisation of the person's that this session does not open, and why. */
+export type ClosedOrganization<T> = T & { refusal: SessionReachRefusal };
+
+/**
+ * What a session opens: every place that acts for a session in an organisation, or lists a
+ * person's organisations for a session, asks here (REST and page access through
+ * `OrganizationAccessPolicy`, `/api/me`, the organisation list, the dashboard's switcher, the
+ * consent page and its decision). A membership is needed first (no membership stays "not found"
+ * where it was); then `sessionReachRefusal` decides from the organisation's identity provider.
+ */
+@Injectable()
+export class SessionReach {
+  constructor(
+    private readonly memberships: MembershipDirectory,
+    private readonly organizations: OrganizationDirectory,
+    private readonly providers: IdentityProviderDirectory,
+    private readonly users: UserDirectory,
+  ) {}
+
+  /** Why the session does not open the organisation, or null when it does (membership aside). */
+  async refusalIn(session: SessionKind, organizationId: string, em?: EntityManager): Promise<SessionReachRefusal | null> {
+    return sessionReachRefusal(session, await this.providers.signInRule(organizationId, em));
+  }
+
+  /**
+   * The session's role in the organisation: null when its person is not a member; a
+   * `SessionReachError` when they are but this session does not open it.
+   */
+  async roleIn(session: SessionPrincipal, organizationId: string, next?: string): Promise<MembershipRole | null> {
+    const role = await this.memberships.roleOf(session.userId, organizationId);
+    if (!role) return null;
+    const refusal = await this.refusalIn(session, organizationId);
+    if (refusal) throw await this.refusalError(session, refusal, next);
+    return role;
+  }
+
+  /** Sorts some of the person's organisations into those the session opens and those it does not (order kept). */
+  async sort<T extends { id: string }>(session: SessionKind, organizations: readonly T[], em?: EntityManager): Promise<{ open: T[]; closed: ClosedOrganization<T>[] }> {
+    const rules = await this.providers.signInRules(
+      organizations.map((o) => o.id),
+      em,
+    );
+    const open: T[] = [];
+    const closed: ClosedOrganization<T>[] = [];
+    for (const organization of organizations) {
+      const refusal = sessionReachRefusal(session, rules.get(organization.id) ?? null);
+      if (refusal) closed.push({ ...organization, refusal });
+      else open.push(organization);
+    }
+    return { open, closed };
+  }
+
+  /** The person's organisations (as `OrganizationDirectory.listForMember` orders them), sorted by what this session opens. */
+  async organizationsOf(
+    session: SessionPrincipal,
+    order: 'created' | 'joined' = 'created',
+  ): Promise<{ open: MemberOrganization[]; closed: ClosedOrganization<MemberOrganization>[] }> {
+    return this.sort(session, await this.organizations.listForMember(session.userId, order));
+  }
+
+  /**
+   * Where a refused person signs in to open the organisation (`next`: a safe path to come back
+   * to): single sign-on for their email, or the sign-in page with their email filled in.
+   */
+  async signInHref(session: SessionPrincipal, refusal: SessionReachRefusal, next?: string): Promise<string> {
+    const email = (await this.users.findById(session.userId))?.email ?? '';
+    const query = new URLSearchParams({ email, ...(next ? { next } : {}) }).toString();
+    return refusal === 'sso_required' ? `/auth/sso/start?${query}` : `/login?${query}`;
+  }
+
+  async refusalError(session: SessionPrincipal, refusal: SessionReachRefusal, next?: string): Promise<SessionReachError> {
+    return new SessionReachError(refusal, await this.signInHref(session, refusal, next));
+  }
+}
