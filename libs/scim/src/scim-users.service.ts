@@ -176,16 +176,8 @@ export class ScimUsersService {
           await this.members.changeRoleIn(em, organizationId, row.userId, { role: wanted.role, handOverTo: null }, actor);
         } else if (row.invitationId) {
           // A pending invitation is sent anew with the new role.
-          const withdrawn = await this.invitationRows.withdraw(organizationId, row.invitationId, em);
+          const withdrawn = await this.withdrawInvitation(em, organizationId, row.invitationId, 'scim_role_changed', actor);
           if (withdrawn) {
-            await this.audit.record(em, {
-              organizationId,
-              ...actor,
-              action: 'invitation.withdrawn',
-              targetType: 'invitation',
-              targetId: withdrawn.id,
-              metadata: { email: withdrawn.email, role: withdrawn.role, reason: 'scim_role_changed' },
-            });
             invitationId = (await this.invitations.inviteIn(em, organizationId, { email: row.userName, role: wanted.role }, actor)).id;
           }
         }
@@ -263,19 +255,27 @@ export class ScimUsersService {
    * (grants and agent tokens there, `rk_` keys; the service keys they made listed for rotation).
    * The last admin is refused (409) and nothing changes.
    */
+  /** Withdraws the pending invitation SCIM sent (if still open), with its audit event. */
+  private async withdrawInvitation(em: EntityManager, organizationId: string, invitationId: string, reason: string, actor: AuditActor) {
+    const withdrawn = await this.invitationRows.withdraw(organizationId, invitationId, em);
+    if (withdrawn) {
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'invitation.withdrawn',
+        targetType: 'invitation',
+        targetId: withdrawn.id,
+        metadata: { email: withdrawn.email, role: withdrawn.role, reason },
+      });
+    }
+    return withdrawn;
+  }
+
   private async deprovision(em: EntityManager, organizationId: string, row: ProvisionedUser, actor: AuditActor): Promise<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
     if (row.invitationId) {
-      const withdrawn = await this.invitationRows.withdraw(organizationId, row.invitationId, em);
+      const withdrawn = await this.withdrawInvitation(em, organizationId, row.invitationId, 'scim_deprovisioned', actor);
       if (withdrawn) {
-        await this.audit.record(em, {
-          organizationId,
-          ...actor,
-          action: 'invitation.withdrawn',
-          targetType: 'invitation',
-          targetId: withdrawn.id,
-          metadata: { email: withdrawn.email, role: withdrawn.role, reason: 'scim_deprovisioned' },
-        });
         out.invitationWithdrawn = withdrawn.id;
       }
     }
