@@ -59,8 +59,8 @@ function runJest(run) {
   const resultFile = join(resultsDir, `${run.name}.json`);
   rmSync(resultFile, { force: true });
   // One worker, in a child process that is replaced once its heap passes WORKER_MEMORY after a file:
-  // in one long-lived process (Jest's in-band mode) each file leaves some 30-50 MB behind, and late
-  // files ran several times slower than alone under the garbage collector's growing work.
+  // in one long-lived process (Jest's in-band mode) each file leaves some 30-50 MB behind, and the
+  // garbage collector's work grows with it over 40-80 files.
   const argv = [jest, '--json', `--outputFile=${resultFile}`, '--maxWorkers=1', `--workerIdleMemoryLimit=${WORKER_MEMORY}`,
     '--selectProjects', ...run.projects, ...extraArgs, '--', ...run.files];
   const t = Date.now();
