@@ -2,11 +2,14 @@
 /**
  * The whole suite (docs/testing.md): the unit tests, and the e2e tests on the embedded database
  * and on a real PostgreSQL that the test helper starts itself. With the PostgreSQL server
- * binaries present, the two databases run at the same time, each in its own Jest process (one
- * worker each: the machine's two cores; the unit tests in PostgreSQL's), and the files of `scripts/lib/test-plan.js` that need
- * one run only (browser and database-independent files) run on PostgreSQL. Without them, every
- * file runs on the embedded database. Under CI=true missing PostgreSQL binaries or Chromium fail
- * the run, and every test id of `test/baseline-ids.txt` must have run.
+ * binaries present, the work is cut into parts (each a Jest process with one worker: a part of
+ * the embedded database's files, a part of PostgreSQL's, the browser files, the
+ * other files that run once, the unit tests) and two lanes (the machine's two cores) take the
+ * parts from one queue, the largest first, so both lanes end at about the same time. The files of
+ * `scripts/lib/test-plan.js` that need one run only (browser, database-independent and several-instance files) run
+ * on PostgreSQL. Without the binaries, every file runs on the embedded database. Under CI=true
+ * missing PostgreSQL binaries or Chromium fail the run, and every test id of
+ * `test/baseline-ids.txt` must have run.
  *
  *   node scripts/test.js                 the whole suite
  *   node scripts/test.js --smoke         the smoke set (test-plan.js), on both databases
@@ -33,6 +36,10 @@ const jest = require.resolve('jest/bin/jest');
 const resultsDir = join(ROOT, 'test-results');
 
 const started = Date.now();
+/** The heap after which a Jest worker is replaced by a fresh one (between files). */
+const WORKER_MEMORY = '512MB';
+/** Jest processes at once: the machine's two cores. */
+const LANES = 2;
 const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 
 /** The embedded database's initdb template beside the sources, for services the tests start from them. */
@@ -51,7 +58,11 @@ function prepareEmbeddedTemplate() {
 function runJest(run) {
   const resultFile = join(resultsDir, `${run.name}.json`);
   rmSync(resultFile, { force: true });
-  const argv = [jest, '--json', `--outputFile=${resultFile}`, '--maxWorkers=1', '--selectProjects', ...run.projects, ...extraArgs, '--', ...run.files];
+  // One worker, in a child process that is replaced once its heap passes WORKER_MEMORY after a file:
+  // in one long-lived process (Jest's in-band mode) each file leaves some 30-50 MB behind, and the
+  // garbage collector's work grows with it over 40-80 files.
+  const argv = [jest, '--json', `--outputFile=${resultFile}`, '--maxWorkers=1', `--workerIdleMemoryLimit=${WORKER_MEMORY}`,
+    '--selectProjects', ...run.projects, ...extraArgs, '--', ...run.files];
   const t = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, ...run.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -59,12 +70,27 @@ function runJest(run) {
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
     child.on('close', (status) => {
-      process.stdout.write(`\n=== ${run.label} (${seconds(Date.now() - t)}, exit ${status}) ===\n`);
+      const at = run.lane ? `, lane ${run.lane}, ${seconds(t - started)}–${seconds(Date.now() - started)} after the start` : '';
+      process.stdout.write(`\n=== ${run.label} (${seconds(Date.now() - t)}${at}, exit ${status}) ===\n`);
       process.stdout.write(Buffer.concat(chunks));
       const results = existsSync(resultFile) ? JSON.parse(readFileSync(resultFile, 'utf8')) : undefined;
       resolve({ run, status, results });
     });
   });
+}
+
+/**
+ * Runs the parts (in the order given: the largest first) on `lanes` lanes: each lane starts the
+ * next part of the queue when its last one ends. Resolves with every part's outcome.
+ */
+async function runInLanes(parts, lanes) {
+  const queue = [...parts];
+  const outcomes = [];
+  const lane = async (n) => {
+    for (let part = queue.shift(); part; part = queue.shift()) outcomes.push(await runJest({ ...part, lane: n }));
+  };
+  await Promise.all(Array.from({ length: lanes }, (_, i) => lane(i + 1)));
+  return outcomes;
 }
 
 async function main() {
@@ -78,23 +104,20 @@ async function main() {
   prepareEmbeddedTemplate();
 
   const e2e = plan.e2eFiles();
-  const runs = [];
+  const embedded = { TEST_DATABASE: 'embedded' };
+  const postgres = { TEST_DATABASE: 'postgres' };
+  let outcomes;
   if (smoke) {
-    runs.push({ name: 'smoke-embedded', label: 'smoke set on the embedded database', projects: ['e2e'], env: { TEST_DATABASE: 'embedded' },
-      files: plan.SMOKE.filter((f) => !(pgBin && plan.BROWSER.test(f))) });
-    if (pgBin) runs.push({ name: 'smoke-postgres', label: 'smoke set on PostgreSQL', projects: ['e2e'], env: { TEST_DATABASE: 'postgres' }, files: plan.SMOKE });
+    const runs = [{ name: 'smoke-embedded', label: 'smoke set on the embedded database', projects: ['e2e'], env: embedded,
+      files: plan.SMOKE.filter((f) => !(pgBin && plan.BROWSER.test(f))) }];
+    if (pgBin) runs.push({ name: 'smoke-postgres', label: 'smoke set on PostgreSQL', projects: ['e2e'], env: postgres, files: plan.SMOKE });
+    outcomes = await Promise.all(runs.map(runJest));
   } else if (pgBin) {
-    // The unit tests go with PostgreSQL's files, whose e2e run is the shorter of the two.
-    runs.push({ name: 'embedded', label: 'e2e on the embedded database', projects: ['e2e'], env: { TEST_DATABASE: 'embedded' },
-      files: e2e.filter((f) => !plan.runsOnce(f)) });
-    runs.push({ name: 'postgres', label: 'unit + e2e on PostgreSQL', projects: ['unit', 'e2e'], env: { TEST_DATABASE: 'postgres' },
-      files: [...plan.unitFiles(), ...e2e] });
+    outcomes = await runInLanes(plan.parts(), LANES);
   } else {
-    runs.push({ name: 'embedded', label: 'unit + e2e on the embedded database', projects: ['unit', 'e2e'], env: { TEST_DATABASE: 'embedded' },
-      files: [...plan.unitFiles(), ...e2e] });
+    outcomes = [await runJest({ name: 'embedded', label: 'unit + e2e on the embedded database', projects: ['unit', 'e2e'], env: embedded,
+      files: [...plan.unitFiles(), ...e2e] })];
   }
-
-  const outcomes = await Promise.all(runs.map(runJest));
 
   const totals = { passed: 0, failed: 0, skipped: 0 };
   const files = [];
@@ -109,7 +132,7 @@ async function main() {
     totals.passed += results.numPassedTests;
     totals.failed += results.numFailedTests + (results.numRuntimeErrorTestSuites || 0);
     totals.skipped += results.numPendingTests + (results.numTodoTests || 0);
-    const database = run.env.TEST_DATABASE;
+    const database = run.env.TEST_DATABASE ?? 'unit';
     for (const file of results.testResults) {
       const path = relative(ROOT, file.name);
       files.push({ path, database, seconds: (file.endTime - file.startTime) / 1000 });

@@ -73,6 +73,10 @@ describe('BASE_URL: refused when missing in production; logged as the URL client
     const dataDir = mkdtempSync(join(tmpdir(), 'ag-base-url-'));
     const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir });
     try {
+      // The line is logged just after listening, so readiness can answer before it is read.
+      for (const until = Date.now() + 10_000; !gateway.stdout().includes('BASE_URL is not set') && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const logged = /BASE_URL is not set: clients must use (\S+) \(/.exec(gateway.stdout());
       expect(logged?.[1]).toBe(`http://localhost:${port}`);
       const as = (await (await fetch(`${gateway.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string; token_endpoint: string };

@@ -29,7 +29,9 @@ export async function callTool(
   // A 2025 batch of one goes the SDK's generic path; a single request, the direct exchange.
   const res = await fetch(`${baseUrl}/api/mcp`, { method: 'POST', headers, body: JSON.stringify(batch ? [message] : message) });
   const text = await res.text();
-  const data = text.startsWith('event:') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+  // An event stream may open with comment lines (`: keepalive` while a slow answer is on its way).
+  const stream = (res.headers.get('content-type') ?? '').startsWith('text/event-stream') || text.startsWith('event:');
+  const data = stream ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
   const parsed: unknown = JSON.parse(data);
   return { status: res.status, body: (Array.isArray(parsed) ? parsed[0] : parsed) as { id: unknown; result?: { structuredContent?: any; isError?: boolean }; error?: unknown } };
 }
