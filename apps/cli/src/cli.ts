@@ -10,7 +10,7 @@ import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
 import { PasswordResetService } from '@app/credentials';
 import { UserDirectory } from '@app/tenancy';
-import { DomainError, isUuid } from '@app/common';
+import { DomainError, isUuid, NotFoundError } from '@app/common';
 import { IdentityProviderSettings } from '@app/identity';
 import { DataFolderLockedError, DataFolderPermissionsError, runMigrations } from '@app/database';
 import { backup, restore } from './backup';
@@ -48,6 +48,14 @@ Commands:
       DNS record (for operators who checked ownership another way). The domain must be among the
       organisation's identity-provider emailDomains; a domain another organisation verified is
       refused. Works beside the running service on PostgreSQL (DATABASE_URL).
+  sso-require-off --organization <organization id>
+      Turn "require single sign-on" off for the organisation, keeping its identity provider: the
+      way back in when the identity provider is broken and password sessions open nothing there.
+      Audited with the command line as actor. Works beside the running service on PostgreSQL.
+  identity-provider-disconnect --organization <organization id>
+      Disconnect the organisation's identity provider and delete its email-domain claims (as an
+      admin's DELETE of the settings does). Audited with the command line as actor. Works beside
+      the running service on PostgreSQL.
   reset-link --email <email>
       Print a one-time password-reset link for the account with this email (for example the only
       admin, locked out). The link works once, for an hour; using it ends every session of that
@@ -64,7 +72,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return command ? EXIT.ok : EXIT.usage;
   }
   if (command === 'backup' || command === 'restore') return backupCommand(command, rest, io);
-  if (command !== 'migrate' && command !== 'create-admin' && command !== 'reset-link' && command !== 'verify-domain') {
+  if (
+    command !== 'migrate' &&
+    command !== 'create-admin' &&
+    command !== 'reset-link' &&
+    command !== 'verify-domain' &&
+    command !== 'sso-require-off' &&
+    command !== 'identity-provider-disconnect'
+  ) {
     io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
     return EXIT.usage;
   }
@@ -79,7 +94,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             ? { email: { type: 'string' } }
             : command === 'verify-domain'
               ? { organization: { type: 'string' }, domain: { type: 'string' } }
-              : {},
+              : command === 'sso-require-off' || command === 'identity-provider-disconnect'
+                ? { organization: { type: 'string' } }
+                : {},
       strict: true,
       allowPositionals: false,
     }).values as typeof options;
@@ -112,6 +129,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   if (command === 'reset-link') return resetLink(config, options.email, io);
   if (command === 'verify-domain') return verifyDomain(config, options.organization, options.domain, io);
+  if (command === 'sso-require-off' || command === 'identity-provider-disconnect') return identityProviderCommand(command, config, options.organization, io);
 
   const missing = (['email', 'name', 'organization'] as const).filter((k) => !options[k]);
   if (missing.length) {
@@ -211,6 +229,55 @@ async function verifyDomain(config: AppConfig, organizationId: string | undefine
   });
 }
 
+/**
+ * `sso-require-off` and `identity-provider-disconnect --organization`: the operator's way back
+ * into an organisation whose identity provider broke while "require single sign-on" was on.
+ */
+async function identityProviderCommand(
+  command: 'sso-require-off' | 'identity-provider-disconnect',
+  config: AppConfig,
+  organizationId: string | undefined,
+  io: CliIo,
+): Promise<number> {
+  if (!organizationId) {
+    io.stderr.write(`${command} needs --organization.\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (!isUuid(organizationId)) {
+    io.stderr.write(`--organization must be an organization id (a UUID), not ${JSON.stringify(String(organizationId).slice(0, 100))}.\n`);
+    return EXIT.usage;
+  }
+  return withContext(config, io, command, async (app) => {
+    await migrate(app, io);
+    const settings = app.get(IdentityProviderSettings);
+    const actor = { actorType: 'cli', actorId: null };
+    try {
+      if (command === 'sso-require-off') {
+        const outcome = await settings.turnOffRequireSso(organizationId, actor);
+        io.stdout.write(
+          outcome.wasOn
+            ? `Single sign-on is no longer required in organization ${organizationId}: password sessions open it again. The identity provider ${outcome.issuer} stays connected.\n`
+            : `Single sign-on was not required in organization ${organizationId}; nothing changed.\n`,
+        );
+      } else {
+        await settings.remove(organizationId, actor);
+        io.stdout.write(`The identity provider of organization ${organizationId} is disconnected and its email-domain claims are deleted.\n`);
+      }
+      return EXIT.ok;
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        io.stderr.write(`Organization ${organizationId} has no identity provider.\n`);
+        return EXIT.failed;
+      }
+      if (error instanceof DomainError) {
+        io.stderr.write(`${error.message}\n`);
+        return EXIT.failed;
+      }
+      throw error;
+    }
+  });
+}
+
 async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
   const applied = await runMigrations(app.get(DataSource));
   io.stdout.write(
@@ -219,13 +286,17 @@ async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
 }
 
 /** What to do instead of a command that needs the embedded database while the service holds it. */
-const WHILE_THE_SERVICE_RUNS: Record<'migrate' | 'create-admin' | 'reset-link' | 'verify-domain', string> = {
+const WHILE_THE_SERVICE_RUNS: Record<'migrate' | 'create-admin' | 'reset-link' | 'verify-domain' | 'sso-require-off' | 'identity-provider-disconnect', string> = {
   migrate: 'Nothing is needed while it runs: the service applied the migrations when it started.',
   'create-admin': 'Or, while it runs, use the REST equivalent: POST /api/auth/signup (creates a person and their organisation; needs SIGNUP_ENABLED=true).',
   'reset-link':
     'Or, while it runs, use the REST equivalent: an admin of the person\'s organisation calls POST /api/organizations/:orgId/members/:userId/reset-link.',
   'verify-domain':
     'Or, while it runs, publish the domain\'s TXT record and have an admin call POST /api/organizations/:orgId/identity-provider/domains/:domain/verify.',
+  'sso-require-off':
+    'Or, while it runs, an admin with a single sign-on session calls PUT /api/organizations/:orgId/identity-provider with requireSso false.',
+  'identity-provider-disconnect':
+    'Or, while it runs, an admin with a single sign-on session calls DELETE /api/organizations/:orgId/identity-provider.',
 };
 
 /** The refusal of a command beside the running service: the sentence and the fix, no stack. */

@@ -60,6 +60,8 @@ export class AppConfig {
   readonly tokenFailureWindowSeconds: number;
   /** Sign-ups (REST and the HTML page) per IP address per hour. */
   readonly signupRateLimitPerHour: number;
+  readonly ssoStartsPerIpPerMinute: number;
+  readonly ssoCallbacksPerIpPerMinute: number;
   /** How often expired OAuth rows and old rate-limit counters are deleted; 0 never. */
   readonly cleanupIntervalSeconds: number;
   /** Development and tests only: `http` and loopback `client_id` metadata-document URLs. */
@@ -130,6 +132,8 @@ export class AppConfig {
     this.revocationMaxFailuresPerClientAndIp = env.REVOCATION_MAX_FAILURES_PER_CLIENT_AND_IP;
     this.tokenFailureWindowSeconds = env.TOKEN_FAILURE_WINDOW_SECONDS;
     this.signupRateLimitPerHour = env.SIGNUP_RATE_LIMIT_PER_HOUR;
+    this.ssoStartsPerIpPerMinute = env.SSO_STARTS_PER_IP_PER_MINUTE;
+    this.ssoCallbacksPerIpPerMinute = env.SSO_CALLBACKS_PER_IP_PER_MINUTE;
     this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;
     this.clientMetadataAllowLoopback = env.CLIENT_METADATA_ALLOW_LOOPBACK;
     this.identityProviderAllowLoopback = env.IDENTITY_PROVIDER_ALLOW_LOOPBACK;

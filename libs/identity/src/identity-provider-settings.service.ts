@@ -253,6 +253,31 @@ export class IdentityProviderSettings {
   }
 
   /**
+   * Turns "require single sign-on" off without touching the other settings: the operator's way
+   * back in when the identity provider is broken and no admin has a session that opens the
+   * organisation (a password session opens nothing there while it is on). Audited as
+   * `identity_provider.updated` with `requireSso: false` and `previousRequireSso`. Returns whether
+   * it was on; 404 when the organisation has no identity provider.
+   */
+  async turnOffRequireSso(organizationId: string, actor: AuditActor): Promise<{ issuer: string; wasOn: boolean }> {
+    return this.dataSource.transaction(async (em) => {
+      const locked = await this.directory.findForUpdate(organizationId, em);
+      if (!locked) throw new NotFoundError('Identity provider');
+      if (!locked.requireSso) return { issuer: locked.issuer, wasOn: false };
+      await this.directory.save({ organizationId, requireSso: false }, em);
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'identity_provider.updated',
+        targetType: 'identity_provider',
+        targetId: organizationId,
+        metadata: { created: false, issuer: locked.issuer, clientId: locked.clientId, requireSso: false, previousRequireSso: true },
+      });
+      return { issuer: locked.issuer, wasOn: true };
+    });
+  }
+
+  /**
    * Verifies a claimed domain through DNS: a TXT record `agent-gateway-verification=<token>` at
    * `_agent-gateway.<domain>` (or at the domain itself). Already verified: answered as it is.
    */

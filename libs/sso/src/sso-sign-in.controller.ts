@@ -8,6 +8,7 @@ import { AppConfig } from '@app/config';
 import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
 import { FormCsrf, sendPage, sendRedirect, singleParam } from '@app/web';
 import { LINK_COOKIE, PendingLink, SignInState, SsoCookies, STATE_COOKIE } from './sso-cookies';
+import { SsoRateLimitService } from './sso-rate-limit.service';
 import { SsoNotSetUpError, SsoSignInService } from './sso-sign-in.service';
 import { SsoSignInError } from './sso.errors';
 import { linkPage, ssoErrorPage } from './views/sso.view';
@@ -31,16 +32,18 @@ export class SsoSignInController {
   constructor(
     private readonly config: AppConfig,
     private readonly signIn: SsoSignInService,
+    private readonly limits: SsoRateLimitService,
   ) {
     this.cookies = new SsoCookies(config);
     this.csrf = new FormCsrf(config, { cookie: LINK_CSRF_COOKIE, path: '/auth/sso/link' });
   }
 
   @Get('start')
-  async start(@Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  async start(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const next = safeNextPath(singleParam(query, 'next').value, this.config.baseUrl);
     const email = singleParam(query, 'email').value?.trim() ?? '';
     try {
+      await this.limits.countStart(requestOrigin(req).ip ?? null);
       const started = await this.signIn.start(email, next);
       await this.cookies.set(res, STATE_COOKIE, started.state);
       sendRedirect(res, 303, started.authorizationUrl);
@@ -57,6 +60,12 @@ export class SsoSignInController {
   @Get('callback')
   async callback(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const state = await this.cookies.read<SignInState>(req, STATE_COOKIE);
+    try {
+      await this.limits.countCallback(requestOrigin(req).ip ?? null);
+    } catch (error) {
+      // Refused before anything reached the IdP: the browser keeps its state for a retry.
+      return this.fail(res, error, state?.next);
+    }
     // Single use: whatever happens next, this browser's state is spent.
     this.cookies.clear(res, STATE_COOKIE);
     const next = state?.next;

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorKind } from '@app/common';
+import { DomainError, type ErrorKind, TooManyRequestsError } from '@app/common';
 
 /**
  * A single sign-on that cannot go on: the browser-bound state is missing or does not match, the
@@ -10,5 +10,20 @@ export class SsoSignInError extends DomainError {
   constructor(code: string, message: string, kind: ErrorKind = 'unauthenticated') {
     super(code, message, kind);
     this.name = 'SsoSignInError';
+  }
+}
+
+/**
+ * Too many single sign-on starts or callbacks from this address within the minute (each one makes
+ * the service talk to an identity provider): refused with 429 and `Retry-After`.
+ */
+export class TooManySsoAttemptsError extends TooManyRequestsError {
+  constructor(retryAfterSeconds: number) {
+    super(
+      'too_many_sso_attempts',
+      `Too many single sign-on attempts from this network. Please wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'} before trying again.`,
+      retryAfterSeconds,
+    );
+    this.name = 'TooManySsoAttemptsError';
   }
 }

@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
 import { OrganizationsModule } from '@app/organizations';
+import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { IdTokenVerifier } from './id-token.verifier';
 import { IdentityProviderController } from './identity-provider.controller';
 import { SsoSignInController } from './sso-sign-in.controller';
+import { SsoRateLimitService } from './sso-rate-limit.service';
 import { SsoSignInService } from './sso-sign-in.service';
 
 /**
@@ -14,9 +16,9 @@ import { SsoSignInService } from './sso-sign-in.service';
  * `/auth/sso/callback`, linking an existing account at `/auth/sso/link`).
  */
 @Module({
-  imports: [IdentityModule, AuthModule, OrganizationsModule, TenancyModule],
+  imports: [IdentityModule, AuthModule, OrganizationsModule, RateLimitModule, TenancyModule],
   controllers: [IdentityProviderController, SsoSignInController],
-  providers: [SsoSignInService, IdTokenVerifier],
+  providers: [SsoSignInService, SsoRateLimitService, IdTokenVerifier],
   exports: [SsoSignInService],
 })
 export class SsoModule {}

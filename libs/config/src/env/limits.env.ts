@@ -2,7 +2,7 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { EnvBase, toInt } from './env-transforms';
 
-/** Rate limits: sign-in, sign-up, client registration, the token endpoint, metadata fetches, MCP. */
+/** Rate limits: sign-in (password and single sign-on), sign-up, client registration, the token endpoint, metadata fetches, MCP. */
 export function LimitVariables<B extends EnvBase>(Base: B) {
   class LimitVariables extends Base {
     @Transform(toInt)
@@ -82,6 +82,20 @@ export function LimitVariables<B extends EnvBase>(Base: B) {
     @Min(1)
     @Max(100000)
     CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE = 60;
+
+    /** `GET /auth/sso/start` requests per client address per minute, shared by every instance. */
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    SSO_STARTS_PER_IP_PER_MINUTE = 30;
+
+    /** `GET /auth/sso/callback` requests per client address per minute, shared by every instance. */
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(100000)
+    SSO_CALLBACKS_PER_IP_PER_MINUTE = 30;
 
     /** JSON-RPC requests to /api/mcp per agent grant per window, shared by every instance (0: no limit). */
     @Transform(toInt)
