@@ -65,14 +65,14 @@ export function safeNextPath(next: unknown, baseUrl: string, fallback = '/'): st
  * waiting to be linked to an existing account. Sign-out clears them with the session cookie
  * (`clearSignInCookies`); the identity provider's own session is not ended here.
  */
-export const SSO_SIGN_IN_COOKIES = [
-  { name: 'ag_sso_state', path: '/auth/sso/callback' },
-  { name: 'ag_sso_link', path: '/auth/sso/link' },
-] as const;
+export const SSO_SIGN_IN_COOKIES = {
+  state: { name: 'ag_sso_state', path: '/auth/sso/callback' },
+  link: { name: 'ag_sso_link', path: '/auth/sso/link' },
+} as const;
 
 /** Sign-out's cookies: the session cookie and any single sign-on state the browser holds. */
 export function clearSignInCookies(res: Response, config: AppConfig): void {
   clearSessionCookie(res, config);
   const { maxAge: _maxAge, ...options } = cookieOptions(config);
-  for (const cookie of SSO_SIGN_IN_COOKIES) res.clearCookie(cookie.name, { ...options, path: cookie.path });
+  for (const cookie of Object.values(SSO_SIGN_IN_COOKIES)) res.clearCookie(cookie.name, { ...options, path: cookie.path });
 }

@@ -2,6 +2,7 @@ import { hkdfSync } from 'node:crypto';
 import type { CookieOptions, Request, Response } from 'express';
 import { EncryptJWT, jwtDecrypt, type JWTPayload } from 'jose';
 import type { AppConfig } from '@app/config';
+import { SSO_SIGN_IN_COOKIES } from '@app/credentials';
 
 /** How long a started sign-in (and a pending link) stays usable. */
 export const SSO_STATE_TTL_SECONDS = 10 * 60;
@@ -37,8 +38,9 @@ interface CookieKind {
   purpose: string;
 }
 
-export const STATE_COOKIE: CookieKind = { name: 'ag_sso_state', path: '/auth/sso/callback', purpose: 'sso-state' };
-export const LINK_COOKIE: CookieKind = { name: 'ag_sso_link', path: '/auth/sso/link', purpose: 'sso-link' };
+/** Names and paths are those sign-out clears (`SSO_SIGN_IN_COOKIES` of `@app/credentials`). */
+export const STATE_COOKIE: CookieKind = { ...SSO_SIGN_IN_COOKIES.state, purpose: 'sso-state' };
+export const LINK_COOKIE: CookieKind = { ...SSO_SIGN_IN_COOKIES.link, purpose: 'sso-link' };
 
 /**
  * The browser-bound state of a single sign-on: an encrypted JWT (`dir`, A256GCM, a key derived
