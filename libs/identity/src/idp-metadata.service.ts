@@ -58,7 +58,8 @@ function wording(what: string): FetchWording {
 @Injectable()
 export class IdpMetadata {
   private readonly discoveries = new Map<string, Cached<IdpDiscovery>>();
-  private readonly keySets = new Map<string, Cached<JSONWebKeySet> & { fetchedAt: number }>();
+  /** Each fetched key set with its `jose` resolver, made once per fetch (it keeps the imported keys). */
+  private readonly keySets = new Map<string, Cached<JSONWebKeySet> & { fetchedAt: number; resolve: JWTVerifyGetKey }>();
   private readonly resolve: HostResolver;
 
   constructor(
@@ -108,15 +109,15 @@ export class IdpMetadata {
 
   /** The issuer's key set as a `jose` key resolver: an unknown `kid` refetches it once. */
   async keys(issuer: string): Promise<JWTVerifyGetKey> {
-    let set = await this.keySet(issuer, false);
+    await this.keySet(issuer, false);
     return async (header, token) => {
+      const entry = this.keySets.get(issuer)!;
       try {
-        return await createLocalJWKSet(set)(header, token);
+        return await entry.resolve(header, token);
       } catch (error) {
-        const entry = this.keySets.get(issuer);
-        if (entry && Date.now() - entry.fetchedAt < UNKNOWN_KID_REFETCH_MS) throw error;
-        set = await this.keySet(issuer, true);
-        return createLocalJWKSet(set)(header, token);
+        if (Date.now() - entry.fetchedAt < UNKNOWN_KID_REFETCH_MS) throw error;
+        await this.keySet(issuer, true);
+        return this.keySets.get(issuer)!.resolve(header, token);
       }
     };
   }
@@ -145,7 +146,7 @@ export class IdpMetadata {
     const { body, headers } = await this.fetch(new URL(jwks_uri), 'key set');
     const set = parseJson(body, 'key set') as unknown as JSONWebKeySet;
     if (!Array.isArray(set?.keys)) throw new IdentityProviderError('invalid_jwks', "The identity provider's key set has no keys array");
-    this.keySets.set(issuer, { value: set, until: Date.now() + lifetimeMs(headers['cache-control']), fetchedAt: Date.now() });
+    this.keySets.set(issuer, { value: set, until: Date.now() + lifetimeMs(headers['cache-control']), fetchedAt: Date.now(), resolve: createLocalJWKSet(set) });
     return set;
   }
 
