@@ -2,28 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { Client } from 'pg';
 import request from 'supertest';
 import { AppConfig } from '@app/config';
 import { MIGRATIONS } from '@app/database';
 import { createGatewayApp } from '../apps/gateway/src/configure-app';
-import { CliIo, EXIT, runCli } from '../apps/cli/src/cli';
+import { EXIT } from '../apps/cli/src/cli';
+import { runCliCaptured } from './helpers/cli';
 import { freePort } from './helpers/postgres-server';
 import { readTestState } from './helpers/test-state';
 
 /** Runs the command line in-process and captures what it prints. */
-async function cli(argv: string[], env: Record<string, string>, stdin = '') {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    env,
-    stdin: Readable.from(stdin ? [stdin] : []),
-    stdout: { write: (chunk: string | Uint8Array) => ((stdout += String(chunk)), true) },
-    stderr: { write: (chunk: string | Uint8Array) => ((stderr += String(chunk)), true) },
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
+function cli(argv: string[], env: Record<string, string>, stdin = '') {
+  return runCliCaptured(argv, env, stdin);
 }
 
 /**

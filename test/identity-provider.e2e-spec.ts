@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { exportJWK, generateKeyPair } from 'jose';
 import request from 'supertest';
 import { IdentityProviderDirectory } from '@app/identity';
-import { CliIo, EXIT, runCli } from '../apps/cli/src/cli';
+import { EXIT } from '../apps/cli/src/cli';
+import { runCliCaptured } from './helpers/cli';
 import { createProject } from './factories';
 import { createApiKey, createTeam } from './factories/rest';
 import { DocumentServer } from './helpers/document-server';
@@ -28,16 +28,8 @@ const onPostgres = testDatabaseKind() === 'postgres';
 const ROOT = join(__dirname, '..');
 
 /** The command line in this process, for refusals that end before it opens the database. */
-async function cliInProcess(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    env: { NODE_ENV: 'test', LOG_LEVEL: 'silent' },
-    stdin: Readable.from([]),
-    stdout: { write: (chunk: string | Uint8Array) => ((stdout += String(chunk)), true) },
-    stderr: { write: (chunk: string | Uint8Array) => ((stderr += String(chunk)), true) },
-  };
-  return { code: await runCli(argv, io), stdout, stderr };
+function cliInProcess(argv: string[]) {
+  return runCliCaptured(argv, { NODE_ENV: 'test', LOG_LEVEL: 'silent' });
 }
 
 /**

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import request from 'supertest';
 import { describeProcess } from '@app/database';
 import { IdentityProviderSettings } from '@app/identity';
-import { CliIo, EXIT, runCli } from '../apps/cli/src/cli';
+import { EXIT } from '../apps/cli/src/cli';
+import { runCliCaptured } from './helpers/cli';
 import { processEnded } from './helpers/gateway-process';
 import { connectWithVerifiedDomains, identityProviderPath, TEST_IDP_CLIENT_ID, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -19,16 +19,8 @@ const onPostgres = testDatabaseKind() === 'postgres';
 const NO_SUCH_ORG = '00000000-0000-4000-8000-000000000000';
 
 /** The command line in this process, for refusals that end before it opens the database. */
-async function cliInProcess(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    env: { NODE_ENV: 'test', LOG_LEVEL: 'silent' },
-    stdin: Readable.from([]),
-    stdout: { write: (chunk: string | Uint8Array) => ((stdout += String(chunk)), true) },
-    stderr: { write: (chunk: string | Uint8Array) => ((stderr += String(chunk)), true) },
-  };
-  return { code: await runCli(argv, io), stdout, stderr };
+function cliInProcess(argv: string[]) {
+  return runCliCaptured(argv, { NODE_ENV: 'test', LOG_LEVEL: 'silent' });
 }
 
 /**
