@@ -1,4 +1,5 @@
-/** Jest: unit specs beside the code, e2e specs under test/. NestJS 12, jose and oidc-provider (the
+/** Jest: unit specs beside the code, e2e specs under test/. NestJS 12, jose, openid-client, oauth4webapi,
+ * @marcbachmann/cel-js and oidc-provider (the
  * tests' identity provider) ship ES modules only, so the swc transform also runs on those packages. */
 const swc = ['@swc/jest', require('./test/helpers/swc-options.cjs')];
 
@@ -6,7 +7,7 @@ const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j|mj|cj)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@electric-sql|jose|oidc-provider)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@electric-sql|jose|oidc-provider|openid-client|oauth4webapi|@marcbachmann/cel-js)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper: { '^@app/([^/]+)$': '<rootDir>/libs/$1/src', '^@app/([^/]+)/(.*)$': '<rootDir>/libs/$1/src/$2' },
 };
