@@ -81,7 +81,7 @@ export function compileCondition(source: string): CompiledCondition {
     if (call.name === LINEAR_MATCHES) throw new ConditionError(`unknown function ${LINEAR_MATCHES}`, call.node.pos);
     const pattern = call.argument;
     if (pattern?.op !== 'value' || typeof pattern.args !== 'string') {
-      throw new ConditionError('matches takes a string literal pattern only', pattern?.pos ?? call.node.pos);
+      throw new ConditionError('matches takes a string literal pattern only', pattern?.start ?? pattern?.pos ?? call.node.pos);
     }
     try {
       linearPattern(pattern.args);
