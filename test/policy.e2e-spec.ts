@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import request from 'supertest';
+import { SessionTokenService } from '@app/credentials';
 import { addMember, createProject, createUser } from './factories';
 import { createApiKey, createTeam, sessionFor } from './factories/rest';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -131,6 +132,13 @@ describe('organisation policy (REST)', () => {
         team.admin.id,
       ]);
       expect(events).toEqual([{ actor_id: team.admin.id, target_id: expect.any(String), metadata: { method: 'password' } }]);
+    });
+
+    it('refuses the password for a single sign-on session, which signs in again through its identity provider', async () => {
+      const team = await createTeam(t);
+      const { accessToken } = await t.app.get(SessionTokenService).issue(team.admin.id, {}, { ssoIssuer: 'https://idp.example.test' });
+      const res = await request(t.baseUrl).post('/api/auth/reauthenticate').set('Authorization', `Bearer ${accessToken}`).send({ password: team.admin.password }).expect(400);
+      expect(res.body).toMatchObject({ code: 'reauthenticate_with_sso' });
     });
 
     it('accepts a session authenticated 14 minutes ago', async () => {

@@ -47,13 +47,19 @@ const environment = new Environment({ limits: { ...CONDITION_LIMITS, maxListElem
   .registerVariable('now', 'google.protobuf.Timestamp')
   .registerFunction(`string.${LINEAR_MATCHES}(string): bool`, (text: string, pattern: string) => linearPattern(pattern).matcher(text).find());
 
-/** Patterns compiled with re2js; filled at save (`compileCondition`), so a call never compiles one. */
+/**
+ * Patterns compiled with re2js; filled at save (`compileCondition`), so a call rarely compiles
+ * one. Bounded (drafts tried on the policy page compile patterns too): when full it starts over,
+ * and a pattern a call needs is compiled again, still in linear time.
+ */
 const patterns = new Map<string, RE2JS>();
+const MAX_PATTERNS = 5000;
 
 function linearPattern(pattern: string): RE2JS {
   let compiled = patterns.get(pattern);
   if (!compiled) {
     compiled = RE2JS.compile(pattern);
+    if (patterns.size >= MAX_PATTERNS) patterns.clear();
     patterns.set(pattern, compiled);
   }
   return compiled;
