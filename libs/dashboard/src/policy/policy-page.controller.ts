@@ -51,8 +51,8 @@ export class PolicyPageController {
   async save(@Dashboard() ctx: DashboardContext, @Body() body: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const orgId = currentOrganization(ctx).id;
     const form = formFrom(body);
-    const rules = parseJson(form.rules, 'The rules');
-    if (!Array.isArray(rules)) return this.refuse(ctx, res, 400, { ...form, errors: { rules: { message: typeof rules === 'string' ? rules : 'The rules must be a JSON list of rules' } } });
+    const rules = rulesOf(form);
+    if (!Array.isArray(rules)) return this.refuse(ctx, res, 400, { ...form, errors: { rules } });
     const password = singleParam(body, 'password').value;
     try {
       if (password) await this.reauthentication.withPassword(ctx.principal, password, ctx.actor.origin ?? {});
@@ -82,8 +82,8 @@ export class PolicyPageController {
   async try(@Dashboard() ctx: DashboardContext, @Body() body: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const orgId = currentOrganization(ctx).id;
     const form = formFrom(body);
-    const rules = parseJson(form.rules, 'The rules');
-    if (!Array.isArray(rules)) return this.refuse(ctx, res, 400, { ...form, errors: { rules: { message: typeof rules === 'string' ? rules : 'The rules must be a JSON list of rules' } } });
+    const rules = rulesOf(form);
+    if (!Array.isArray(rules)) return this.refuse(ctx, res, 400, { ...form, errors: { rules } });
     const args = form.call.args.trim() === '' ? {} : parseJson(form.call.args, 'The arguments');
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
       return this.refuse(ctx, res, 400, { ...form, errors: { call: typeof args === 'string' ? args : 'The arguments must be a JSON object' } });
@@ -146,6 +146,13 @@ function formFrom(body: Record<string, unknown> | undefined): PolicyForm {
     call: { projectId: text('projectId'), tool: text('tool'), args: text('args'), credentialKind: text('credentialKind'), clientId: text('clientId'), userId: text('userId') },
     errors: {},
   };
+}
+
+/** The typed rules as a list, or what is wrong with the text. */
+function rulesOf(form: PolicyForm): unknown[] | RulesError {
+  const rules = parseJson(form.rules, 'The rules');
+  if (Array.isArray(rules)) return rules;
+  return { message: typeof rules === 'string' ? rules : 'The rules must be a JSON list of rules' };
 }
 
 /** The parsed JSON, or a sentence saying what is wrong with it. */
