@@ -18,6 +18,8 @@ export interface AgentCall {
   grantId: string | null;
   clientId: string | null;
   userId: string | null;
+  /** The organisation's policy version read with the credential at the start of the request. */
+  policyVersion: number;
 }
 
 /** The services the facts of a call are read through (each table through its owning library). */

@@ -40,9 +40,10 @@ interface StoredPolicyFault {
 
 /**
  * The policy check of every tool call, before its capability runs. Each instance keeps each
- * organisation's policy compiled once per version; at every call it reads the current version
- * (one indexed read), so a policy saved through any instance applies on all of them at their
- * next call, with no timer. A refusal is audited (`tool.denied`) before it is answered.
+ * organisation's policy compiled once per version; every request learns the current version with
+ * its credential (the agent-token lookup calls `organization_policy_version`, in the statement it
+ * makes anyway), so a policy saved through any instance applies on all of them from their next
+ * request, with no timer. A refusal is audited (`tool.denied`) before it is answered.
  */
 @Injectable()
 export class PolicyGate {
@@ -70,7 +71,7 @@ export class PolicyGate {
 
   /** Lets the call through, or throws `PolicyRefusal` once the refusal is recorded. `args` are the validated arguments. */
   async admit(call: AgentCall, tool: string, args: Record<string, unknown>): Promise<void> {
-    const version = await this.policies.version(call.organizationId);
+    const version = call.policyVersion;
     if (version === 0) {
       this.compiled.delete(call.organizationId);
       return;

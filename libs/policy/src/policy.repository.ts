@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { readStatement, statement, statementIn } from '@app/database';
+import { statement, statementIn } from '@app/database';
 import type { PolicyRule } from './policy-rules';
 
 /** A stored policy; version 0 with no rules when the organisation never saved one. */
@@ -10,7 +10,6 @@ export interface StoredPolicy {
   updatedAt: Date | null;
 }
 
-const VERSION = statement('organization_policies.version', 'SELECT version FROM organization_policies WHERE organization_id = $1');
 const FIND = statement(
   'organization_policies.find',
   'SELECT version, rules, updated_at FROM organization_policies WHERE organization_id = $1',
@@ -38,12 +37,6 @@ const NONE: StoredPolicy = Object.freeze({ version: 0, rules: [], updatedAt: nul
 @Injectable()
 export class PolicyRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  /** The current version (0: none saved), the one read a tool call makes when its copy is current. */
-  async version(organizationId: string): Promise<number> {
-    const [row] = await readStatement<{ version: number }>(this.dataSource, VERSION, [organizationId]);
-    return row?.version ?? 0;
-  }
 
   async find(organizationId: string, em: EntityManager = this.dataSource.manager): Promise<StoredPolicy> {
     const [row] = await statementIn<PolicyRow>(em, FIND, [organizationId]);

@@ -89,6 +89,7 @@ export class PolicyService {
       grantId: null,
       clientId: call.clientId ?? null,
       userId: call.credentialKind === 'derived' ? null : (call.userId ?? null),
+      policyVersion: 0,
     };
     const risk = capability.definition.risk;
     const facts = new LazyCallFacts(this.gate.factSources, agentCall, call.tool, risk, parsed.data as Record<string, unknown>, call.credentialKind);
