@@ -190,10 +190,9 @@ export class McpService implements OnApplicationShutdown {
     listEveryVersionOnDiscover(server);
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     const calls = authInfo ? this.callsOf.get(authInfo) : undefined;
-    // The organisation's policy decides each call before its capability runs (a refusal is a tool error).
-    const admit = (authInfo: AuthInfo | undefined, tool: string, args: Record<string, unknown>) => this.policy.admit(principalOf(authInfo), tool, args);
+    // `admit`: the organisation's policy decides each call before its capability runs (a refusal is a tool error).
     server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, (args) => admit(ctx.http?.authInfo, request.params.name, args), (tool, outcome, rpcCode) => {
+      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, (args) => this.policy.admit(principalOf(ctx.http?.authInfo), request.params.name, args), (tool, outcome, rpcCode) => {
         this.metrics.recordMcpCall('tools/call', tool, outcome);
         recordToolOutcome(ctx.mcpReq.id, rpcCode ?? outcome);
       }),

@@ -78,11 +78,11 @@ export class PolicyGate {
     }
     const risk = this.registry.riskOf(tool);
     if (!risk) throw new Error(`PolicyGate.admit: ${tool} is not a registered tool`);
-    const policy = await this.current(call.organizationId, version);
+    const { version: applied, result: policy } = await this.current(call.organizationId, version);
     const facts = new LazyCallFacts(this.sources, call, tool, risk, args);
     let decision: PolicyDecision;
     if ('fault' in policy) {
-      this.logger.error(`the policy of organisation ${call.organizationId} (version ${version}) does not compile at rule "${policy.fault.id}": ${policy.problem}; calls are refused`);
+      this.logger.error(`the policy of organisation ${call.organizationId} (version ${applied}) does not compile at rule "${policy.fault.id}": ${policy.problem}; calls are refused`);
       decision = { effect: 'deny', rule: policy.fault, evaluationError: policy.problem };
     } else {
       decision = await policy.decide({ projectId: call.projectId, tool, risk, clientId: call.clientId }, facts);
@@ -92,21 +92,24 @@ export class PolicyGate {
       this.logger.warn(`rule "${decision.rule.id}" of organisation ${call.organizationId} failed to evaluate (${decision.evaluationError}); the call to ${tool} is refused`);
     }
     // `approve` arrives with the approvals; until then a stored policy holds none (the PUT refuses it).
-    await this.recordRefusal(call, tool, args, decision.rule.id, version, await facts.credentialKind());
+    await this.recordRefusal(call, tool, args, decision.rule.id, applied, await facts.credentialKind());
     throw new PolicyRefusal(decision.rule.id);
   }
 
-  /** The compiled policy of this version, compiled once per instance (concurrent calls share it). */
-  private async current(organizationId: string, version: number): Promise<CompiledPolicy | StoredPolicyFault> {
+  /**
+   * The compiled policy of this version (or a later one saved meanwhile), compiled once per
+   * instance (concurrent calls share it), with the version it is.
+   */
+  private async current(organizationId: string, version: number): Promise<LoadedPolicy> {
     const cached = this.compiled.get(organizationId);
-    if (cached && cached.version === version) return (await cached.policy).result;
+    if (cached && cached.version === version) return cached.policy;
     const entry: CachedPolicy = { version, policy: this.load(organizationId) };
     this.compiled.set(organizationId, entry);
     try {
       const loaded = await entry.policy;
       // The row may have moved on between the version read and the load: the entry holds what was compiled.
       entry.version = loaded.version;
-      return loaded.result;
+      return loaded;
     } catch (error) {
       if (this.compiled.get(organizationId) === entry) this.compiled.delete(organizationId);
       throw error;
