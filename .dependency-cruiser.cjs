@@ -23,7 +23,7 @@ const ALLOWED_IMPORTS = {
   tasks: ['capabilities', 'audit', 'database', 'common'],
   organizations: ['tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
   auth: ['identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
-  oauth: ['outbound', 'identity', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
+  oauth: ['outbound', 'identity', 'policy', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
   'service-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'common'],
   'api-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'common'],
   discovery: ['credentials', 'capabilities', 'config', 'common'],

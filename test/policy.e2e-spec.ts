@@ -3,6 +3,7 @@ import canonicalize from 'canonicalize';
 import request from 'supertest';
 import { SessionTokenService } from '@app/credentials';
 import { addMember, createProject, createUser } from './factories';
+import { insertConnectedClient } from './factories/grants';
 import { createApiKey, createTeam, sessionFor } from './factories/rest';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -200,6 +201,10 @@ describe('organisation policy (REST)', () => {
       expect((await decide(on('person.role == "admin"'))).effect).toBe('allow');
       expect((await decide(on('credential.kind == "id_jag"'), { credentialKind: 'id_jag' })).effect).toBe('deny');
       expect((await decide(on('credential.kind == "id_jag"'))).effect).toBe('allow');
+      const { clientId } = await insertConnectedClient(t.dataSource, { userId: team.member.id, organizationId: team.organization.id, projectId: project.id, clientName: 'Claude Desktop' });
+      expect((await decide(on('client.name == "Claude Desktop"'), { clientId })).effect).toBe('deny');
+      expect((await decide(on('client.name == "Claude Desktop"'))).effect).toBe('allow');
+      expect((await decide(on('client == null'), { credentialKind: 'derived', clientId: undefined, userId: undefined })).effect).toBe('deny');
       const list = { tool: 'list_tasks', args: { limit: 50 } };
       expect((await decide(on('args.limit == 50'), list)).effect).toBe('deny');
       expect((await decide(on('args.limit > 20 && args.limit < 51'), list)).effect).toBe('deny');

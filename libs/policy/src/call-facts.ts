@@ -30,6 +30,8 @@ export interface FactSources {
   users: UserDirectory;
   memberships: MembershipDirectory;
   projects: ProjectDirectory;
+  /** The client's name (null: unknown, or no provider of names in this application). */
+  clientName(clientId: string): Promise<string | null>;
 }
 
 /** SHA-256 (hex) of the RFC 8785 canonical JSON of a value: the arguments' hash of an audit record. */
@@ -75,10 +77,11 @@ export class LazyCallFacts implements CallFacts {
 
   private async readInput(): Promise<ConditionInput> {
     const { organizationId, projectId, tokenId, clientId, userId } = this.call;
-    const [kind, project, person] = await Promise.all([
+    const [kind, project, person, clientName] = await Promise.all([
       this.credentialKind(),
       this.sources.projects.find(organizationId, projectId),
       userId ? this.person(userId) : Promise.resolve(null),
+      clientId ? this.sources.clientName(clientId) : Promise.resolve(null),
     ]);
     if (!project) throw new NotFoundError('Project');
     return {
@@ -86,8 +89,7 @@ export class LazyCallFacts implements CallFacts {
       args: this.args,
       risk: this.risk,
       credential: { kind, id: tokenId },
-      // The client's name is not read yet (docs/policy.md "Conditions").
-      client: clientId ? { id: clientId, name: null } : null,
+      client: clientId ? { id: clientId, name: clientName } : null,
       person,
       project: { id: project.id, name: project.name },
       now: new Date(),

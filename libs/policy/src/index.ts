@@ -5,3 +5,4 @@ export * from './policy.dto';
 export * from './policy-rules';
 export { canonicalSha256, type AgentCall } from './call-facts';
 export { OrganizationPolicy } from './entities/organization-policy.entity';
+export * from './client-names';

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { AuditService } from '@app/audit';
 import { CapabilityRegistry } from '@app/capabilities';
@@ -6,6 +7,7 @@ import { DomainError } from '@app/common';
 import { OAuthGrantStore } from '@app/credential-store';
 import { MembershipDirectory, ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { type AgentCall, canonicalSha256, type FactSources, LazyCallFacts } from './call-facts';
+import { CLIENT_NAMES, type ClientNames } from './client-names';
 import { CompiledPolicy, type PolicyDecision } from './compiled-policy';
 import { PolicyRepository } from './policy.repository';
 import { InvalidPolicyError, type PolicyRule } from './policy-rules';
@@ -60,8 +62,14 @@ export class PolicyGate {
     users: UserDirectory,
     memberships: MembershipDirectory,
     projects: ProjectDirectory,
+    moduleRef: ModuleRef,
   ) {
-    this.sources = { em: dataSource.manager, grants, users, memberships, projects };
+    let names: ClientNames | null | undefined;
+    const clientName = async (clientId: string) => {
+      names ??= providedClientNames(moduleRef);
+      return names ? names.nameOf(clientId) : null;
+    };
+    this.sources = { em: dataSource.manager, grants, users, memberships, projects, clientName };
   }
 
   /** Where the facts of a call are read (also for the sample calls of `PolicyService.evaluate`). */
@@ -148,5 +156,14 @@ export class PolicyGate {
       targetId: tool,
       metadata: { tool, ruleId, policyVersion, argumentsSha256: canonicalSha256(args), credentialKind: kind, ...source },
     });
+  }
+}
+
+/** The application's provider of client names (`CLIENT_NAMES`), or null when it has none. */
+function providedClientNames(moduleRef: ModuleRef): ClientNames | null {
+  try {
+    return moduleRef.get<ClientNames>(CLIENT_NAMES, { strict: false });
+  } catch {
+    return null;
   }
 }
