@@ -23,15 +23,16 @@ const ALLOWED_IMPORTS = {
   tasks: ['capabilities', 'audit', 'database', 'common'],
   organizations: ['tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
   auth: ['identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
-  oauth: ['outbound', 'identity', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
+  oauth: ['outbound', 'identity', 'policy', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
   'service-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'common'],
   'api-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'common'],
   discovery: ['credentials', 'capabilities', 'config', 'common'],
   health: ['credentials', 'database', 'config', 'common'],
-  mcp: ['capabilities', 'credentials', 'rate-limit', 'observability', 'config', 'common'],
+  policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'database', 'common'],
+  mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'observability', 'config', 'common'],
   sso: ['auth', 'organizations', 'identity', 'outbound', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'database', 'config', 'common'],
   scim: ['organizations', 'identity', 'tenancy', 'credential-store', 'credentials', 'rate-limit', 'audit', 'database', 'config', 'common'],
-  dashboard: ['sso', 'identity', 'organizations', 'service-keys', 'api-keys', 'oauth', 'auth', 'tenancy', 'credential-store', 'credentials', 'audit', 'web', 'config', 'common'],
+  dashboard: ['sso', 'identity', 'organizations', 'service-keys', 'api-keys', 'oauth', 'auth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

@@ -13,7 +13,9 @@
  * sections alone, scripts/bench/scale.js), --profile DIR (a CPU profile of the service), --baseline DIR
  * (another build of the service, DIR/dist/apps/gateway/src/main.js, measured in the same rounds on
  * the same database: a before/after comparison that the machine's load cannot skew; with
- * --baseline-node-flags "FLAGS", Node options for the baseline alone).
+ * --baseline-node-flags "FLAGS", Node options for the baseline alone), --policy-rules N (the
+ * seeded organisation gets a policy of N rules that every measured call misses, docs/policy.md;
+ * a baseline build without policies ignores it).
  *
  * `--soak` runs the soak instead (scripts/bench/soak.js): mixed load for a duration, 5xx and RSS
  * per minute.
@@ -55,6 +57,8 @@ const baselineFlagsIndex = args.indexOf('--baseline-node-flags');
 const baselineFlags = baselineFlagsIndex >= 0 ? args[baselineFlagsIndex + 1].split(' ').filter(Boolean) : [];
 /** The service's measured runs on the monotonic clock (µs), so a profile can be read for them alone. */
 const measuredWindows = [];
+/** `--policy-rules N`: a policy of N rules, none of which matches the measured calls. */
+const POLICY_RULES = option('policy-rules', 0);
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const LEGACY = '2025-11-25';
 const MODERN = '2026-07-28';
@@ -298,6 +302,28 @@ async function seedGateway(base) {
   return { session, email, password, orgId, projectId: project.id, keyId: key.id, token: derived.token, taskId };
 }
 
+/**
+ * N rules that the measured calls (get_task and create_task with a derived token) all miss, of
+ * each match field in turn, written straight into the table: what every call then pays is the
+ * version check and the walk through the rules.
+ */
+async function seedMissingRules(pg, orgId, count) {
+  const misses = [
+    { tools: ['delete_task'] },
+    { projects: ['00000000-0000-4000-8000-000000000000'] },
+    { clients: ['https://nobody.example/client.json'] },
+    { credentialKinds: ['oauth', 'id_jag'] },
+    { risk: ['destructive'] },
+  ];
+  const rules = Array.from({ length: count }, (_, i) => ({ id: `miss-${i + 1}`, ...misses[i % misses.length], effect: 'deny' }));
+  const client = new Client({ connectionString: pg.url('agent_gateway') });
+  await client.connect();
+  try {
+    await client.query('INSERT INTO organization_policies (organization_id, version, rules) VALUES ($1, 1, $2::jsonb)', [orgId, JSON.stringify(rules)]);
+  } finally {
+    await client.end();
+  }
+}
 
 async function main() {
   const bin = findPostgresBin();
@@ -345,6 +371,7 @@ async function main() {
     await waitFor(`${refBase}/seed`);
     const refSeed = await (await fetch(`${refBase}/seed`)).json();
     const seed = await seedGateway(base);
+    if (POLICY_RULES > 0) await seedMissingRules(pg, seed.orgId, POLICY_RULES);
     const auth = { authorization: `Bearer ${seed.token}` };
 
     const floorPort = await freePort();

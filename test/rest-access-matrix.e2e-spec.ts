@@ -151,6 +151,12 @@ const ROWS: Row[] = [
   { route: 'POST /api/auth/logout', call: async () => ({ method: 'post', path: '/api/auth/logout' }), expected: '204 204 204 403 403 403 403 401 401 401' },
   { route: 'POST /api/auth/logout-all', call: async () => ({ method: 'post', path: '/api/auth/logout-all' }), expected: '204 204 204 403 403 403 403 401 401 401' },
   {
+    route: 'POST /api/auth/reauthenticate',
+    // The admin's password: the admin's session is refreshed (204); the others' sessions are not theirs to prove (401).
+    call: async (_t, team) => ({ method: 'post', path: '/api/auth/reauthenticate', body: { password: team.admin.password } }),
+    expected: '204 401 401 403 403 403 403 401 401 401',
+  },
+  {
     route: 'POST /api/auth/password',
     // A wrong current password, so no cell changes a password (and ends the team's sessions): a session gets 400.
     call: async () => ({ method: 'post', path: '/api/auth/password', body: { currentPassword: 'not the password', newPassword: 'a brand new long password' } }),
@@ -174,6 +180,29 @@ const ROWS: Row[] = [
   {
     route: 'PUT /api/organizations/:orgId/client-policy',
     call: async (_t, team) => ({ method: 'put', path: `${org(team)}/client-policy`, body: { mode: 'any' } }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'GET /api/organizations/:orgId/policy',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/policy` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'PUT /api/organizations/:orgId/policy',
+    // From the current version, so the admin's cell saves whatever the other cells did.
+    call: async (t, team) => {
+      const current = await request(t.baseUrl).get(`${org(team)}/policy`).set('Authorization', `Bearer ${team.admin.jwt}`).expect(200);
+      return { method: 'put', path: `${org(team)}/policy`, body: { version: (current.body as { version: number }).version, rules: [] } };
+    },
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/organizations/:orgId/policy/evaluate',
+    call: async (t, team) => ({
+      method: 'post',
+      path: `${org(team)}/policy/evaluate`,
+      body: { call: { projectId: (await createProject(t.dataSource, team.organization.id)).id, tool: 'get_project', args: {}, credentialKind: 'derived' } },
+    }),
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {

@@ -16,6 +16,7 @@ import { McpModule } from '@app/mcp';
 import { ObservabilityModule } from '@app/observability';
 import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
+import { PolicyModule } from '@app/policy';
 import { ScimModule } from '@app/scim';
 import { ServiceKeysModule } from '@app/service-keys';
 import { SsoModule } from '@app/sso';
@@ -57,6 +58,7 @@ export class AppModule {
         SsoModule,
         DashboardModule,
         ScimModule,
+        PolicyModule,
       ],
       controllers: options.controllers ?? [],
       providers: [

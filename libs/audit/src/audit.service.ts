@@ -48,6 +48,9 @@ export const AUDIT_ACTIONS = [
   'scim.user_deactivated',
   'scim.user_reactivated',
   'scim.user_deleted',
+  'tool.denied',
+  'policy.updated',
+  'session.reauthenticated',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */

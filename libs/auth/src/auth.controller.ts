@@ -13,8 +13,10 @@ import { CurrentPrincipal, Public, RestAuth, SessionPrincipal } from '@app/crede
 import { AuthService } from './auth.service';
 import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto } from './dto/login.dto';
+import { ReauthenticateDto } from './dto/reauthenticate.dto';
 import { MeDto, SessionTokenDto, SignupResponseDto } from './dto/session-token.dto';
 import { SignupDto } from './dto/signup.dto';
+import { ReauthenticationService } from './reauthentication.service';
 import { SignupService } from './signup.service';
 
 @ApiTags('auth')
@@ -23,7 +25,25 @@ export class AuthController {
   constructor(
     private readonly signups: SignupService,
     private readonly auth: AuthService,
+    private readonly reauthentication: ReauthenticationService,
   ) {}
+
+  @Post('auth/reauthenticate')
+  @RestAuth({ sessionOnly: true })
+  @HttpCode(204)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary:
+      'Sign in again with your password inside this session: changes that need a sign-in of the last 15 minutes (the policy) are then allowed for 15 minutes (session only; a single sign-on session signs in again through its identity provider)',
+  })
+  @ApiErrors(400, 401, 403, 429)
+  async reauthenticate(
+    @CurrentPrincipal() principal: SessionPrincipal,
+    @Body() body: ReauthenticateDto,
+    @AuditOrigin() origin: RequestOrigin,
+  ): Promise<void> {
+    await this.reauthentication.withPassword(principal, body.password, origin);
+  }
 
   @Post('auth/signup')
   @Public()

@@ -5,6 +5,7 @@ import { TenancyModule } from '@app/tenancy';
 import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { ReauthenticationService } from './reauthentication.service';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 import { LoginPageController } from './login-page.controller';
 import { ResetPasswordPageController } from './reset-password-page.controller';
@@ -16,7 +17,7 @@ import { SignupService } from './signup.service';
 @Module({
   imports: [IdentityModule, RateLimitModule, TenancyModule],
   controllers: [AuthController, SessionsController, SignupPageController, LoginPageController, ResetPasswordPageController],
-  providers: [AccountsService, AuthService, AuthRateLimitService, SignupService],
-  exports: [AccountsService, AuthService],
+  providers: [AccountsService, AuthService, AuthRateLimitService, SignupService, ReauthenticationService],
+  exports: [AccountsService, AuthService, ReauthenticationService],
 })
 export class AuthModule {}

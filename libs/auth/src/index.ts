@@ -9,3 +9,4 @@ export * from './dto/signup.dto';
 export * from './auth-rate-limit.service';
 export * from './breached-passwords';
 export * from './signup.service';
+export * from './reauthentication.service';

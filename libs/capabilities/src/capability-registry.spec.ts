@@ -9,6 +9,7 @@ function capability(overrides: Partial<CapabilityDefinition> = {}): CapabilityDe
     title: 'Get thing',
     description: 'A thing',
     permission: 'project:read',
+    risk: 'read',
     inputSchema: z.object({ id: z.string() }).strict(),
     handle: async () => ({}),
     ...overrides,
@@ -23,14 +24,14 @@ function registry(...definitions: CapabilityDefinition[]): CapabilityRegistry {
 
 describe('CapabilityRegistry', () => {
   it('builds the tools/list entry once, with the strict input schema as JSON Schema', () => {
-    const r = registry(capability({ annotations: { readOnlyHint: true } }));
+    const r = registry(capability({ annotations: { idempotentHint: true } }));
     const [tool] = r.toolsetFor(['project:read']).tools;
     expect(tool).toEqual({
       name: 'get_thing',
       title: 'Get thing',
       description: 'A thing',
       inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
-      annotations: { title: 'Get thing', readOnlyHint: true },
+      annotations: { title: 'Get thing', readOnlyHint: true, idempotentHint: true },
     });
     expect(Object.isFrozen(tool)).toBe(true);
     expect(Object.isFrozen(tool.inputSchema)).toBe(true);
@@ -49,6 +50,17 @@ describe('CapabilityRegistry', () => {
     expect(r.toolsetFor(['tasks:read', 'not:a-permission'])).toBe(r.toolsetFor(['tasks:read']));
   });
 
+  it.each([
+    ['read', { readOnlyHint: true }],
+    ['write', { readOnlyHint: false, destructiveHint: false }],
+    ['destructive', { readOnlyHint: false, destructiveHint: true }],
+  ] as const)('derives the hints of a %s capability from its risk, and knows its risk', (risk, hints) => {
+    const r = registry(capability({ risk, permission: 'tasks:write' }));
+    expect(r.toolsetFor(['tasks:write']).tools[0].annotations).toEqual({ title: 'Get thing', ...hints });
+    expect(r.riskOf('get_thing')).toBe(risk);
+    expect(r.riskOf('nope')).toBeUndefined();
+  });
+
   it('knows the permission each tool needs', () => {
     const r = registry(capability({ name: 'write_b', permission: 'tasks:write' }));
     expect(r.permissionFor('write_b')).toBe('tasks:write');
@@ -58,6 +70,8 @@ describe('CapabilityRegistry', () => {
   it.each([
     ['a non-strict input schema', capability({ inputSchema: z.object({ id: z.string() }) }), /must be strict/],
     ['a permission outside the catalogue', capability({ permission: 'tasks:admin' as never }), /not in the agent permission catalogue/],
+    ['a capability without a risk', capability({ risk: undefined as never }), /risk must be one of read, write, destructive/],
+    ['a risk outside read, write, destructive', capability({ risk: 'dangerous' as never }), /risk must be one of/],
     ['a name that is not snake_case', capability({ name: 'Get-Thing' }), /snake_case/],
   ])('refuses %s at start-up', (_what, definition, message) => {
     expect(() => registry(definition)).toThrow(message);

@@ -3,7 +3,7 @@ import { DiscoveryService } from '@nestjs/core';
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { AGENT_PERMISSION_NAMES, AgentPermission, isAgentPermission } from './agent-permissions';
-import { CAPABILITY_METADATA, CapabilityDefinition } from './capability';
+import { CAPABILITY_METADATA, CAPABILITY_RISKS, CapabilityDefinition, type CapabilityRisk } from './capability';
 
 /** One capability with everything the MCP layer needs, built once at start-up. */
 export interface RegisteredCapability {
@@ -66,6 +66,11 @@ export class CapabilityRegistry implements OnModuleInit {
     return this.capabilities.get(name)?.definition.permission;
   }
 
+  /** The risk a tool declares, or undefined when no such tool exists. */
+  riskOf(name: string): CapabilityRisk | undefined {
+    return this.capabilities.get(name)?.definition.risk;
+  }
+
   get names(): string[] {
     return [...this.capabilities.keys()];
   }
@@ -93,6 +98,9 @@ function prepare(definition: CapabilityDefinition): RegisteredCapability {
   if (!isAgentPermission(definition.permission)) {
     throw new Error(`Capability ${name}: permission ${JSON.stringify(definition.permission)} is not in the agent permission catalogue`);
   }
+  if (!(CAPABILITY_RISKS as readonly unknown[]).includes(definition.risk)) {
+    throw new Error(`Capability ${name}: risk must be one of ${CAPABILITY_RISKS.join(', ')} (got ${JSON.stringify(definition.risk)})`);
+  }
   if (!(definition.inputSchema instanceof z.ZodObject)) throw new Error(`Capability ${name}: inputSchema must be a z.object(...)`);
   const inputSchema = toJsonSchema(definition.inputSchema, 'input');
   if (inputSchema.additionalProperties !== false) {
@@ -105,9 +113,14 @@ function prepare(definition: CapabilityDefinition): RegisteredCapability {
     description: definition.description,
     inputSchema: inputSchema as Tool['inputSchema'],
     ...(outputSchemaJson ? { outputSchema: outputSchemaJson as Tool['outputSchema'] } : {}),
-    annotations: { title: definition.title, ...definition.annotations },
+    annotations: { title: definition.title, ...hintsOf(definition.risk), ...definition.annotations },
   };
   return Object.freeze({ definition, tool: deepFreeze(tool), outputSchemaJson });
+}
+
+/** The MCP hints that follow from a risk: a read is read-only; only a destructive call destroys. */
+function hintsOf(risk: CapabilityRisk): { readOnlyHint: boolean; destructiveHint?: boolean } {
+  return risk === 'read' ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: risk === 'destructive' };
 }
 
 function toJsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Record<string, unknown> {

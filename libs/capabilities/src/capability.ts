@@ -2,6 +2,10 @@ import { SetMetadata } from '@nestjs/common';
 import type { z } from 'zod';
 import type { AgentPermission } from './agent-permissions';
 
+/** What a capability does to the project, from its definition in this registry only. */
+export const CAPABILITY_RISKS = ['read', 'write', 'destructive'] as const;
+export type CapabilityRisk = (typeof CAPABILITY_RISKS)[number];
+
 /**
  * The credential a capability runs under, by its ids: what an agent's write records as its
  * actor and source (the token, and the service key or the OAuth grant and client it comes from).
@@ -49,8 +53,14 @@ export interface CapabilityDefinition<Schema extends z.ZodObject = z.ZodObject> 
    * clients can validate `structuredContent`. The handler's result must match it.
    */
   readonly outputSchema?: z.ZodObject;
-  /** MCP tool annotations (readOnlyHint, destructiveHint, idempotentHint). */
-  readonly annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  /**
+   * What the capability does to the project (SPEC §10): `read`, `write` or `destructive`. The
+   * organisation's policy matches on it, and the `readOnlyHint` and `destructiveHint` of
+   * `tools/list` follow from it (never the other way round).
+   */
+  readonly risk: CapabilityRisk;
+  /** Other MCP tool annotations; the read-only and destructive hints come from `risk`. */
+  readonly annotations?: { idempotentHint?: boolean };
   /**
    * Runs the capability. `args` are already validated against `inputSchema`. Throw a
    * `DomainError` (`NotFoundError`, `ConflictError`, …) for a refusal the agent should read:

@@ -31,6 +31,7 @@ function row(id: string): LiveAgentToken {
     userId: null,
     expiresAt: null,
     lastUsedAt: null,
+    policyVersion: 0,
   };
 }
 

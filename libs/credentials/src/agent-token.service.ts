@@ -44,6 +44,7 @@ export class AgentTokenService {
       clientId: row.clientId,
       userId: row.userId,
       expiresAt: row.expiresAt,
+      policyVersion: row.policyVersion,
     };
   }
 }

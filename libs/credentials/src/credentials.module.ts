@@ -10,6 +10,7 @@ import { CredentialGuard } from './credential.guard';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import { OrganizationRouteCheck } from './organization-route.check';
 import { PasswordResetService } from './password-reset.service';
+import { RecentSignIn, RecentSignInGuard } from './recent-sign-in';
 import { SessionReach } from './session-reach.service';
 import { SessionTokenService } from './session-token.service';
 import { ApiKeyUsageRecorder, TokenUsageRecorder } from './token-usage.recorder';
@@ -31,6 +32,8 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     ApiKeyStrategy,
     SessionJwtStrategy,
     TokenUsageRecorder,
+    RecentSignIn,
+    RecentSignInGuard,
     CredentialGuard,
     { provide: APP_GUARD, useExisting: CredentialGuard },
   ],
@@ -43,6 +46,8 @@ import { AgentTokenStrategy, ApiKeyStrategy, SessionJwtStrategy } from './strate
     SessionTokenService,
     OrganizationAccessPolicy,
     SessionReach,
+    RecentSignIn,
+    RecentSignInGuard,
   ],
 })
 export class CredentialsModule {}

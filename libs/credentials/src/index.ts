@@ -8,6 +8,7 @@ export * from './organization-access.policy';
 export * from './organization-route.check';
 export * from './password-reset.service';
 export * from './principal';
+export * from './recent-sign-in';
 export * from './session-reach.service';
 export * from './session-token.service';
 export * from './token-format';

@@ -16,6 +16,8 @@ export interface AgentPrincipal {
   clientId: string | null;
   userId: string | null;
   expiresAt: Date | null;
+  /** The version of the organisation's policy when the request's token was read (0: none; docs/policy.md). */
+  policyVersion: number;
 }
 
 /** A scoped `rk_` key: one organisation, the permissions chosen at issue. */

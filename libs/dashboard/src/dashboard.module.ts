@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '@app/api-keys';
+import { CapabilitiesModule } from '@app/capabilities';
 import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
 import { OAuthModule } from '@app/oauth';
+import { PolicyModule } from '@app/policy';
 import { TenancyModule } from '@app/tenancy';
 import { AccountPageController } from './account/account-page.controller';
 import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
@@ -22,6 +24,7 @@ import { ProjectsPageController } from './projects/projects-page.controller';
 import { ProjectTokensPageController } from './service-keys/project-tokens-page.controller';
 import { ServiceKeysPageController } from './service-keys/service-keys-page.controller';
 import { SingleSignOnPageController } from './single-sign-on/single-sign-on-page.controller';
+import { PolicyPageController } from './policy/policy-page.controller';
 
 /**
  * The dashboard: server-rendered pages for everything a person does in an organisation. Its
@@ -29,7 +32,7 @@ import { SingleSignOnPageController } from './single-sign-on/single-sign-on-page
  * itself, never the tables).
  */
 @Module({
-  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule],
+  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, PolicyModule, CapabilitiesModule],
   controllers: [
     AssetsController,
     HomeController,
@@ -44,6 +47,7 @@ import { SingleSignOnPageController } from './single-sign-on/single-sign-on-page
     MembersPageController,
     AuditPageController,
     SingleSignOnPageController,
+    PolicyPageController,
   ],
   providers: [DashboardContextGuard, AuditNamesReader, NotFoundPage],
   exports: [NotFoundPage],

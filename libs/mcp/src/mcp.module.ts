@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@app/capabilities';
+import { PolicyModule } from '@app/policy';
 import { RateLimitModule } from '@app/rate-limit';
 import { McpController } from './mcp.controller';
 import { McpEndpoint } from './mcp-endpoint';
@@ -8,7 +9,7 @@ import { McpService } from './mcp.service';
 
 /** The MCP endpoint: it serves the capabilities the registry of `@app/capabilities` discovered. */
 @Module({
-  imports: [CapabilitiesModule, RateLimitModule],
+  imports: [CapabilitiesModule, RateLimitModule, PolicyModule],
   controllers: [McpController],
   providers: [McpService, McpRateLimiter, McpEndpoint],
   exports: [McpEndpoint],

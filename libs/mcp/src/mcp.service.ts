@@ -19,6 +19,7 @@ import { AppConfig } from '@app/config';
 import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
 import { McpOutcome, Metrics } from '@app/observability';
 import { CapabilityRegistry, type ProjectContext, type Toolset } from '@app/capabilities';
+import { PolicyGate } from '@app/policy';
 import { capabilityFailure } from './capability-errors';
 import { echoableId, jsonRpcError, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
 import { directExchange, serveDirect } from './mcp-exchange';
@@ -68,6 +69,7 @@ export class McpService implements OnApplicationShutdown {
     private readonly registry: CapabilityRegistry,
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly policy: PolicyGate,
   ) {
     this.fair = new FairCalls(config.mcpMaxConcurrentToolCalls);
     const onerror = (error: Error) => this.logger.debug(`request refused by the MCP SDK: ${error.message}`);
@@ -188,8 +190,9 @@ export class McpService implements OnApplicationShutdown {
     listEveryVersionOnDiscover(server);
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     const calls = authInfo ? this.callsOf.get(authInfo) : undefined;
+    // `admit`: the organisation's policy decides each call before its capability runs (a refusal is a tool error).
     server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, (tool, outcome, rpcCode) => {
+      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, (args) => this.policy.admit(principalOf(ctx.http?.authInfo), request.params.name, args), (tool, outcome, rpcCode) => {
         this.metrics.recordMcpCall('tools/call', tool, outcome);
         recordToolOutcome(ctx.mcpReq.id, rpcCode ?? outcome);
       }),
@@ -231,6 +234,7 @@ async function callTool(
   context: ProjectContext,
   calls: ToolCalls | undefined,
   fair: FairCalls,
+  admit: (args: Record<string, unknown>) => Promise<void>,
   record: (tool: string | undefined, outcome: McpOutcome, rpcCode?: number) => void,
 ): Promise<CallToolResult> {
   const capability = toolset.byName.get(name);
@@ -248,9 +252,10 @@ async function callTool(
     );
   }
   let result: Record<string, unknown>;
-  const place = fair.acquire(context.organizationId);
-  if (place) await place;
   try {
+    await admit(parsed.data);
+    const place = fair.acquire(context.organizationId);
+    if (place) await place;
     try {
       result = await capability.definition.handle(parsed.data, context);
     } finally {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdentityModule } from '@app/identity';
+import { CLIENT_NAMES, type ClientNames } from '@app/policy';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AgentGrantsController } from './agent-grants.controller';
@@ -20,6 +21,7 @@ import { OAuthGrantsService } from './oauth-grants.service';
 import { OAuthTokensService } from './oauth-tokens.service';
 import { OrganizationClientsController } from './organization-clients.controller';
 import { OrganizationGrantsController } from './organization-grants.controller';
+import { OAuthClientsRepository } from './store/oauth-clients.repository';
 import { OAuthStoreModule } from './store/oauth-store.module';
 import { RefreshRotationService } from './refresh-rotation.service';
 import { TokenIssuer } from './token-issuer.service';
@@ -50,6 +52,12 @@ import { TokenRevocationService } from './token-revocation.service';
     OAuthGrantsService,
     OAuthCleanupService,
     ClientPolicyService,
+    // The names of clients for the organisation's policy (`client.name` in its conditions).
+    {
+      provide: CLIENT_NAMES,
+      useFactory: (clients: OAuthClientsRepository): ClientNames => ({ nameOf: async (id) => (await clients.namesOf([id])).get(id) ?? null }),
+      inject: [OAuthClientsRepository],
+    },
   ],
   exports: [OAuthGrantsService, ClientPolicyService, ClientMetadataModule],
 })

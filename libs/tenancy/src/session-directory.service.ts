@@ -57,6 +57,24 @@ export class SessionDirectory {
     return row?.expiresAt ?? null;
   }
 
+  /**
+   * Whether the person proved who they are in this session within the last `seconds`, by the
+   * database's clock (false for a session that has no row).
+   */
+  async authenticatedWithin(userId: string, id: string, seconds: number): Promise<boolean> {
+    const rows: { recent: boolean }[] = await this.dataSource.query(
+      'SELECT authenticated_at > now() - make_interval(secs => $3) AS recent FROM sessions WHERE id = $1 AND user_id = $2',
+      [id, userId, seconds],
+    );
+    return rows[0]?.recent === true;
+  }
+
+  /** Records that the person proved who they are again in this session (now, by the database's clock). */
+  async markAuthenticated(userId: string, id: string, em?: EntityManager): Promise<boolean> {
+    const result = await this.repo(em).createQueryBuilder().update().set({ authenticatedAt: () => 'now()' }).where('id = :id AND user_id = :userId', { id, userId }).execute();
+    return (result.affected ?? 0) > 0;
+  }
+
   /** Forgets one signed-out session. */
   async forget(userId: string, id: string): Promise<void> {
     await this.repo().delete({ id, userId });

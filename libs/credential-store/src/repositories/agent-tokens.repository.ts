@@ -38,8 +38,11 @@ export function derivedTokenConflict(error: unknown): 'active' | 'rotating' | nu
   return null;
 }
 
-/** What a request needs of its live token (everything but the digest and the lifecycle times). */
-export type LiveAgentToken = Omit<AgentToken, 'tokenHash' | 'createdAt' | 'revokedAt' | 'secretLast4' | 'validUntil'>;
+/**
+ * What a request needs of its live token (everything but the digest and the lifecycle times),
+ * and the version of its organisation's policy (0: none), read in the same statement.
+ */
+export type LiveAgentToken = Omit<AgentToken, 'tokenHash' | 'createdAt' | 'revokedAt' | 'secretLast4' | 'validUntil'> & { policyVersion: number };
 
 interface LiveAgentTokenRow {
   id: string;
@@ -53,12 +56,15 @@ interface LiveAgentTokenRow {
   user_id: string | null;
   expires_at: Date | null;
   last_used_at: Date | null;
+  policy_version: number;
 }
 
 const FIND_LIVE_BY_HASH = statement(
   'agent_tokens.find_live_by_hash',
   `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id,
-    LEAST(expires_at, valid_until) AS expires_at, last_used_at
+    LEAST(expires_at, valid_until) AS expires_at, last_used_at,
+    -- The policy library's published read of its table (docs/policy.md): no extra round trip per call.
+    organization_policy_version(organization_id) AS policy_version
   FROM "agent_tokens"
   WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
     AND (valid_until IS NULL OR valid_until > now())`,
@@ -95,6 +101,7 @@ export class AgentTokensRepository {
       userId: row.user_id,
       expiresAt: row.expires_at,
       lastUsedAt: row.last_used_at,
+      policyVersion: row.policy_version,
     };
   }
 

@@ -50,12 +50,15 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'scim.user_deactivated': 'Person deprovisioned (SCIM)',
   'scim.user_reactivated': 'Person reactivated (SCIM)',
   'scim.user_deleted': 'Provisioned person deleted (SCIM)',
+  'tool.denied': "Agent call refused by the organisation's policy",
+  'policy.updated': 'Policy changed',
+  'session.reauthenticated': 'Signed in again to confirm a change',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */
 export const AGENT_CHANGES = 'capability.*';
 
-const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used', 'password.changed'];
+const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used', 'password.changed', 'session.reauthenticated'];
 
 /** The filter's choices, in groups. */
 export const ACTION_GROUPS: { label: string; actions: { value: string; label: string }[] }[] = [
@@ -66,6 +69,7 @@ export const ACTION_GROUPS: { label: string; actions: { value: string; label: st
   { label: 'People', prefix: ['member.', 'invitation.', 'password_reset.', 'organization.'] },
   { label: 'Single sign-on', prefix: ['identity_provider.', 'sso.'] },
   { label: 'Provisioning (SCIM)', prefix: ['scim.', 'scim_token.'] },
+  { label: 'Policy', prefix: ['policy.', 'tool.'] },
 ].map((group) => ({
   label: group.label,
   actions: (Object.keys(ACTION_LABELS) as KnownAction[])

@@ -13,6 +13,8 @@ import { SignInSessions1764000018000 } from './1764000018000-sign-in-sessions';
 import { EnterpriseIdentity1764000019000 } from './1764000019000-enterprise-identity';
 import { Scim1764000019400 } from './1764000019400-scim';
 import { IdJag1764000019500 } from './1764000019500-id-jag';
+import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
+import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -31,4 +33,6 @@ export const MIGRATIONS = [
   EnterpriseIdentity1764000019000,
   Scim1764000019400,
   IdJag1764000019500,
+  OrganizationPolicies1764000023000,
+  SessionAuthenticatedAt1764000023100,
 ];

@@ -27,7 +27,8 @@ export class GetProjectCapability implements CapabilityDefinition<typeof input> 
   readonly permission = 'project:read' as const;
   readonly inputSchema = input;
   readonly outputSchema = output;
-  readonly annotations = { readOnlyHint: true, idempotentHint: true };
+  readonly risk = 'read' as const;
+  readonly annotations = { idempotentHint: true };
 
   constructor(private readonly projects: ProjectDirectory) {}
 

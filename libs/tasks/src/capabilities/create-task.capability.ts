@@ -22,7 +22,8 @@ export class CreateTaskCapability implements CapabilityDefinition<typeof inputSc
   readonly permission = 'tasks:write' as const;
   readonly inputSchema = inputSchema;
   readonly outputSchema = oneTaskOutput;
-  readonly annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
+  readonly risk = 'write' as const;
+  readonly annotations = { idempotentHint: false };
 
   constructor(private readonly tasks: TasksRepository) {}
 

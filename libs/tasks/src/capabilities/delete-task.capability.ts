@@ -20,7 +20,8 @@ export class DeleteTaskCapability implements CapabilityDefinition<typeof inputSc
   readonly permission = 'tasks:delete' as const;
   readonly inputSchema = inputSchema;
   readonly outputSchema = outputSchema;
-  readonly annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false };
+  readonly risk = 'destructive' as const;
+  readonly annotations = { idempotentHint: false };
 
   constructor(private readonly tasks: TasksRepository) {}
 

@@ -18,7 +18,7 @@ export class GetTaskCapability implements CapabilityDefinition<typeof inputSchem
   readonly permission = 'tasks:read' as const;
   readonly inputSchema = inputSchema;
   readonly outputSchema = oneTaskOutput;
-  readonly annotations = { readOnlyHint: true };
+  readonly risk = 'read' as const;
 
   constructor(private readonly tasks: TasksRepository) {}
 

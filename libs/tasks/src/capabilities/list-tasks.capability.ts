@@ -42,7 +42,7 @@ export class ListTasksCapability implements CapabilityDefinition<typeof inputSch
   readonly permission = 'tasks:read' as const;
   readonly inputSchema = inputSchema;
   readonly outputSchema = outputSchema;
-  readonly annotations = { readOnlyHint: true };
+  readonly risk = 'read' as const;
 
   constructor(private readonly tasks: TasksRepository) {}
 

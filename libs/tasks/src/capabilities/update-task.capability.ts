@@ -28,7 +28,8 @@ export class UpdateTaskCapability implements CapabilityDefinition<typeof inputSc
   readonly permission = 'tasks:write' as const;
   readonly inputSchema = inputSchema;
   readonly outputSchema = oneTaskOutput;
-  readonly annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true };
+  readonly risk = 'write' as const;
+  readonly annotations = { idempotentHint: true };
 
   constructor(private readonly tasks: TasksRepository) {}
 

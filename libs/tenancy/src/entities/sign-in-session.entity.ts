@@ -24,6 +24,13 @@ export class SignInSession {
   @Column('text', { nullable: true })
   ip: string | null;
 
+  /**
+   * When the person last proved who they are in this session (the sign-in, or a later
+   * re-authentication), by the database's clock: what a recent sign-in is measured from.
+   */
+  @Column('timestamptz', { default: () => 'now()' })
+  authenticatedAt: Date;
+
   /** The identity provider's issuer for a single sign-on session; null for a password sign-in. */
   @Column('text', { nullable: true })
   ssoIssuer: string | null;

@@ -1,0 +1,177 @@
+import { Logger } from '@nestjs/common';
+import request from 'supertest';
+import { AGENT_PERMISSION_NAMES, CapabilityRegistry } from '@app/capabilities';
+import { createProject } from './factories';
+import { insertConnectedClient } from './factories/grants';
+import { createTeam } from './factories/rest';
+import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';
+import { startTestApp, TestApp } from './helpers/test-app';
+
+type Team = Awaited<ReturnType<typeof createTeam>>;
+type Kind = 'oauth' | 'id_jag' | 'derived';
+
+const refusal = (rule: string) => `Refused by the organisation's policy (rule "${rule}").`;
+
+/** The policy applied to agents' calls at `/api/mcp` (SPEC §10 "Deny"). */
+describe('organisation policy at the MCP endpoint', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  const savePolicy = async (team: Team, rules: object[]) => {
+    const path = `/api/organizations/${team.organization.id}/policy`;
+    const { version } = (await request(t.baseUrl).get(path).set('Authorization', `Bearer ${team.admin.jwt}`).expect(200)).body as { version: number };
+    await request(t.baseUrl).put(path).set('Authorization', `Bearer ${team.admin.jwt}`).send({ version, rules }).expect(200);
+  };
+
+  /** A token of each credential kind for one project: OAuth, traded for an ID-JAG, derived from a service key. */
+  async function tokenOf(team: Team, project: { id: string }, kind: Kind): Promise<string> {
+    if (kind === 'derived') {
+      const org = `/api/organizations/${team.organization.id}`;
+      const auth = { Authorization: `Bearer ${team.admin.jwt}` };
+      const key = (await request(t.baseUrl).post(`${org}/agent-service-keys`).set(auth).send({ name: 'machine' }).expect(201)).body as { id: string };
+      const derived = await request(t.baseUrl).post(`${org}/agent-service-keys/${key.id}/tokens`).set(auth).send({ projectId: project.id }).expect(201);
+      return (derived.body as { token: string }).token;
+    }
+    const { grantId, accessToken } = await insertConnectedClient(t.dataSource, {
+      userId: team.member.id,
+      organizationId: team.organization.id,
+      projectId: project.id,
+      permissions: [...AGENT_PERMISSION_NAMES],
+    });
+    if (kind === 'id_jag') await t.dataSource.query(`UPDATE oauth_grants SET id_jag_issuer = 'https://idp.example.test' WHERE id = $1`, [grantId]);
+    return accessToken;
+  }
+
+  async function setUp(kind: Kind, version = '2025-11-25') {
+    const team = await createTeam(t);
+    const project = await createProject(t.dataSource, team.organization.id, 'Project Bluebird');
+    const [task] = await t.dataSource.query(
+      `INSERT INTO tasks (project_id, title, description) VALUES ($1, 'Secret launch plan', 'Do not leak') RETURNING id`,
+      [project.id],
+    );
+    const connected = await connectClient(t.baseUrl, version, { Authorization: `Bearer ${await tokenOf(team, project, kind)}` });
+    return { team, project, taskId: (task as { id: string }).id, ...connected };
+  }
+
+  const argsFor = (taskId: string): Record<string, Record<string, unknown>> => ({
+    get_project: {},
+    list_tasks: {},
+    get_task: { id: taskId },
+    create_task: { title: 'New task' },
+    update_task: { id: taskId, status: 'done' },
+    delete_task: { id: taskId },
+  });
+
+  describe.each<Kind>(['oauth', 'id_jag', 'derived'])('a deny rule on %s credentials', (kind) => {
+    it('refuses every capability with the refusal text, no project or task data, without running its handler, audited tool.denied', async () => {
+      const m = await setUp(kind);
+      try {
+        await savePolicy(m.team, [{ id: `no-${kind}`, credentialKinds: [kind], effect: 'deny' }]);
+        const registry = t.app.get(CapabilityRegistry);
+        const args = argsFor(m.taskId);
+        expect(Object.keys(args).sort()).toEqual([...registry.names].sort());
+        for (const name of registry.names) {
+          const definition = registry.toolsetFor(AGENT_PERMISSION_NAMES).byName.get(name)!.definition;
+          const handle = jest.spyOn(definition, 'handle');
+          const result = await m.client.callTool({ name, arguments: args[name] });
+          expect(result).toEqual({
+            content: [{ type: 'text', text: refusal(`no-${kind}`) }],
+            isError: true,
+            _meta: { 'agent-gateway/error': { code: 'policy_denied' } },
+          });
+          expect(JSON.stringify(result)).not.toMatch(/Bluebird|Secret launch plan|Do not leak/);
+          expect(handle).not.toHaveBeenCalled();
+        }
+        const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM tasks WHERE project_id = $1`, [m.project.id]);
+        expect(count).toBe(1);
+        const events = await t.dataSource.query(
+          `SELECT project_id, actor_type, target_id, metadata FROM audit_events WHERE organization_id = $1 AND action = 'tool.denied' ORDER BY created_at`,
+          [m.team.organization.id],
+        );
+        expect(events.map((e: { target_id: string }) => e.target_id).sort()).toEqual([...registry.names].sort());
+        for (const event of events) {
+          expect(event).toMatchObject({ project_id: m.project.id, actor_type: 'agent_token' });
+          expect(event.metadata).toMatchObject({
+            tool: event.target_id,
+            ruleId: `no-${kind}`,
+            policyVersion: 1,
+            argumentsSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+            credentialKind: kind,
+            ...(kind === 'derived' ? { serviceKeyId: expect.any(String) } : { grantId: expect.any(String), clientId: expect.any(String) }),
+          });
+        }
+      } finally {
+        await m.close();
+      }
+    });
+
+    it('lets the call run when the rule names another kind', async () => {
+      const m = await setUp(kind, MODERN_VERSION);
+      try {
+        const others = (['oauth', 'id_jag', 'derived'] as const).filter((k) => k !== kind);
+        await savePolicy(m.team, [{ id: 'others', credentialKinds: others, effect: 'deny' }]);
+        const handle = jest.spyOn(t.app.get(CapabilityRegistry).toolsetFor(AGENT_PERMISSION_NAMES).byName.get('get_task')!.definition, 'handle');
+        const result = await m.client.callTool({ name: 'get_task', arguments: { id: m.taskId } });
+        expect(result.isError).toBeFalsy();
+        expect(handle).toHaveBeenCalledTimes(1);
+        expect((result.structuredContent as { task: { title: string } }).task.title).toBe('Secret launch plan');
+      } finally {
+        await m.close();
+      }
+    });
+  });
+
+  it('applies a saved policy at the next call, and its removal too', async () => {
+    const m = await setUp('oauth');
+    try {
+      await m.client.callTool({ name: 'get_project', arguments: {} }).then((r) => expect(r.isError).toBeFalsy());
+      await savePolicy(m.team, [{ id: 'closed', projects: [m.project.id], tools: ['update_task'], when: 'args.status == "done"', effect: 'deny' }]);
+      const refused = await m.client.callTool({ name: 'update_task', arguments: { id: m.taskId, status: 'done' } });
+      expect(refused.content).toEqual([{ type: 'text', text: refusal('closed') }]);
+      const [{ status }] = await t.dataSource.query(`SELECT status FROM tasks WHERE id = $1`, [m.taskId]);
+      expect(status).toBe('todo');
+      const other = await m.client.callTool({ name: 'update_task', arguments: { id: m.taskId, status: 'in_progress' } });
+      expect(other.isError).toBeFalsy();
+      await savePolicy(m.team, []);
+      const allowed = await m.client.callTool({ name: 'update_task', arguments: { id: m.taskId, status: 'done' } });
+      expect(allowed.isError).toBeFalsy();
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('refuses a call whose rule fails to evaluate, and logs the rule id', async () => {
+    const m = await setUp('derived');
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      await savePolicy(m.team, [
+        { id: 'needs-person', when: 'person.role == "admin"', effect: 'allow' },
+        { id: 'never-reached', effect: 'deny' },
+      ]);
+      const result = await m.client.callTool({ name: 'get_project', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: refusal('needs-person') }]);
+      const [event] = await t.dataSource.query(`SELECT metadata FROM audit_events WHERE organization_id = $1 AND action = 'tool.denied'`, [m.team.organization.id]);
+      expect(event.metadata.ruleId).toBe('needs-person');
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^rule "needs-person" of organisation \S+ failed to evaluate \(.+\); the call to get_project is refused$/));
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('runs matches("(a+)+$") in linear time: a 10,000-character argument is answered normally', async () => {
+    const m = await setUp('oauth');
+    try {
+      await savePolicy(m.team, [{ id: 'redos', tools: ['create_task'], when: 'args.description.matches("(a+)+$")', effect: 'deny' }]);
+      const missed = await m.client.callTool({ name: 'create_task', arguments: { title: 'long', description: `${'a'.repeat(9_999)}b` } });
+      expect(missed.isError).toBeFalsy();
+      const matched = await m.client.callTool({ name: 'create_task', arguments: { title: 'long', description: 'a'.repeat(10_000) } });
+      expect(matched.content).toEqual([{ type: 'text', text: refusal('redos') }]);
+    } finally {
+      await m.close();
+    }
+  });
+});
