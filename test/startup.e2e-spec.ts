@@ -49,6 +49,23 @@ describe('start-up with a bad configuration value (SPEC §7)', () => {
     expect(stdout).not.toContain('listening');
   });
 
+  it('refuses in production a session secret and a database password published in the repository, without printing them', async () => {
+    const published = 'change-me-to-48-random-bytes-base64-encoded-at-least-32-characters';
+    const { code, stdout, stderr } = await runGateway({
+      NODE_ENV: 'production',
+      BASE_URL: 'https://gw.example.com',
+      SESSION_SECRET: published,
+      DATABASE_URL: 'postgres://gateway:gateway@127.0.0.1:1/gateway',
+    });
+    expect(code).toBe(78);
+    expect(stderr).toContain('Agent Gateway refused to start.');
+    expect(stderr).toContain('SESSION_SECRET=(hidden): it is a value published in the Agent Gateway repository');
+    expect(stderr).toContain('DATABASE_URL=(hidden): its password is a value published in the Agent Gateway repository');
+    expect(stderr).not.toContain(published);
+    expect(stderr).not.toContain('gateway:gateway');
+    expect(stdout).not.toContain('listening');
+  });
+
   it('never prints a refused secret', async () => {
     const { code, stderr } = await runGateway({ SESSION_SECRET: 'too-short-secret-value' });
     expect(code).toBe(78);

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Where the repository publishes configuration a reader may copy (SPEC §10; issue "a deployment that is safe as written"). */
 export const PUBLISHED_PLACES = ['deploy', 'docker-compose.yml', '.env.example', 'docs'];
@@ -36,42 +37,38 @@ export function literalValue(rest: string): string | undefined {
   if (quoted) value = quoted[2];
   const withDefault = /^\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]*)\}/.exec(value);
   if (withDefault) value = withDefault[1];
-  else if (value.startsWith('$')) return undefined;
+  else if (/\$[({A-Za-z_]/.test(value)) return undefined;
   else if (!quoted) value = value.split(/[\s,}`]/)[0];
   if (!value || value.startsWith('<') || value.includes('...') || value.includes('…') || value.startsWith('#')) return undefined;
   return value;
 }
 
-function filesUnder(root: string, place: string): string[] {
-  const path = join(root, place);
-  let stat;
-  try {
-    stat = statSync(path);
-  } catch {
-    return [];
-  }
-  if (stat.isFile()) return [path];
-  return readdirSync(path).flatMap((entry) => filesUnder(root, join(place, entry)));
+/** The repository's files in those places: tracked, or new and not ignored (a generated secrets.env is ignored). */
+function publishedFiles(root: string): string[] {
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...PUBLISHED_PLACES], { cwd: root, encoding: 'utf8' });
+  return [...new Set(listed.split('\n').filter(Boolean))];
 }
 
 /** Every secret value the published places of the repository at `root` assign, with where. */
 export function publishedSecretValues(root: string): FoundSecret[] {
+  return publishedFiles(root).flatMap((file) => secretValuesIn(readFileSync(join(root, file), 'utf8'), file));
+}
+
+/** Every secret value one text assigns, with its line. */
+export function secretValuesIn(text: string, file: string): FoundSecret[] {
+  const where = (index: number) => `${file}:${text.slice(0, index).split('\n').length}`;
+  // A password variable or a URL carries the password itself: checked as a database URL's password.
+  const asUrl = (password: string) => `postgres://user:${encodeURIComponent(password)}@host/db`;
   const found: FoundSecret[] = [];
-  for (const file of PUBLISHED_PLACES.flatMap((place) => filesUnder(root, place))) {
-    const text = readFileSync(file, 'utf8');
-    const where = (index: number) => `${relative(root, file)}:${text.slice(0, index).split('\n').length}`;
-    for (const match of text.matchAll(ASSIGNMENT)) {
-      const value = literalValue(match[2]);
-      if (value === undefined) continue;
-      const name = NAMES.find(([re]) => new RegExp(`^(?:${re.source})$`).test(match[1]))![1];
-      // A password variable carries the password itself: checked as a database URL's password.
-      found.push({ name, value: name === 'DATABASE_URL' ? `postgres://user:${encodeURIComponent(value)}@host/db` : value, where: where(match.index) });
-    }
-    for (const match of text.matchAll(DATABASE_URL_PASSWORD)) {
-      const password = literalValue(match[1]);
-      if (password === undefined) continue;
-      found.push({ name: 'DATABASE_URL', value: `postgres://user:${encodeURIComponent(password)}@host/db`, where: where(match.index) });
-    }
+  for (const match of text.matchAll(ASSIGNMENT)) {
+    const value = literalValue(match[2]);
+    if (value === undefined) continue;
+    const name = NAMES.find(([re]) => new RegExp(`^(?:${re.source})$`).test(match[1]))![1];
+    found.push({ name, value: name === 'DATABASE_URL' ? asUrl(value) : value, where: where(match.index) });
+  }
+  for (const match of text.matchAll(DATABASE_URL_PASSWORD)) {
+    const password = literalValue(match[1]);
+    if (password !== undefined) found.push({ name: 'DATABASE_URL', value: asUrl(password), where: where(match.index) });
   }
   return found;
 }
