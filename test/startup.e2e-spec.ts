@@ -108,6 +108,20 @@ describe('BASE_URL: refused when missing in production; logged as the URL client
     }
   }, 120_000);
 
+  it('at LOG_LEVEL=info the start does not list every route (those lines are debug)', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'ag-start-log-'));
+    const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info' });
+    try {
+      const lines = gateway.stdout().split('\n').filter(Boolean);
+      expect(lines.some((l) => l.includes('"context":"NestApplication"'))).toBe(true);
+      expect(lines.filter((l) => /"context":"(RouterExplorer|RoutesResolver)"/.test(l))).toEqual([]);
+    } finally {
+      await gateway.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('with BASE_URL set, nothing about it is logged', async () => {
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), 'ag-base-url-'));
