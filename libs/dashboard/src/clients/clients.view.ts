@@ -58,8 +58,12 @@ ${admin ? html`<td>${grant.user ? html`${grant.user.name}<br><span class="muted"
 /** The client's name, the host it answers to (its client_id URL's host, or its redirect URIs' hosts) and, for an ID-JAG's grant, its identity provider. */
 function clientName(grant: OrganizationGrantView): SafeHtml {
   const kind = grant.client.kind === 'metadata_document' ? 'identified by' : 'answers at';
+  // An organisation's client for ID-JAGs has no redirect URI: nothing to say it answers at.
+  const where = grant.client.hosts.length
+    ? html`${kind} ${codeList(grant.client.hosts)}`
+    : html`an organisation client: no redirect, it gets its tokens at the token endpoint`;
   const via = grant.identityProvider ? html`<br><span class="muted">via the identity provider <code>${grant.identityProvider.issuer}</code> (ID-JAG)</span>` : '';
-  return html`<strong>${grant.client.name}</strong><br><span class="muted">${kind} ${codeList(grant.client.hosts)}</span>${via}`;
+  return html`<strong>${grant.client.name}</strong><br><span class="muted">${where}</span>${via}`;
 }
 
 function policySummary(orgId: string, policy: ClientPolicyDto): SafeHtml {
