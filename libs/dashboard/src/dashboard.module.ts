@@ -6,10 +6,12 @@ import { OAuthModule } from '@app/oauth';
 import { TenancyModule } from '@app/tenancy';
 import { AccountPageController } from './account/account-page.controller';
 import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
+import { ScimTokensPageController } from './scim-tokens/scim-tokens-page.controller';
 import { ClientPolicyPageController } from './clients/client-policy-page.controller';
 import { ClientsPageController } from './clients/clients-page.controller';
 import { OrganizationsModule } from '@app/organizations';
 import { ServiceKeysModule } from '@app/service-keys';
+import { ScimModule } from '@app/scim';
 import { AssetsController } from './assets.controller';
 import { AuditNamesReader } from './audit/audit-names';
 import { AuditPageController } from './audit/audit-page.controller';
@@ -29,7 +31,7 @@ import { SingleSignOnPageController } from './single-sign-on/single-sign-on-page
  * itself, never the tables).
  */
 @Module({
-  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule],
+  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimModule],
   controllers: [
     AssetsController,
     HomeController,
@@ -39,6 +41,7 @@ import { SingleSignOnPageController } from './single-sign-on/single-sign-on-page
     ServiceKeysPageController,
     ProjectTokensPageController,
     ApiKeysPageController,
+    ScimTokensPageController,
     ClientsPageController,
     ClientPolicyPageController,
     MembersPageController,
