@@ -7,6 +7,7 @@ import { TenancyModule } from '@app/tenancy';
 import { AccountPageController } from './account/account-page.controller';
 import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
 import { ScimTokensPageController } from './scim-tokens/scim-tokens-page.controller';
+import { OrganizationClientPageController } from './clients/organization-client-page.controller';
 import { ClientPolicyPageController } from './clients/client-policy-page.controller';
 import { ClientsPageController } from './clients/clients-page.controller';
 import { OrganizationsModule } from '@app/organizations';
@@ -42,6 +43,7 @@ import { SingleSignOnPageController } from './single-sign-on/single-sign-on-page
     ProjectTokensPageController,
     ApiKeysPageController,
     ScimTokensPageController,
+    OrganizationClientPageController,
     ClientsPageController,
     ClientPolicyPageController,
     MembersPageController,

@@ -51,6 +51,6 @@ import { TokenRevocationService } from './token-revocation.service';
     OAuthCleanupService,
     ClientPolicyService,
   ],
-  exports: [OAuthGrantsService, ClientPolicyService, ClientMetadataModule],
+  exports: [OAuthGrantsService, ClientPolicyService, ClientRegistrationService, ClientMetadataModule],
 })
 export class OAuthModule {}

@@ -31,6 +31,9 @@ export function clientsPage(ctx: DashboardContext, view: ClientsListView): HtmlP
       view.admin ? 'You see every connection in the organisation and may disconnect any.' : 'You see the ones you connected and may disconnect them.'
     } Disconnecting refuses the client's tokens at once.</p>
 ${view.admin && view.policy ? policySummary(orgId, view.policy) : ''}
+${view.admin
+  ? html`<p id="organization-clients">An AI client that your identity provider vouches for (ID-JAG) needs an organisation client: <a href="${base}/organization-clients/new">New organisation client</a></p>`
+  : ''}
 ${empty
   ? html`<div class="empty"><p><strong>${view.admin ? 'No AI client is connected to this organisation yet.' : 'You have not connected an AI client to this organisation yet.'}</strong>
 To connect one, add the MCP server <code>${view.mcpUrl}</code> to the client: it sends you here to sign in, pick a project and choose what it may do.</p></div>`
