@@ -1,6 +1,7 @@
 import type { CreatedConfidentialClientDto } from '@app/oauth';
 import { html, HtmlPage } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
+import { fieldError, invalid } from '../views/field-error';
 import { csrfField, dashboardPage, secretField, sectionPath, snippetField } from '../views/layout';
 
 /** The "New organisation client" form: a name people will see. */
@@ -16,8 +17,8 @@ export function newOrganizationClientPage(ctx: DashboardContext, form: { clientN
 ${csrfField(ctx)}
 <label for="organization-client-name">Name</label>
 <p class="hint" id="organization-client-name-hint">What people will see on this page and in the audit log (for example “Claude for Acme”).</p>
-${form.error ? html`<p class="field-error" id="organization-client-name-error">${form.error}</p>` : ''}
-<input type="text" id="organization-client-name" name="clientName" maxlength="200" required value="${form.clientName}" aria-describedby="organization-client-name-hint${form.error ? ' organization-client-name-error' : ''}"${form.error ? html` aria-invalid="true"` : ''}>
+${fieldError('organization-client-name', form.error)}
+<input type="text" id="organization-client-name" name="clientName" maxlength="200" required value="${form.clientName}" aria-describedby="organization-client-name-hint${form.error ? ' organization-client-name-error' : ''}"${invalid(form.error)}>
 <div class="actions"><button type="submit" class="primary">Make organisation client</button></div>
 </form>`,
   });

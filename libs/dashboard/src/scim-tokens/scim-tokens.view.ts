@@ -3,6 +3,7 @@ import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, secretField, sectionPath, snippetField } from '../views/layout';
 import { when } from '../views/when';
+import { fieldError, invalid } from '../views/field-error';
 import { ACTIONS_HEADER, dataTable, emptyState } from '../views/table';
 
 export interface ScimTokenRow extends ScimTokenDto {
@@ -106,12 +107,4 @@ export function revokeScimTokenPage(ctx: DashboardContext, token: ScimTokenDto):
 </form>
 </div>`,
   });
-}
-
-function fieldError(id: string, error: string | undefined): SafeHtml | '' {
-  return error ? html`<p class="field-error" id="${id}-error">${error}</p>` : '';
-}
-
-function invalid(error: string | undefined): SafeHtml | '' {
-  return error ? html` aria-invalid="true"` : '';
 }
