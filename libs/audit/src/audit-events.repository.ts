@@ -6,8 +6,8 @@ import { AuditEvent } from './entities/audit-event.entity';
 /** An event with its exact position: `created_at` as whole microseconds since the epoch (a JS Date keeps only milliseconds). */
 export type PositionedAuditEvent = AuditEvent & { createdUs: string };
 
-/** An event to write: everything but the id and time, which the columns' defaults give. */
-export type NewAuditEvent = Omit<AuditEvent, 'id' | 'createdAt'>;
+/** A record to write: its id and OCSF event made by the recorder; the time from the column's default; unsealed. */
+export type NewAuditEvent = Omit<AuditEvent, 'createdAt' | 'seq' | 'prevHash' | 'hash' | 'event' | 'sealAfter'> & { event: Record<string, unknown> };
 
 export interface AuditEventFilters {
   projectId?: string;
@@ -18,8 +18,8 @@ export interface AuditEventFilters {
 const INSERT_EVENT = statement(
   'audit_events.insert',
   `INSERT INTO audit_events
-     (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)`,
+     (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent, id, chain, event)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13::jsonb)`,
 );
 
 /** The `audit_events` table. The only code that reads or writes it. */
@@ -51,6 +51,9 @@ export class AuditEventsRepository {
         JSON.stringify(event.metadata),
         event.ip,
         event.userAgent,
+        event.id,
+        event.chain,
+        JSON.stringify(event.event),
       ],
     };
   }

@@ -50,6 +50,19 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'scim.user_deactivated': 'Person deprovisioned (SCIM)',
   'scim.user_reactivated': 'Person reactivated (SCIM)',
   'scim.user_deleted': 'Provisioned person deleted (SCIM)',
+  'tool.called': 'Tool called',
+  'tool.denied': 'Tool call denied by policy',
+  'approval.requested': 'Approval requested',
+  'approval.pending': 'Approval still pending',
+  'approval.consumed': 'Approved tool call run',
+  'mcp.refused': 'MCP requests refused',
+  'policy.updated': 'Policy changed',
+  'session.reauthenticated': 'Signed in again (recent sign-in)',
+  'sign_in.succeeded': 'Signed in',
+  'sign_in.failed': 'Sign-in failed',
+  'token.issued': 'Token issued',
+  'token.refused': 'Token request refused',
+  'audit.exported': 'Audit trail exported',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */
@@ -66,6 +79,9 @@ export const ACTION_GROUPS: { label: string; actions: { value: string; label: st
   { label: 'People', prefix: ['member.', 'invitation.', 'password_reset.', 'organization.'] },
   { label: 'Single sign-on', prefix: ['identity_provider.', 'sso.'] },
   { label: 'Provisioning (SCIM)', prefix: ['scim.', 'scim_token.'] },
+  { label: 'Tool calls', prefix: ['tool.', 'approval.', 'mcp.', 'policy.'] },
+  { label: 'Sign-ins and tokens', prefix: ['sign_in.', 'session.', 'token.'] },
+  { label: 'Audit', prefix: ['audit.'] },
 ].map((group) => ({
   label: group.label,
   actions: (Object.keys(ACTION_LABELS) as KnownAction[])
