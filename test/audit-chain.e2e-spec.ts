@@ -3,7 +3,9 @@ import request from 'supertest';
 import canonicalize from 'canonicalize';
 import { AuditSealer, AuditService, chainHash } from '@app/audit';
 import { createApiKey, createTeam } from './factories/rest';
+import { runCliCaptured } from './helpers/cli';
 import { startTestApp, TestApp } from './helpers/test-app';
+import { readTestState } from './helpers/test-state';
 
 /**
  * The audit chain (SPEC §10 "Audit as evidence"): records sealed in order after they commit,
@@ -204,6 +206,40 @@ describe('audit chain: sealing, export, verify, tampering', () => {
       await api().get(`/api/organizations/${team.organization.id}/audit-events/${route}`).auth(team.member.jwt, { type: 'bearer' }).expect(403);
       await api().get(`/api/organizations/${team.organization.id}/audit-events/${route}`).auth(team.outsider.jwt, { type: 'bearer' }).expect(404);
       await api().get(`/api/organizations/${team.organization.id}/audit-events/${route}`).auth(other.key, { type: 'bearer' }).expect(403);
+    }
+  });
+});
+
+describe('audit-verify (command line)', () => {
+  it('needs exactly one of --organization and --service', async () => {
+    for (const args of [[], ['--organization', '00000000-0000-4000-8000-000000000000', '--service']]) {
+      const out = await runCliCaptured(['audit-verify', ...args], { NODE_ENV: 'test' });
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain('audit-verify needs --organization <organization id> or --service (one of them).');
+    }
+    const bad = await runCliCaptured(['audit-verify', '--organization', 'acme'], { NODE_ENV: 'test' });
+    expect(bad).toEqual(expect.objectContaining({ code: 2, stderr: '--organization must be an organization id (a UUID), not "acme".\n' }));
+  });
+
+  (readTestState().kind === 'postgres' ? it : it.skip)('verifies an organisation chain beside the running service, and names a broken one (PostgreSQL)', async () => {
+    const t = await startTestApp();
+    try {
+      const team = await createTeam(t);
+      const audit = t.app.get(AuditService);
+      for (let i = 0; i < 3; i++) {
+        await audit.record(t.dataSource.manager, { organizationId: team.organization.id, actorType: 'cli', action: 'project.renamed', targetType: 'project', targetId: `p${i}`, metadata: {} });
+      }
+      await t.app.get(AuditSealer).sealNow();
+      const env = { NODE_ENV: 'test', DATABASE_URL: t.config.databaseUrl as string, SESSION_SECRET: t.config.sessionSecret, DATA_DIR: t.config.dataDir };
+      const intact = await runCliCaptured(['audit-verify', '--organization', team.organization.id], env);
+      expect(intact.code).toBe(0);
+      expect(JSON.parse(intact.stdout.slice(intact.stdout.indexOf('{')))).toEqual(expect.objectContaining({ chain: team.organization.id, intact: true, through: 3 }));
+      await t.dataSource.query(`UPDATE audit_events SET event = jsonb_set(event, '{time}', '0') WHERE chain = $1 AND seq = 2`, [team.organization.id]);
+      const broken = await runCliCaptured(['audit-verify', '--organization', team.organization.id], env);
+      expect(broken.code).toBe(1);
+      expect(JSON.parse(broken.stdout.slice(broken.stdout.indexOf('{')))).toEqual(expect.objectContaining({ intact: false, firstBroken: 2, reason: 'hash_mismatch' }));
+    } finally {
+      await t.close();
     }
   });
 });

@@ -7,7 +7,11 @@ import { AuditEvent } from './entities/audit-event.entity';
 export type PositionedAuditEvent = AuditEvent & { createdUs: string };
 
 /** A record to write: its id and OCSF event made by the recorder; the time from the column's default; unsealed. */
-export type NewAuditEvent = Omit<AuditEvent, 'createdAt' | 'seq' | 'prevHash' | 'hash' | 'event' | 'sealAfter'> & { event: Record<string, unknown> };
+export type NewAuditEvent = Omit<AuditEvent, 'createdAt' | 'seq' | 'prevHash' | 'hash' | 'event' | 'sealAfter'> & {
+  event: Record<string, unknown>;
+  /** When it happened (ms since the epoch, the event's `time`): a batched record's `created_at`, not its write's. */
+  time: number;
+};
 
 export interface AuditEventFilters {
   projectId?: string;
@@ -34,6 +38,21 @@ export class AuditEventsRepository {
   async insert(em: EntityManager, event: NewAuditEvent): Promise<void> {
     const step = this.insertStep(event);
     await statementIn(em, step.statement, step.parameters);
+  }
+
+  /** Several records in one statement, outside any transaction (the buffered records: reads, refusals). */
+  async insertMany(events: NewAuditEvent[]): Promise<void> {
+    const columns = INSERT_EVENT.text.slice(INSERT_EVENT.text.indexOf('('), INSERT_EVENT.text.indexOf(')') + 1);
+    const values: string[] = [];
+    const params: unknown[] = [];
+    for (const event of events) {
+      const at = params.length;
+      params.push(...this.insertStep(event).parameters, event.time);
+      values.push(
+        `($${at + 1}::uuid, $${at + 2}::uuid, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}, $${at + 10}, $${at + 11}::uuid, $${at + 12}, $${at + 13}::jsonb, to_timestamp($${at + 14}::double precision / 1000))`,
+      );
+    }
+    await this.dataSource.query(`INSERT INTO audit_events ${columns.slice(0, -1)}, created_at) VALUES ${values.join(', ')}`, params);
   }
 
   /** The same insert as a step of an atomic write (`runAtomically`), for the caller to run with its change. */

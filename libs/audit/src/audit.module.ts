@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditEventsRepository } from './audit-events.repository';
 import { AuditEventsService } from './audit-events.service';
 import { AuditService } from './audit.service';
+import { BufferedRecords } from './buffered-records';
 import { AuditChainRepository } from './chain/audit-chain.repository';
 import { AuditChainService } from './chain/audit-chain.service';
 import { AuditSealer } from './chain/audit-sealer';
@@ -15,7 +16,7 @@ import { AuditEvent } from './entities/audit-event.entity';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEvent, AuditChain, AuditCheckpoint, AuditCheckpointKey])],
-  providers: [AuditEventsRepository, AuditService, AuditEventsService, AuditChainRepository, AuditChainService, AuditSealer, CheckpointSigner, SealingNudge],
-  exports: [AuditService, AuditEventsService, AuditChainService, AuditSealer],
+  providers: [AuditEventsRepository, AuditService, AuditEventsService, AuditChainRepository, AuditChainService, AuditSealer, CheckpointSigner, SealingNudge, BufferedRecords],
+  exports: [AuditService, AuditEventsService, AuditChainService, AuditSealer, BufferedRecords],
 })
 export class AuditModule {}

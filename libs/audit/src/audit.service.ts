@@ -215,6 +215,7 @@ export function rowOf(event: AuditEventInput): NewAuditEvent {
   checkAuditRecord(ocsf);
   return {
     id,
+    time: source.time,
     chain: event.organizationId ?? SERVICE_CHAIN,
     event: ocsf,
     organizationId: event.organizationId,

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import {
   type AuthInfo,
@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Response } from 'express';
 import { z } from 'zod';
+import { BufferedRecords } from '@app/audit';
 import { DomainError } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
@@ -68,6 +69,7 @@ export class McpService implements OnApplicationShutdown {
     private readonly registry: CapabilityRegistry,
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    @Optional() private readonly audit?: BufferedRecords,
   ) {
     this.fair = new FairCalls(config.mcpMaxConcurrentToolCalls);
     const onerror = (error: Error) => this.logger.debug(`request refused by the MCP SDK: ${error.message}`);
@@ -192,6 +194,11 @@ export class McpService implements OnApplicationShutdown {
       callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, (tool, outcome, rpcCode) => {
         this.metrics.recordMcpCall('tools/call', tool, outcome);
         recordToolOutcome(ctx.mcpReq.id, rpcCode ?? outcome);
+        // A read's record, batched (a write records itself in its transaction): docs/audit.md.
+        if (tool && this.audit && toolset.byName.get(tool)?.definition.annotations?.readOnlyHint && (outcome === 'ok' || outcome === 'tool_error')) {
+          const context = projectContextOf(ctx.http?.authInfo);
+          this.audit.recordRead({ ...context, tool, outcome: outcome === 'ok' ? 'succeeded' : 'failed', args: request.params.arguments });
+        }
       }),
     );
     return server;
