@@ -166,4 +166,24 @@ describe('every decision is one OCSF record', () => {
     expect(more).toEqual([]);
     expect(event).toMatchObject({ class_uid: 3001, activity_id: 3, user: { uid: other.user.id, type_id: 1 } });
   });
+
+  it('refused MCP requests (three 401s from one address): one aggregate with OCSF count 3, nobody can inflate the table', async () => {
+    const refuse = () =>
+      request(t.baseUrl).post('/api/mcp').set('Authorization', 'Bearer dga_not-a-live-token-at-all').set('Accept', 'application/json, text/event-stream').send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }).expect(401);
+    const before = await t.dataSource.query(`SELECT id FROM audit_events WHERE action = 'mcp.refused'`);
+    await Promise.all([refuse(), refuse(), refuse()]);
+    let rows: { event: Event; seal_after: Date | null }[] = [];
+    for (let i = 0; i < 100 && (rows.length === 0 || rows[0].event.count < 3); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      rows = await t.dataSource.query(`SELECT event, seal_after FROM audit_events WHERE action = 'mcp.refused' AND NOT (id = ANY($1::uuid[]))`, [before.map((r: { id: string }) => r.id)]);
+    }
+    expect(rows).toHaveLength(1);
+    const [{ event, seal_after }] = rows;
+    expect(schemas[6003](event) ? [] : schemas[6003].errors).toEqual([]);
+    expect(event).toMatchObject({ class_uid: 6003, activity_id: 99, status_id: 2, count: 3, status_detail: 'unrecognised_agent_token', actor: { session: { uid: 'anonymous' } } });
+    expect(event.time % 60_000).toBe(0);
+    expect(event.unmapped.metadata).toMatchObject({ status: 401, count: 3 });
+    // Sealed once its minute has closed.
+    expect(new Date(seal_after as Date).getTime()).toBeGreaterThan(event.time + 60_000);
+  });
 });

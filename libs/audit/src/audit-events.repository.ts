@@ -55,6 +55,25 @@ export class AuditEventsRepository {
     await this.dataSource.query(`INSERT INTO audit_events ${columns.slice(0, -1)}, created_at) VALUES ${values.join(', ')}`, params);
   }
 
+  /**
+   * An aggregate of refused requests: inserted, or its count (and its event's `count`) raised by
+   * `add` while it is unsealed. Sealed only after `sealAfter` (its minute has closed).
+   */
+  async upsertAggregate(event: NewAuditEvent, add: number, sealAfter: Date): Promise<void> {
+    const step = this.insertStep(event);
+    await this.dataSource.query(
+      `INSERT INTO audit_events
+         (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent, id, chain, event, created_at, seal_after)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13::jsonb, to_timestamp($14::double precision / 1000), $15)
+       ON CONFLICT (id) DO UPDATE
+          SET metadata = jsonb_set(audit_events.metadata, '{count}', to_jsonb((audit_events.metadata->>'count')::bigint + $16)),
+              event = jsonb_set(jsonb_set(audit_events.event, '{count}', to_jsonb((audit_events.event->>'count')::bigint + $16)),
+                                '{unmapped,metadata,count}', to_jsonb((audit_events.event->>'count')::bigint + $16))
+        WHERE audit_events.seq IS NULL`,
+      [...step.parameters, event.time, sealAfter, add],
+    );
+  }
+
   /** The same insert as a step of an atomic write (`runAtomically`), for the caller to run with its change. */
   insertStep(event: NewAuditEvent): BoundStatement {
     return {

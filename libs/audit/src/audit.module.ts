@@ -4,6 +4,7 @@ import { AuditEventsRepository } from './audit-events.repository';
 import { AuditEventsService } from './audit-events.service';
 import { AuditService } from './audit.service';
 import { BufferedRecords } from './buffered-records';
+import { RefusalAggregates } from './refusal-aggregates';
 import { AuditChainRepository } from './chain/audit-chain.repository';
 import { AuditChainService } from './chain/audit-chain.service';
 import { AuditSealer } from './chain/audit-sealer';
@@ -16,7 +17,7 @@ import { AuditEvent } from './entities/audit-event.entity';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEvent, AuditChain, AuditCheckpoint, AuditCheckpointKey])],
-  providers: [AuditEventsRepository, AuditService, AuditEventsService, AuditChainRepository, AuditChainService, AuditSealer, CheckpointSigner, SealingNudge, BufferedRecords],
-  exports: [AuditService, AuditEventsService, AuditChainService, AuditSealer, BufferedRecords],
+  providers: [AuditEventsRepository, AuditService, AuditEventsService, AuditChainRepository, AuditChainService, AuditSealer, CheckpointSigner, SealingNudge, BufferedRecords, RefusalAggregates],
+  exports: [AuditService, AuditEventsService, AuditChainService, AuditSealer, BufferedRecords, RefusalAggregates],
 })
 export class AuditModule {}
