@@ -17,7 +17,26 @@ export interface AuditEventFilters {
   projectId?: string;
   credential?: string;
   action?: string;
+  /** A tool call's tool (`metadata.tool`). */
+  tool?: string;
+  /** An OAuth client (the actor, or `metadata.clientId`). */
+  client?: string;
+  /** A tool-call decision (SPEC §10). */
+  decision?: AuditDecision;
+  /** Written at or after / before. */
+  from?: Date;
+  to?: Date;
 }
+
+/** The decisions a record can state, and the actions that state each. */
+export const AUDIT_DECISIONS = {
+  allowed: ['tool.called', 'capability.%'],
+  denied: ['tool.denied'],
+  approval_required: ['approval.requested', 'approval.pending'],
+  approved_run: ['approval.consumed'],
+  refused: ['mcp.refused'],
+} as const;
+export type AuditDecision = keyof typeof AUDIT_DECISIONS;
 
 const INSERT_EVENT = statement(
   'audit_events.insert',
@@ -125,6 +144,26 @@ export class AuditEventsRepository {
     } else if (filters.action) {
       params.push(filters.action);
       where += ` AND action = $${params.length}`;
+    }
+    if (filters.tool) {
+      params.push(filters.tool);
+      where += ` AND metadata->>'tool' = $${params.length}`;
+    }
+    if (filters.client) {
+      params.push(filters.client);
+      where += ` AND (metadata->>'clientId' = $${params.length} OR (actor_type = 'oauth_client' AND actor_id = $${params.length}))`;
+    }
+    if (filters.decision) {
+      params.push([...AUDIT_DECISIONS[filters.decision]]);
+      where += ` AND action LIKE ANY ($${params.length}::text[])`;
+    }
+    if (filters.from) {
+      params.push(filters.from);
+      where += ` AND created_at >= $${params.length}`;
+    }
+    if (filters.to) {
+      params.push(filters.to);
+      where += ` AND created_at < $${params.length}`;
     }
     const columns = `id, organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip,
               user_agent, created_at,

@@ -54,8 +54,6 @@ export class BufferedRecords implements OnApplicationShutdown {
       actorType: 'agent_token',
       actorId: read.credential.tokenId,
       action: 'tool.called',
-      targetType: 'project',
-      targetId: read.projectId,
       metadata: { tool: read.tool, outcome: read.outcome, readOnly: true, argumentsSha256: argumentsSha256(read.args), ...source },
     });
   }

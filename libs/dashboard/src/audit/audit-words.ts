@@ -208,6 +208,23 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Disconnected the single sign-on identity provider ${quoted(str(m.issuer))}`;
       case 'identity_provider.domain_verified':
         return `Verified the email domain ${str(m.domain)}${m.method === 'operator' ? ' (by the operator)' : ' (DNS record)'}`;
+      case 'tool.called':
+        return `Read with the tool ${str(m.tool)}${m.outcome === 'succeeded' ? '' : ' (failed)'}`;
+      case 'tool.denied':
+        return `Was denied the tool ${str(m.tool)} by policy rule ${quoted(str(m.ruleId))}`;
+      case 'approval.requested':
+      case 'approval.pending':
+        return `Asked for approval to use the tool ${str(m.tool)}`;
+      case 'approval.consumed':
+        return `Used the tool ${str(m.tool)}, approved`;
+      case 'mcp.refused':
+        return `Had ${str(m.count)} MCP request(s) refused (${str(m.status)} ${str(m.reason).replace(/_/g, ' ')}) in the minute from ${str(m.minute).slice(11, 16)} UTC`;
+      case 'token.issued':
+        return `Issued an access token to AI client ${quoted(clientName(m, names))}`;
+      case 'audit.exported':
+        return 'Exported the audit trail as OCSF';
+      case 'policy.updated':
+        return `Changed the policy (version ${str(m.oldVersion)} to ${str(m.newVersion)})`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;
