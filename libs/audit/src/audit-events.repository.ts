@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { type BoundStatement, statement, statementIn } from '@app/database';
 import { AuditEvent } from './entities/audit-event.entity';
+import { timeRangeSql } from './time-range';
 
 /** An event with its exact position: `created_at` as whole microseconds since the epoch (a JS Date keeps only milliseconds). */
 export type PositionedAuditEvent = AuditEvent & { createdUs: string };
@@ -157,14 +158,7 @@ export class AuditEventsRepository {
       params.push([...AUDIT_DECISIONS[filters.decision]]);
       where += ` AND action LIKE ANY ($${params.length}::text[])`;
     }
-    if (filters.from) {
-      params.push(filters.from);
-      where += ` AND created_at >= $${params.length}`;
-    }
-    if (filters.to) {
-      params.push(filters.to);
-      where += ` AND created_at < $${params.length}`;
-    }
+    where += timeRangeSql(params, filters);
     const columns = `id, organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip,
               user_agent, created_at,
               ((extract(epoch FROM created_at) * 1000000)::numeric(20, 0))::text AS created_us`;

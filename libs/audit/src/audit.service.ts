@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { AuditEventsRepository, type NewAuditEvent } from './audit-events.repository';
 import { checkAuditRecord } from './audit-record-check';
 import { SealingNudge } from './chain/sealing-nudge';
-import { type AuditRecordSource, SERVICE_CHAIN } from './ocsf/ocsf-common';
+import { SERVICE_CHAIN } from './ocsf/ocsf-common';
 import { ocsfEventOf } from './ocsf/ocsf-events';
 
 /** The actions the audit trail records (SPEC §6), besides agents' capability calls. */
@@ -196,9 +196,8 @@ function agentEvent(write: AgentWrite): AuditEventInput {
 /** The row of a record, its OCSF event built once, here, and checked in tests (`checkAuditRecord`). */
 export function rowOf(event: AuditEventInput): NewAuditEvent {
   const id = randomUUID();
-  const source: AuditRecordSource = {
-    id,
-    time: Date.now(),
+  const time = Date.now();
+  const columns = {
     organizationId: event.organizationId,
     projectId: event.projectId ?? null,
     actorType: event.actorType,
@@ -209,24 +208,8 @@ export function rowOf(event: AuditEventInput): NewAuditEvent {
     metadata: event.metadata ?? {},
     ip: event.origin?.ip ?? null,
     userAgent: event.origin?.userAgent?.slice(0, 512) ?? null,
-    traceId: event.traceId ?? null,
   };
-  const ocsf = ocsfEventOf(source);
+  const ocsf = ocsfEventOf({ id, time, ...columns, traceId: event.traceId ?? null });
   checkAuditRecord(ocsf);
-  return {
-    id,
-    time: source.time,
-    chain: event.organizationId ?? SERVICE_CHAIN,
-    event: ocsf,
-    organizationId: event.organizationId,
-    projectId: event.projectId ?? null,
-    actorType: event.actorType,
-    actorId: event.actorId ?? null,
-    action: event.action,
-    targetType: event.targetType ?? null,
-    targetId: event.targetId ?? null,
-    metadata: event.metadata ?? {},
-    ip: event.origin?.ip ?? null,
-    userAgent: event.origin?.userAgent?.slice(0, 512) ?? null,
-  };
+  return { id, time, chain: event.organizationId ?? SERVICE_CHAIN, event: ocsf, ...columns };
 }

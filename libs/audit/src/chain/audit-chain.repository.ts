@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryReturning } from '@app/database';
 import type { AuditRecordSource } from '../ocsf/ocsf-common';
+import { timeRangeSql } from '../time-range';
 import type { Checkpoint } from './checkpoint-signer';
 
 /** An unsealed record as the sealer reads it: its stored event, or (a row older than events) its columns. */
@@ -128,15 +129,7 @@ export class AuditChainRepository {
   /** Up to `limit` sealed records after `afterSeq`, in `seq` order, optionally within a time range: one short query, no transaction. */
   async sealedPage(chain: string, afterSeq: number, limit: number, range: { from?: Date; to?: Date } = {}): Promise<SealedRecord[]> {
     const params: unknown[] = [chain, afterSeq, limit];
-    let where = '';
-    if (range.from) {
-      params.push(range.from);
-      where += ` AND created_at >= $${params.length}`;
-    }
-    if (range.to) {
-      params.push(range.to);
-      where += ` AND created_at < $${params.length}`;
-    }
+    const where = timeRangeSql(params, range);
     const rows: { id: string; seq: string; prev_hash: string; hash: string; event: Record<string, unknown>; created_at: Date }[] = await this.dataSource.query(
       `SELECT id, seq, prev_hash, hash, event, created_at FROM audit_events
         WHERE chain = $1 AND seq > $2 ${where}
