@@ -89,8 +89,10 @@ describe('audit chain: sealing, export, verify, tampering', () => {
     expect(checkpointAt).toBe(3);
     const { checkpoint } = lines[3];
     expect(checkpoint).toEqual({ seq: 3, hash: lines[2].unmapped.chain.hash, keyId: expect.stringMatching(/^[0-9a-f]{16}$/), signature: expect.any(String), time: expect.any(Number) });
+    // The export is the fourth record, sealed after the checkpoint.
+    await sealed(team.organization.id);
     const verdict = await verifyOf(team.organization.id, team.admin.jwt);
-    expect(verdict).toEqual(expect.objectContaining({ intact: true, through: 3, checkpoint }));
+    expect(verdict).toEqual(expect.objectContaining({ intact: true, through: 4, checkpoint }));
     const key = verdict.keys.find((k: { keyId: string }) => k.keyId === checkpoint.keyId);
     // The signature by hand: RFC 8785 JSON of {chain, seq, hash, time}, Ed25519 with the listed public key.
     const message = Buffer.from(canonicalize({ chain: team.organization.id, seq: 3, hash: checkpoint.hash, time: checkpoint.time }) as string);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { AuditService } from '@app/audit';
 import { addMember } from './factories';
+import { auditRecordProblems } from './helpers/audit-record-check';
 import { adminRest, createPersonWithoutPassword, signupOverHttp, SignedUp } from './factories/rest';
 import { connectClient, MODERN_VERSION } from './helpers/mcp';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -185,5 +186,16 @@ describe('every decision is one OCSF record', () => {
     expect(event.unmapped.metadata).toMatchObject({ status: 401, count: 3 });
     // Sealed once its minute has closed.
     expect(new Date(seal_after as Date).getTime()).toBeGreaterThan(event.time + 60_000);
+  });
+
+  it('the run’s check of every record refuses an event invalid for its class, and one carrying a secret', async () => {
+    const [good] = await t.dataSource.query(`SELECT event FROM audit_events WHERE action = 'project.created' LIMIT 1`);
+    expect(auditRecordProblems(good.event)).toEqual([]);
+    const { entity: _entity, ...withoutEntity } = good.event;
+    expect(auditRecordProblems(withoutEntity)).toEqual([expect.stringContaining("must have required property 'entity'")]);
+    const leaked = { ...good.event, unmapped: { ...good.event.unmapped, metadata: { note: `dga_${'x'.repeat(40)}` } } };
+    expect(auditRecordProblems(leaked)).toEqual([expect.stringMatching(/^a secret-looking value: dga_/)]);
+    const named = { ...good.event, unmapped: { ...good.event.unmapped, client_secret: 'hunter2' } };
+    expect(auditRecordProblems(named)).toEqual(['attributes named like secrets: .unmapped.client_secret']);
   });
 });

@@ -46,6 +46,15 @@ export class AuditChainRepository {
     return rows.map((r) => r.chain);
   }
 
+  /** The chains whose head moved since a checkpoint at least `ageMs` old. */
+  async chainsDueForCheckpoint(ageMs: number): Promise<string[]> {
+    const rows: { chain: string }[] = await this.dataSource.query(
+      `SELECT chain FROM audit_chains WHERE seq > checkpoint_seq AND checkpoint_at <= now() - $1 * interval '1 millisecond'`,
+      [ageMs],
+    );
+    return rows.map((r) => r.chain);
+  }
+
   async ensureChain(chain: string): Promise<void> {
     await this.dataSource.query(`INSERT INTO audit_chains (chain) VALUES ($1) ON CONFLICT DO NOTHING`, [chain]);
   }

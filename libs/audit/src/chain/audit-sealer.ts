@@ -81,6 +81,8 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
     for (const chain of await this.chains.chainsToSeal()) {
       while ((await this.sealChain(chain)) === SEAL_BATCH);
     }
+    // A chain that went quiet still gets its checkpoint once its last one is a minute old.
+    for (const chain of await this.chains.chainsDueForCheckpoint(CHECKPOINT_EVERY_MS)) await this.sealChain(chain);
   }
 
   /** Seals up to a batch of one chain's records; how many (0 when another instance holds the chain). */
