@@ -198,4 +198,13 @@ describe('every decision is one OCSF record', () => {
     const named = { ...good.event, unmapped: { ...good.event.unmapped, client_secret: 'hunter2' } };
     expect(auditRecordProblems(named)).toEqual(['attributes named like secrets: .unmapped.client_secret']);
   });
+
+  it('a refused token request: Authorize Session, status failure, the error and the client named, in the service chain', async () => {
+    const [event, ...more] = await recordsOf('token.refused', () =>
+      request(t.baseUrl).post('/api/agent/oauth/token').type('form').send({ grant_type: 'authorization_code', code: 'dgc_nothing', client_id: 'https://unknown.example/client.json' }).expect((res) => expect(res.status).toBeGreaterThanOrEqual(400)),
+    );
+    expect(more).toEqual([]);
+    expect(event).toMatchObject({ class_uid: 3003, status_id: 2, status_detail: 'invalid_client', actor: { app_uid: 'https://unknown.example/client.json' } });
+    expect(event.metadata.tenant_uid).toBeUndefined();
+  });
 });
