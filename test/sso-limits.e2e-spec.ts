@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connectWithVerifiedDomains, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectWithVerifiedDomains, redirectUriFor, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp } from './helpers/test-idp';
 import { signupOverHttp, SignedUp } from './factories/rest';
@@ -27,8 +27,8 @@ describe('Single sign-on: request limits per client address', () => {
       SSO_CALLBACKS_PER_IP_PER_MINUTE: '2',
       TRUST_PROXY: 'true',
     });
-    await idp.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [`${t.baseUrl}/auth/sso/callback`] });
     admin = await signupOverHttp(t);
+    await idp.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [await redirectUriFor(t, admin.organization.id, admin.accessToken)] });
     domain = testDomain();
     await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, { issuer: idp.issuer, emailDomains: [domain] });
   });

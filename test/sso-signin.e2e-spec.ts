@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { connectIdentityProvider, connectWithVerifiedDomains, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectIdentityProvider, connectWithVerifiedDomains, redirectUriFor, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp, type JwtPatch, type SigningChoice } from './helpers/test-idp';
 import { addMember, createUser } from './factories';
@@ -18,14 +18,16 @@ describe('Single sign-on: signing in through the organisation identity provider'
   let otherIdp: TestIdp;
   let admin: SignedUp;
   let domain: string;
+  let redirectUri: string;
 
   beforeAll(async () => {
     [idp, otherIdp] = await Promise.all([startTestIdp(), startTestIdp()]);
     t = await startTestApp({ IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true' });
-    for (const provider of [idp, otherIdp]) {
-      await provider.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [`${t.baseUrl}/auth/sso/callback`] });
-    }
     admin = await signupOverHttp(t);
+    redirectUri = await redirectUriFor(t, admin.organization.id, admin.accessToken);
+    for (const provider of [idp, otherIdp]) {
+      await provider.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [redirectUri] });
+    }
     domain = testDomain();
     await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, {
       issuer: idp.issuer,
@@ -93,7 +95,7 @@ describe('Single sign-on: signing in through the organisation identity provider'
     expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
       response_type: 'code',
       client_id: TEST_IDP_CLIENT_ID,
-      redirect_uri: `${t.baseUrl}/auth/sso/callback`,
+      redirect_uri: redirectUri,
       scope: 'openid email profile',
       code_challenge_method: 'S256',
       login_hint: email,
@@ -274,7 +276,7 @@ describe('Single sign-on: signing in through the organisation identity provider'
 
     const again = await start(email);
     const state = new URL(again.location).searchParams.get('state')!;
-    const refused = await get(`/auth/sso/callback?${new URLSearchParams({ state, error: 'access_denied', error_description: '<b>evil</b> text' })}`, again.cookie);
+    const refused = await get(`${new URL(redirectUri).pathname}?${new URLSearchParams({ state, error: 'access_denied', error_description: '<b>evil</b> text' })}`, again.cookie);
     expect(refused.status).toBe(401);
     const page = await refused.text();
     expect(page).toContain('The identity provider did not sign you in (access_denied).');

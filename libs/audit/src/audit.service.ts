@@ -38,6 +38,7 @@ export const AUDIT_ACTIONS = [
   'identity_provider.updated',
   'identity_provider.removed',
   'identity_provider.domain_verified',
+  'identity_provider.redirect_uri_confirmed',
   'sso.sign_in',
   'sso.linked',
   'sso.account_created',

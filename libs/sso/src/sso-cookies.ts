@@ -14,6 +14,8 @@ export interface SignInState {
   codeVerifier: string;
   organizationId: string;
   issuer: string;
+  /** The redirect URI the authorization request named: the callback must arrive there. */
+  redirectUri: string;
   next: string;
 }
 

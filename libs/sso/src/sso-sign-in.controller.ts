@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { requestOrigin } from '@app/audit';
@@ -6,6 +6,7 @@ import { InvalidLoginError, TooManyLoginAttemptsError } from '@app/auth';
 import { DomainError, HTTP_STATUS_OF_KIND, retryAfterOf } from '@app/common';
 import { AppConfig } from '@app/config';
 import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
+import { SSO_CALLBACK_PATH } from '@app/identity';
 import { FormCsrf, sendPage, sendRedirect, singleParam } from '@app/web';
 import { LINK_COOKIE, PendingLink, SignInState, SsoCookies, STATE_COOKIE } from './sso-cookies';
 import { SsoRateLimitService } from './sso-rate-limit.service';
@@ -57,8 +58,19 @@ export class SsoSignInController {
     }
   }
 
+  /** The shared redirect URI, for IdPs connected before per-IdP redirect URIs (SPEC §10). */
   @Get('callback')
-  async callback(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  legacyCallback(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.callback(query, `${this.config.baseUrl}${SSO_CALLBACK_PATH}`, req, res);
+  }
+
+  /** An organisation's own redirect URI. */
+  @Get('callback/:callbackId')
+  ownCallback(@Param('callbackId') callbackId: string, @Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.callback(query, `${this.config.baseUrl}${SSO_CALLBACK_PATH}/${encodeURIComponent(callbackId)}`, req, res);
+  }
+
+  private async callback(query: Record<string, unknown>, arrivedOn: string, req: Request, res: Response): Promise<void> {
     const state = await this.cookies.read<SignInState>(req, STATE_COOKIE);
     try {
       await this.limits.countCallback(requestOrigin(req).ip ?? null);
@@ -77,7 +89,7 @@ export class SsoSignInController {
           return [name, param.value];
         }),
       );
-      const outcome = await this.signIn.callback(state, params, requestOrigin(req));
+      const outcome = await this.signIn.callback(state, params, arrivedOn, requestOrigin(req));
       if (outcome.kind === 'link_required') {
         await this.cookies.set(res, LINK_COOKIE, outcome.link);
         sendRedirect(res, 303, '/auth/sso/link');

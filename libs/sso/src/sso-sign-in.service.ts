@@ -11,6 +11,7 @@ import {
   IdentityProviderError,
   IdpMetadata,
   IdpTokenEndpoint,
+  SsoRedirectUris,
   SsoRouting,
   type IdentityProviderRecord,
 } from '@app/identity';
@@ -71,11 +72,8 @@ export class SsoSignInService {
     private readonly sessions: SessionTokenService,
     private readonly auth: AuthService,
     private readonly audit: AuditService,
+    private readonly redirectUris: SsoRedirectUris,
   ) {}
-
-  get redirectUri(): string {
-    return `${this.config.baseUrl}/auth/sso/callback`;
-  }
 
   /** Whether the email's domain routes to single sign-on (what the sign-in page asks). */
   async isRouted(email: string): Promise<boolean> {
@@ -89,6 +87,8 @@ export class SsoSignInService {
     const provider = await this.providers.find(route.organizationId);
     if (!provider) throw new SsoNotSetUpError();
     const discovery = await this.reach(() => this.metadata.discovery(provider.issuer));
+    // The IdP's own redirect URI; the shared one only for an IdP connected before (SPEC §10).
+    const redirectUri = provider.legacyRedirectUri ? this.redirectUris.legacyUri : await this.redirectUris.uriFor(route.organizationId);
     const codeVerifier = randomBytes(32).toString('base64url');
     const state: SignInState = {
       state: randomBytes(32).toString('base64url'),
@@ -96,13 +96,14 @@ export class SsoSignInService {
       codeVerifier,
       organizationId: route.organizationId,
       issuer: provider.issuer,
+      redirectUri,
       next,
     };
     const url = new URL(discovery.authorization_endpoint);
     const params = {
       response_type: 'code',
       client_id: provider.clientId,
-      redirect_uri: this.redirectUri,
+      redirect_uri: redirectUri,
       scope: SSO_SCOPES,
       state: state.state,
       nonce: state.nonce,
@@ -115,12 +116,14 @@ export class SsoSignInService {
   }
 
   /**
-   * The IdP's redirect back: checked against the browser's state (`null`: no cookie, expired or
-   * not ours), the code exchanged, the ID token checked, then the account resolved.
+   * The IdP's redirect back, arriving on `arrivedOn` (the redirect URI it was sent to): checked
+   * against the browser's state (`null`: no cookie, expired or not ours) and the redirect URI that
+   * state's IdP was given, the code exchanged, the ID token checked, then the account resolved.
    */
   async callback(
     state: SignInState | null,
     query: { state?: string; code?: string; error?: string; iss?: string },
+    arrivedOn: string,
     origin: RequestOrigin,
   ): Promise<SignInOutcome> {
     if (!state) {
@@ -137,11 +140,21 @@ export class SsoSignInService {
       const code = ERROR_CODE.test(query.error) ? query.error : 'error';
       throw new SsoSignInError('idp_error', `The identity provider did not sign you in (${code}).`, 'unauthenticated');
     }
+    // A code is accepted only on the redirect URI of the IdP the state names (RFC 9700 §4.4):
+    // another IdP's answer never reaches this IdP's token endpoint.
+    if (arrivedOn !== state.redirectUri) {
+      throw new SsoSignInError(
+        'sso_redirect_uri_mismatch',
+        "This answer arrived at another identity provider's redirect URI than the one this sign-in started with. Start again.",
+        'invalid_input',
+      );
+    }
     if (query.iss !== undefined && query.iss !== state.issuer) {
       throw new SsoSignInError('sso_issuer_mismatch', 'The answer came from another identity provider than the one this sign-in started with.', 'invalid_input');
     }
     if (!query.code) throw new SsoSignInError('sso_code_missing', 'The identity provider sent no authorization code.', 'invalid_input');
     const provider = await this.providers.find(state.organizationId);
+    if (provider && arrivedOn === this.redirectUris.legacyUri) await this.checkLegacyCallback(provider, query.iss);
     const clientSecret = provider && provider.issuer === state.issuer ? await this.providers.clientSecretOf(state.organizationId) : null;
     if (!provider || clientSecret === null) {
       throw new SsoSignInError('sso_not_set_up', 'Single sign-on was changed or switched off for this organisation meanwhile. Start again.', 'invalid_input');
@@ -150,13 +163,31 @@ export class SsoSignInService {
       this.tokenEndpoint.exchangeCode(provider.issuer, {
         code: query.code!,
         codeVerifier: state.codeVerifier,
-        redirectUri: this.redirectUri,
+        redirectUri: state.redirectUri,
         clientId: provider.clientId,
         clientSecret,
       }),
     );
     const claims = await this.idTokens.verify(idToken, { issuer: provider.issuer, clientId: provider.clientId, nonce: state.nonce });
     return this.resolve(provider, claims, state.next, origin);
+  }
+
+  /**
+   * The shared redirect URI serves only IdPs still flagged as connected before per-IdP URIs, and
+   * then needs `iss` (RFC 9207) whenever the issuer advertises sending it.
+   */
+  private async checkLegacyCallback(provider: IdentityProviderRecord, iss: string | undefined): Promise<void> {
+    if (!provider.legacyRedirectUri) {
+      throw new SsoSignInError(
+        'sso_redirect_uri_mismatch',
+        "This identity provider answers on its organisation's own redirect URI now, not on the shared one. Start again.",
+        'invalid_input',
+      );
+    }
+    const discovery = await this.reach(() => this.metadata.discovery(provider.issuer));
+    if (iss === undefined && discovery.authorization_response_iss_parameter_supported === true) {
+      throw new SsoSignInError('sso_issuer_missing', 'The identity provider says it names itself in its answers (iss), but this answer does not. Start again.', 'invalid_input');
+    }
   }
 
   /**

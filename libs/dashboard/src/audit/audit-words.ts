@@ -40,6 +40,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'identity_provider.updated': 'Single sign-on settings changed',
   'identity_provider.removed': 'Single sign-on disconnected',
   'identity_provider.domain_verified': 'Email domain verified',
+  'identity_provider.redirect_uri_confirmed': 'Single sign-on redirect URI confirmed',
   'sso.sign_in': 'Signed in with single sign-on',
   'sso.linked': 'Account linked to single sign-on',
   'sso.account_created': 'Account created by single sign-on',
@@ -192,6 +193,8 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Disconnected the single sign-on identity provider ${quoted(str(m.issuer))}`;
       case 'identity_provider.domain_verified':
         return `Verified the email domain ${str(m.domain)}${m.method === 'operator' ? ' (by the operator)' : ' (DNS record)'}`;
+      case 'identity_provider.redirect_uri_confirmed':
+        return `Confirmed that the identity provider ${quoted(str(m.issuer))} uses this organisation's own redirect URI`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;

@@ -13,6 +13,7 @@ import { SignInSessions1764000018000 } from './1764000018000-sign-in-sessions';
 import { EnterpriseIdentity1764000019000 } from './1764000019000-enterprise-identity';
 import { Scim1764000019400 } from './1764000019400-scim';
 import { IdJag1764000019500 } from './1764000019500-id-jag';
+import { PerIdpRedirectUris1764000020000 } from './1764000020000-per-idp-redirect-uris';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   EnterpriseIdentity1764000019000,
   Scim1764000019400,
   IdJag1764000019500,
+  PerIdpRedirectUris1764000020000,
 ];
