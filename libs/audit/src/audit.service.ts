@@ -44,6 +44,7 @@ export const AUDIT_ACTIONS = [
   'sso.account_created',
   'scim_token.created',
   'scim_token.revoked',
+  'scim_token.handed_over',
   'scim.user_created',
   'scim.user_updated',
   'scim.user_deactivated',

@@ -5,7 +5,8 @@ import { AppConfig } from '@app/config';
 import { IdentityLinkDirectory, IdentityProviderDirectory, ProvisionedUser, ProvisionedUserDirectory } from '@app/identity';
 import { InvitationsService, MembersService } from '@app/organizations';
 import { InvitationDirectory, MembershipDirectory, NO_PASSWORD, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import { ScimDomainNotVerifiedError, ScimError, ScimUserNameTakenError, ScimUserNotFoundError } from './scim.errors';
+import { ScimDomainNotVerifiedError, ScimError, ScimTokenMakerError, ScimUserNameTakenError, ScimUserNotFoundError } from './scim.errors';
+import { ScimTokensService } from './scim-tokens.service';
 import { parseFilter } from './scim-filter';
 import { SCIM_MAX_RESULTS, SCIM_SCHEMAS } from './scim-schemas';
 import { applyPatch, parseUserResource, type ScimUserInput, type ScimUserState } from './scim-user.input';
@@ -47,7 +48,17 @@ export class ScimUsersService {
     private readonly invitationRows: InvitationDirectory,
     private readonly members: MembersService,
     private readonly invitations: InvitationsService,
+    private readonly tokens: ScimTokensService,
   ) {}
+
+  /**
+   * Refuses a change a `scim_` token makes to the person who made it (create, reactivate, role):
+   * a deprovisioned admin must not reinstate themselves with a token they made (SPEC §10).
+   */
+  private async assertNotMaker(em: EntityManager, actor: AuditActor, userId: string | null, what: string): Promise<void> {
+    if (!userId || actor.actorType !== 'scim_token' || !actor.actorId) return;
+    if ((await this.tokens.makerOf(actor.actorId, em)) === userId) throw new ScimTokenMakerError(what);
+  }
 
   private get base(): string {
     return `${this.config.baseUrl}/scim/v2`;
@@ -82,6 +93,7 @@ export class ScimUsersService {
       if (existing && !existing.deletedAt) throw new ScimUserNameTakenError();
       if (existing) await this.provisioned.forgetDeleted(existing.id, em);
       const state = initialState(input);
+      await this.assertNotMaker(em, actor, existing?.userId ?? (await this.users.idByEmail(state.userName, em)), 'create');
       // An account SCIM made before the client deleted the person stays one SCIM made.
       const previous = existing?.accountCreated && existing.userId ? existing : null;
       const placed = state.active ? await this.provision(em, organizationId, state, previous, actor, input.role !== undefined) : await this.unplaced(em, state, previous);
@@ -165,6 +177,9 @@ export class ScimUsersService {
       let userId = row.userId;
       let invitationId = row.invitationId;
       let offboarding: Record<string, unknown> | null = null;
+      const target = row.userId ?? (await this.users.idByEmail(row.userName, em));
+      if (!current.active && wanted.active) await this.assertNotMaker(em, actor, target, 'reactivate');
+      else if (wanted.role !== current.role) await this.assertNotMaker(em, actor, target, 'change the role of');
       if (current.active && !wanted.active) {
         offboarding = await this.deprovision(em, organizationId, row, actor);
       } else if (!current.active && wanted.active) {
@@ -288,6 +303,7 @@ export class ScimUsersService {
       out.membershipRemoved = true;
       out.revokedTokens = ((out.revokedTokens as number | undefined) ?? 0) + removed.revokedTokens;
       out.apiKeysRevoked = [...((out.apiKeysRevoked as string[] | undefined) ?? []), ...removed.offboarding.apiKeys.items.map((k) => k.id)];
+      out.scimTokensEnded = [...((out.scimTokensEnded as string[] | undefined) ?? []), ...removed.offboarding.scimTokensEnded.map((k) => k.id)];
       out.serviceKeysToRotate = [
         ...((out.serviceKeysToRotate as { id: string; name: string }[] | undefined) ?? []),
         ...removed.offboarding.serviceKeys.map((k) => ({ id: k.id, name: k.name })),

@@ -46,6 +46,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'sso.account_created': 'Account created by single sign-on',
   'scim_token.created': 'SCIM token created',
   'scim_token.revoked': 'SCIM token revoked',
+  'scim_token.handed_over': 'SCIM token handed over',
   'scim.user_created': 'Person provisioned (SCIM)',
   'scim.user_updated': 'Provisioned person changed (SCIM)',
   'scim.user_deactivated': 'Person deprovisioned (SCIM)',

@@ -14,6 +14,7 @@ import { EnterpriseIdentity1764000019000 } from './1764000019000-enterprise-iden
 import { Scim1764000019400 } from './1764000019400-scim';
 import { IdJag1764000019500 } from './1764000019500-id-jag';
 import { PerIdpRedirectUris1764000020000 } from './1764000020000-per-idp-redirect-uris';
+import { MembershipStart1764000020100 } from './1764000020100-membership-start';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   Scim1764000019400,
   IdJag1764000019500,
   PerIdpRedirectUris1764000020000,
+  MembershipStart1764000020100,
 ];
