@@ -3,7 +3,7 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { SsoRedirectUris } from '@app/identity';
-import { connectIdentityProvider, connectWithVerifiedDomains, identityProviderPath, redirectUriFor, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectIdentityProvider, connectWithVerifiedDomains, identityProviderPath, redirectUriFor, startSingleSignOn, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp } from './helpers/test-idp';
 import { signupOverHttp, SignedUp } from './factories/rest';
@@ -65,7 +65,7 @@ describe('Single sign-on: an IdP mix-up is refused (per-IdP redirect URIs)', () 
 
   /** The start of single sign-on for an email, as the browser does it: the IdP's authorization URL and the state cookie. */
   async function start(email: string): Promise<{ location: URL; cookie: string }> {
-    const res = await get(`/auth/sso/start?${new URLSearchParams({ email }).toString()}`);
+    const res = await startSingleSignOn(t.baseUrl, email);
     expect(res.status).toBe(303);
     return { location: new URL(res.headers.get('location')!), cookie: stateCookie(res) };
   }

@@ -7,7 +7,7 @@ import { addMember, createOrganization, createProject, createUser } from './fact
 import { insertConnectedClient } from './factories/grants';
 import { signupOverHttp } from './factories/rest';
 import { authorizePath, formChoices, openConsent, pkcePair, registerClient, RegisteredTestClient, TestBrowser } from './factories/oauth';
-import { connectWithVerifiedDomains, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectWithVerifiedDomains, startSingleSignOn, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp } from './helpers/test-idp';
 
@@ -227,7 +227,7 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
 
     const email = `rae-${randomUUID().slice(0, 6)}@${domain}`;
     idp.setAccount('rae-sub', { email, email_verified: true, name: 'Rae Reach' });
-    const started = await fetch(`${t.baseUrl}/auth/sso/start?${new URLSearchParams({ email }).toString()}`, { redirect: 'manual' });
+    const started = await startSingleSignOn(t.baseUrl, email);
     expect(started.status).toBe(303);
     const stateCookie = started.headers.getSetCookie().find((c) => c.startsWith('ag_sso_state='))!.split(';')[0]!;
     const callback = await idp.signInWithoutBrowser(started.headers.get('location')!, 'rae-sub');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { connectIdentityProvider, connectWithVerifiedDomains, redirectUriFor, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectIdentityProvider, connectWithVerifiedDomains, redirectUriFor, startSingleSignOn, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp, type JwtPatch, type SigningChoice } from './helpers/test-idp';
 import { addMember, createUser } from './factories';
@@ -55,7 +55,7 @@ describe('Single sign-on: signing in through the organisation identity provider'
 
   /** `/auth/sso/start` for the email: the IdP's authorization URL and the browser's state cookie. */
   async function start(email: string, next?: string) {
-    const res = await get(`/auth/sso/start?${new URLSearchParams({ email, ...(next ? { next } : {}) }).toString()}`);
+    const res = await startSingleSignOn(t.baseUrl, email, { next });
     expect(res.status).toBe(303);
     const state = cookiesOf(res).get('ag_sso_state');
     return { location: res.headers.get('location')!, cookie: state ? `ag_sso_state=${state}` : undefined, res };
@@ -289,7 +289,7 @@ describe('Single sign-on: signing in through the organisation identity provider'
     const pending = testDomain('pending');
     await connectIdentityProvider(t, other.organization.id, other.accessToken, { issuer: otherIdp.issuer, emailDomains: [pending] });
     for (const email of [`pat@${pending}`, 'someone@gmail.com', 'not-an-email']) {
-      const res = await get(`/auth/sso/start?${new URLSearchParams({ email, next: '/orgs' })}`);
+      const res = await startSingleSignOn(t.baseUrl, email, { next: '/orgs' });
       expect(res.status).toBe(303);
       const back = new URL(res.headers.get('location')!, t.baseUrl);
       expect(back.pathname).toBe('/login');
@@ -323,6 +323,10 @@ describe('Single sign-on: signing in through the organisation identity provider'
     const notRouted = await post(`pat@${pending}`);
     expect(notRouted.status).toBe(400);
     expect(await notRouted.text()).toContain('This email address is not set up for single sign-on. Sign in with your password.');
+    // The button itself posts the form to POST /auth/sso/start with the form's start token (SPEC §10).
+    const formHtml = await (await get('/login?next=%2Forgs')).text();
+    expect(formHtml).toMatch(/<button type="submit" name="sso" value="continue" formaction="\/auth\/sso\/start"/);
+    expect(formHtml).toMatch(/name="sso_csrf_token" value="[^"]+"/);
   });
 
   it('gives an IdP asserting the email of a password account of another organisation nothing', async () => {

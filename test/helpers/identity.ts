@@ -170,3 +170,24 @@ export class FakeTxtRecords {
     return found;
   }
 }
+
+/**
+ * Starts single sign-on as the browser does (SPEC §10): `GET /auth/sso/start?email=…&next=…` (the
+ * start page, its CSRF cookie and token), then the same-site `POST /auth/sso/start` with them.
+ * Answers the POST's response, unfollowed (303 to the IdP with the `ag_sso_state` cookie, or back
+ * to the sign-in page); `headers` are added to the POST (say, an `x-forwarded-for`).
+ */
+export async function startSingleSignOn(baseUrl: string, email: string, options: { next?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+  const query = new URLSearchParams({ email, ...(options.next ? { next: options.next } : {}) });
+  const page = await fetch(`${baseUrl}/auth/sso/start?${query.toString()}`, { redirect: 'manual' });
+  if (page.status !== 200) throw new Error(`GET /auth/sso/start answered ${page.status}`);
+  const token = /name="sso_csrf_token" value="([^"]+)"/.exec(await page.text())?.[1];
+  const cookie = page.headers.getSetCookie().find((c) => c.startsWith('ag_sso_start_csrf='))?.split(';')[0];
+  if (!token || !cookie) throw new Error('the start page carries no CSRF token');
+  return fetch(`${baseUrl}/auth/sso/start`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, 'sec-fetch-site': 'same-origin', ...(options.headers ?? {}) },
+    body: new URLSearchParams({ email, next: options.next ?? '/', sso_csrf_token: token }).toString(),
+  });
+}

@@ -70,6 +70,12 @@ export const SSO_SIGN_IN_COOKIES = {
   link: { name: 'ag_sso_link', path: '/auth/sso/link' },
 } as const;
 
+/**
+ * The CSRF cookie of the forms that start single sign-on (`POST /auth/sso/start`): the sign-in
+ * page's form and the start page carry its token (`sso_csrf_token`), `FormCsrf` of `@app/web`.
+ */
+export const SSO_START_FORM = { cookie: 'ag_sso_start_csrf', path: '/auth/sso/start' } as const;
+
 /** Sign-out's cookies: the session cookie and any single sign-on state the browser holds. */
 export function clearSignInCookies(res: Response, config: AppConfig): void {
   clearSessionCookie(res, config);

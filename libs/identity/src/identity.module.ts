@@ -12,6 +12,7 @@ import { SsoRouting } from './sso-routing.service';
 import { ProvisionedUserDirectory } from './provisioned-users.directory';
 import { IdentityProviderRedirectDirectory } from './identity-provider-redirects.directory';
 import { SsoRedirectUris } from './sso-redirect-uris.service';
+import { SsoStateDirectory } from './sso-states.directory';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -20,7 +21,7 @@ import { SsoRedirectUris } from './sso-redirect-uris.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris, SsoStateDirectory],
 })
 export class IdentityModule {}

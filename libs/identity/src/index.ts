@@ -13,3 +13,4 @@ export * from './idp-token-endpoint.service';
 export * from './sso-routing.service';
 export * from './provisioned-users.directory';
 export * from './sso-redirect-uris.service';
+export * from './sso-states.directory';

@@ -5,14 +5,14 @@ import { requestOrigin } from '@app/audit';
 import { InvalidLoginError, TooManyLoginAttemptsError } from '@app/auth';
 import { DomainError, HTTP_STATUS_OF_KIND, retryAfterOf } from '@app/common';
 import { AppConfig } from '@app/config';
-import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
+import { Public, safeNextPath, setSessionCookie, SSO_START_FORM } from '@app/credentials';
 import { SSO_CALLBACK_PATH } from '@app/identity';
 import { FormCsrf, sendPage, sendRedirect, singleParam } from '@app/web';
 import { LINK_COOKIE, PendingLink, SignInState, SsoCookies, STATE_COOKIE } from './sso-cookies';
 import { SsoRateLimitService } from './sso-rate-limit.service';
 import { SsoNotSetUpError, SsoSignInService } from './sso-sign-in.service';
 import { SsoSignInError } from './sso.errors';
-import { linkPage, ssoErrorPage } from './views/sso.view';
+import { linkPage, ssoErrorPage, startPage } from './views/sso.view';
 
 /** The link form's CSRF cookie (the form is shown before any session exists). */
 const LINK_CSRF_COOKIE = 'ag_sso_link_csrf';
@@ -29,6 +29,7 @@ const LINK_CSRF_COOKIE = 'ag_sso_link_csrf';
 export class SsoSignInController {
   private readonly cookies: SsoCookies;
   private readonly csrf: FormCsrf;
+  private readonly startCsrf: FormCsrf;
 
   constructor(
     private readonly config: AppConfig,
@@ -37,12 +38,30 @@ export class SsoSignInController {
   ) {
     this.cookies = new SsoCookies(config);
     this.csrf = new FormCsrf(config, { cookie: LINK_CSRF_COOKIE, path: '/auth/sso/link' });
+    this.startCsrf = new FormCsrf(config, SSO_START_FORM);
   }
 
+  /** The start page: a form that POSTs the start (no redirect, nothing counted: SPEC §10). */
   @Get('start')
-  async start(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  showStart(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): void {
     const next = safeNextPath(singleParam(query, 'next').value, this.config.baseUrl);
-    const email = singleParam(query, 'email').value?.trim() ?? '';
+    const email = (singleParam(query, 'email').value?.trim() ?? '').slice(0, 320);
+    sendPage(res, 200, startPage({ email, next, csrfToken: this.startCsrf.issue(req, res) }));
+  }
+
+  /**
+   * Starting single sign-on: a same-site POST of the sign-in page's or the start page's form with
+   * its CSRF token (a cross-site POST, or one without the token, is refused with 403).
+   */
+  @Post('start')
+  async start(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const next = safeNextPath(singleParam(body, 'next').value, this.config.baseUrl);
+    const email = singleParam(body, 'email').value?.trim() ?? '';
+    if (!this.startCsrf.verify(req, singleParam(body, 'sso_csrf_token').value)) {
+      const error = 'This sign-in was not started from this site, or its form expired. Continue again.';
+      sendPage(res, 403, startPage({ email: email.slice(0, 320), next, csrfToken: this.startCsrf.issue(req, res), error }));
+      return;
+    }
     try {
       await this.limits.countStart(requestOrigin(req).ip ?? null);
       const started = await this.signIn.start(email, next);

@@ -13,13 +13,14 @@ import {
   IdpTokenEndpoint,
   SsoRedirectUris,
   SsoRouting,
+  SsoStateDirectory,
   type IdentityProviderRecord,
 } from '@app/identity';
 import { LastAdminError, MembersService } from '@app/organizations';
 import { hasPassword, MembershipDirectory, MembershipRole, NO_PASSWORD, normalizeEmail, UserDirectory } from '@app/tenancy';
 import { IdTokenVerifier, type IdTokenClaims } from './id-token.verifier';
 import { desiredRole } from './roles-from-groups';
-import type { PendingLink, SignInState } from './sso-cookies';
+import { SSO_STATE_TTL_SECONDS, type PendingLink, type SignInState } from './sso-cookies';
 import { SsoSignInError } from './sso.errors';
 
 /** The OpenID scopes asked for: the standard ones (a groups claim, when configured, comes with them or not at all). */
@@ -73,6 +74,7 @@ export class SsoSignInService {
     private readonly auth: AuthService,
     private readonly audit: AuditService,
     private readonly redirectUris: SsoRedirectUris,
+    private readonly states: SsoStateDirectory,
   ) {}
 
   /** Whether the email's domain routes to single sign-on (what the sign-in page asks). */
@@ -112,6 +114,7 @@ export class SsoSignInService {
       login_hint: normalizeEmail(email),
     };
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    await this.states.record(state.state, route.organizationId, SSO_STATE_TTL_SECONDS);
     return { authorizationUrl: url.href, state };
   }
 
@@ -148,6 +151,10 @@ export class SsoSignInService {
         "This answer arrived at another identity provider's redirect URI than the one this sign-in started with. Start again.",
         'invalid_input',
       );
+    }
+    // Single use on the server: the first valid presentation spends it, on whichever instance.
+    if (!(await this.states.spend(state.state))) {
+      throw new SsoSignInError('sso_state_used', 'This sign-in answer was already used, or it took longer than 10 minutes. Start again from the sign-in page.', 'invalid_input');
     }
     if (query.iss !== undefined && query.iss !== state.issuer) {
       throw new SsoSignInError('sso_issuer_mismatch', 'The answer came from another identity provider than the one this sign-in started with.', 'invalid_input');

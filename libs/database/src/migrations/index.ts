@@ -15,6 +15,7 @@ import { Scim1764000019400 } from './1764000019400-scim';
 import { IdJag1764000019500 } from './1764000019500-id-jag';
 import { PerIdpRedirectUris1764000020000 } from './1764000020000-per-idp-redirect-uris';
 import { MembershipStart1764000020100 } from './1764000020100-membership-start';
+import { SsoStates1764000020200 } from './1764000020200-sso-states';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   IdJag1764000019500,
   PerIdpRedirectUris1764000020000,
   MembershipStart1764000020100,
+  SsoStates1764000020200,
 ];

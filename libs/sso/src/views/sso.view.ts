@@ -17,6 +17,28 @@ export function ssoErrorPage(message: string, next?: string): HtmlPage {
   );
 }
 
+/**
+ * `GET /auth/sso/start?email=…&next=…`: the form that starts single sign-on (a same-site POST with
+ * its own CSRF token), never a redirect, so another site cannot start a sign-in by navigation.
+ */
+export function startPage(view: { email: string; next: string; csrfToken: string; error?: string }): HtmlPage {
+  return page(
+    'Continue with single sign-on',
+    html`<div class="card">
+<h1>Continue with single sign-on</h1>
+${view.error ? html`<div class="error" role="alert" id="start-error">${view.error}</div>` : ''}
+<form method="post" action="/auth/sso/start" novalidate>
+<input type="hidden" name="sso_csrf_token" value="${view.csrfToken}">
+<input type="hidden" name="next" value="${view.next}">
+<label for="email">Email</label>
+<input type="email" id="email" name="email" autocomplete="username" value="${view.email}" required>
+<div class="actions"><button type="submit" class="primary">Continue with single sign-on</button></div>
+</form>
+<p class="muted"><a href="${loginHref(view.next)}">Back to sign in</a></p>
+</div>`,
+  );
+}
+
 export interface LinkView {
   email: string;
   issuerHost: string;
