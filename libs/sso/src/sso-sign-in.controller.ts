@@ -10,7 +10,8 @@ import { SSO_CALLBACK_PATH } from '@app/identity';
 import { FormCsrf, sendPage, sendRedirect, singleParam } from '@app/web';
 import { LINK_COOKIE, PendingLink, SignInState, SsoCookies, STATE_COOKIE } from './sso-cookies';
 import { SsoRateLimitService } from './sso-rate-limit.service';
-import { SsoNotSetUpError, SsoSignInService } from './sso-sign-in.service';
+import { SsoSignInService } from './sso-sign-in.service';
+import { SsoNotSetUpError } from './sso-sign-in.parts';
 import { SsoSignInError } from './sso.errors';
 import { linkPage, ssoErrorPage, startPage } from './views/sso.view';
 
