@@ -129,19 +129,26 @@ export class MembersService {
    */
   async remove(organizationId: string, userId: string, input: { handOver?: boolean }, actor: AuditActor): Promise<RemovedMemberDto> {
     const handOverTo = this.handOverTarget(userId, actor, input.handOver);
-    return this.dataSource.transaction((em) => this.removeIn(em, organizationId, userId, { handOverTo }, actor));
+    return this.dataSource.transaction((em) => this.removeIn(em, organizationId, userId, { handOverTo, byAdmin: true }, actor));
   }
 
   /**
    * `remove` inside the caller's transaction (`em`), for an offboarding that commits with other
    * writes (SCIM deprovisioning): the same lock, last-admin rule, revocations and audit event.
    */
-  async removeIn(em: EntityManager, organizationId: string, userId: string, input: { handOverTo: string | null }, actor: AuditActor): Promise<RemovedMemberDto> {
+  async removeIn(
+    em: EntityManager,
+    organizationId: string,
+    userId: string,
+    input: { handOverTo: string | null; byAdmin?: boolean },
+    actor: AuditActor,
+  ): Promise<RemovedMemberDto> {
     const { handOverTo } = input;
     await this.organizations.lock(organizationId, em);
     const current = await this.memberOrFail(em, organizationId, userId);
     if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
-    await this.memberships.remove(organizationId, userId, em);
+    // An admin's removal sticks: a later single sign-on does not add the person back (SPEC §10).
+    await this.memberships.remove(organizationId, userId, em, { byAdmin: input.byAdmin });
     const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
     const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);
     const scimTokens = await this.offboardScimTokens(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);

@@ -245,12 +245,14 @@ export class SsoSignInService {
     const { organizationId, issuer } = provider;
     let role = await this.memberships.roleOf(userId, organizationId);
     if (!role) {
-      role = roles.role;
-      await this.dataSource.transaction(async (em) => {
+      role = await this.dataSource.transaction(async (em) => {
         if (await this.routing.isDeprovisioned(organizationId, email, em)) throw deprovisioned();
+        // An admin removed them: the sign-in goes on without the membership (a new invitation lifts it).
+        if (await this.memberships.removedByAdmin(organizationId, userId, em)) return null;
         if (await this.memberships.add(organizationId, userId, roles.role, em)) {
           await this.audit.record(em, { organizationId, actorType: 'user', actorId: userId, origin, action: 'member.added', targetType: 'user', targetId: userId, metadata: { role: roles.role, via: 'sso' } });
         }
+        return roles.role;
       });
     } else if (roles.groupsRole && roles.groupsRole !== role) {
       try {

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { KeysetPosition } from '@app/common';
 import { isUuid } from '@app/database';
 import { Membership } from './entities/membership.entity';
+import { MembershipEnding } from './entities/membership-ending.entity';
 import { containsPattern } from './project-directory.service';
 import { User } from './entities/user.entity';
 import type { MembershipRole } from './roles';
@@ -85,21 +86,29 @@ export class MembershipDirectory {
       .returning('user_id')
       .updateEntity(false)
       .execute();
-    return (result.raw as unknown[]).length > 0;
+    const added = (result.raw as unknown[]).length > 0;
+    // Joining again (an invitation, SCIM) lifts an admin's removal.
+    if (added) await (em ?? this.dataSource.manager).query('UPDATE membership_endings SET removed = false WHERE organization_id = $1 AND user_id = $2 AND removed', [organizationId, userId]);
+    return added;
+  }
+
+  /** Whether an admin removed the person from the organisation and nothing (an invitation, SCIM) brought them back since. */
+  async removedByAdmin(organizationId: string, userId: string, em?: EntityManager): Promise<boolean> {
+    return (em ?? this.dataSource.manager).getRepository(MembershipEnding).existsBy({ organizationId, userId, removed: true });
   }
 
   /** A demotion (to `member`) replaces the membership: it begins anew, so older sessions no longer open the organisation. */
   async changeRole(organizationId: string, userId: string, role: MembershipRole, em?: EntityManager): Promise<void> {
     await this.repo(em).update({ organizationId, userId }, { role });
-    if (role !== 'admin') await this.recordEnding(organizationId, userId, em);
+    if (role !== 'admin') await this.recordEnding(organizationId, userId, false, em);
   }
 
   /** Records that the person's membership ended or was replaced now (an upsert): sessions issued before never open it again. */
-  private async recordEnding(organizationId: string, userId: string, em?: EntityManager): Promise<void> {
+  private async recordEnding(organizationId: string, userId: string, removed: boolean, em?: EntityManager): Promise<void> {
     await (em ?? this.dataSource.manager).query(
-      `INSERT INTO membership_endings (organization_id, user_id, ended_at) VALUES ($1, $2, now())
-       ON CONFLICT (organization_id, user_id) DO UPDATE SET ended_at = now()`,
-      [organizationId, userId],
+      `INSERT INTO membership_endings (organization_id, user_id, ended_at, removed) VALUES ($1, $2, now(), $3)
+       ON CONFLICT (organization_id, user_id) DO UPDATE SET ended_at = now(), removed = EXCLUDED.removed`,
+      [organizationId, userId, removed],
     );
   }
 
@@ -129,9 +138,10 @@ export class MembershipDirectory {
     return new Set(rows.map((r) => r.organization_id));
   }
 
-  async remove(organizationId: string, userId: string, em?: EntityManager): Promise<void> {
+  /** Ends the membership; `byAdmin`: an admin's removal, which a later single sign-on does not undo. */
+  async remove(organizationId: string, userId: string, em?: EntityManager, options: { byAdmin?: boolean } = {}): Promise<void> {
     await this.repo(em).delete({ organizationId, userId });
-    await this.recordEnding(organizationId, userId, em);
+    await this.recordEnding(organizationId, userId, options.byAdmin === true, em);
   }
 
   async countAdmins(organizationId: string, em?: EntityManager): Promise<number> {

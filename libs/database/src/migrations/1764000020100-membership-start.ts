@@ -5,7 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * last ended or was replaced (a removal, a demotion, a deprovisioning). The membership that exists
  * after it began then, so a session issued before it never opens the organisation again, whatever
  * path brought the membership back (SPEC §10, "Sessions"). A membership with no ending recorded
- * has been continuous since before any live session.
+ * has been continuous since before any live session. `removed`: an admin removed the person, which
+ * a later single sign-on does not undo (a new invitation or SCIM lifts it; SPEC §10).
  */
 export class MembershipStart1764000020100 implements MigrationInterface {
   name = 'MembershipStart1764000020100';
@@ -16,6 +17,7 @@ export class MembershipStart1764000020100 implements MigrationInterface {
         organization_id uuid NOT NULL,
         user_id uuid NOT NULL,
         ended_at timestamptz NOT NULL DEFAULT now(),
+        removed boolean NOT NULL DEFAULT false,
         PRIMARY KEY (organization_id, user_id),
         CONSTRAINT membership_endings_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
         CONSTRAINT membership_endings_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE

@@ -18,4 +18,8 @@ export class MembershipEnding {
 
   @Column('timestamptz', { default: () => 'now()' })
   endedAt: Date;
+
+  /** An admin removed the person: a single sign-on does not add them back (an invitation or SCIM does). */
+  @Column('boolean', { default: false })
+  removed: boolean;
 }
