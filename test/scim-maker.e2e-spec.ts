@@ -103,6 +103,28 @@ describe('SCIM tokens and sessions against a deprovisioned admin', () => {
     await api().get(projects).auth(await sessionFor(t, org.mallory.id), { type: 'bearer' }).expect(200);
   });
 
+  it('deprovisioning withdraws every pending invitation of the organisation to the person, so an old link does not bring them back', async () => {
+    const org = await organizationWithMallory();
+    const invite = async () =>
+      (await api().post(`/api/organizations/${org.orgId}/members`).auth(org.owner.accessToken, { type: 'bearer' }).send({ email: org.email.toUpperCase(), role: 'admin' }).expect(201))
+        .body as { id: string; token: string };
+    const old = await invite();
+    await scim(org.ownerToken).patch(`/Users/${org.resource.id}`, deactivate).expect(200);
+    const rows = (await t.dataSource.query('SELECT withdrawn_at FROM invitations WHERE id = $1', [old.id])) as { withdrawn_at: Date | null }[];
+    expect(rows[0]!.withdrawn_at).not.toBeNull();
+    const attempt = await api().post('/api/invitations/accept').auth(await sessionFor(t, org.mallory.id), { type: 'bearer' }).send({ token: old.token });
+    expect(attempt.status).toBe(404);
+    const [event] = (await t.dataSource.query(`SELECT metadata FROM audit_events WHERE organization_id = $1 AND action = 'scim.user_deactivated'`, [org.orgId])) as {
+      metadata: Record<string, unknown>;
+    }[];
+    expect(event.metadata.invitationsWithdrawn).toEqual([old.id]);
+    expect((await t.dataSource.query('SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2', [org.orgId, org.mallory.id])) as unknown[]).toHaveLength(0);    // A new invitation does not bring a person SCIM deprovisioned back either; SCIM does.
+    const fresh = await invite();
+    await api().post('/api/invitations/accept').auth(await sessionFor(t, org.mallory.id), { type: 'bearer' }).send({ token: fresh.token }).expect(404);
+    await scim(org.ownerToken).patch(`/Users/${org.resource.id}`, reinstate).expect(200);
+    expect((await t.dataSource.query('SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2', [org.orgId, org.mallory.id])) as unknown[]).toEqual([{ role: 'admin' }]);
+  });
+
   it("removal over REST ends the removed admin's scim_ tokens (listed in the answer and the event), or hands them over when asked", async () => {
     const org = await organizationWithMallory();
     const removed = await api().delete(`/api/organizations/${org.orgId}/members/${org.mallory.id}`).auth(org.owner.accessToken, { type: 'bearer' }).expect(200);

@@ -140,7 +140,7 @@ export class MembersService {
     em: EntityManager,
     organizationId: string,
     userId: string,
-    input: { handOverTo: string | null; byAdmin?: boolean },
+    input: { handOverTo: string | null; byAdmin?: boolean; deprovisioned?: boolean },
     actor: AuditActor,
   ): Promise<RemovedMemberDto> {
     const { handOverTo } = input;
@@ -148,7 +148,7 @@ export class MembersService {
     const current = await this.memberOrFail(em, organizationId, userId);
     if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
     // An admin's removal sticks: a later single sign-on does not add the person back (SPEC §10).
-    await this.memberships.remove(organizationId, userId, em, { byAdmin: input.byAdmin });
+    await this.memberships.remove(organizationId, userId, em, { byAdmin: input.byAdmin, deprovisioned: input.deprovisioned });
     const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
     const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);
     const scimTokens = await this.offboardScimTokens(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);

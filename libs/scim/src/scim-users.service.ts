@@ -294,12 +294,27 @@ export class ScimUsersService {
         out.invitationWithdrawn = withdrawn.id;
       }
     }
+    // Every other pending invitation of the organisation to the person's emails goes too: an old
+    // link must not bring them back (SPEC §10).
+    const account = row.userId ? await this.users.findById(row.userId, em) : null;
+    const others = await this.invitationRows.withdrawOpenTo(organizationId, [row.userName, ...(account ? [account.email] : [])], em);
+    for (const invitation of others) {
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: 'invitation.withdrawn',
+        targetType: 'invitation',
+        targetId: invitation.id,
+        metadata: { email: invitation.email, role: invitation.role, reason: 'scim_deprovisioned' },
+      });
+    }
+    if (others.length) out.invitationsWithdrawn = others.map((i) => i.id);
     // The person, and whoever accepted the invitation SCIM sent if that was another account.
     const accepted = row.invitationId ? await this.invitationRows.acceptedBy(organizationId, row.invitationId, em) : null;
     const people = [...new Set([row.userId, accepted].filter((id): id is string => id !== null))];
     for (const userId of people) {
       if (!(await this.memberships.roleOf(userId, organizationId, em))) continue;
-      const removed = await this.members.removeIn(em, organizationId, userId, { handOverTo: null }, actor);
+      const removed = await this.members.removeIn(em, organizationId, userId, { handOverTo: null, deprovisioned: true }, actor);
       out.membershipRemoved = true;
       out.revokedTokens = ((out.revokedTokens as number | undefined) ?? 0) + removed.revokedTokens;
       out.apiKeysRevoked = [...((out.apiKeysRevoked as string[] | undefined) ?? []), ...removed.offboarding.apiKeys.items.map((k) => k.id)];

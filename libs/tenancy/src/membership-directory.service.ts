@@ -88,7 +88,12 @@ export class MembershipDirectory {
       .execute();
     const added = (result.raw as unknown[]).length > 0;
     // Joining again (an invitation, SCIM) lifts an admin's removal.
-    if (added) await (em ?? this.dataSource.manager).query('UPDATE membership_endings SET removed = false WHERE organization_id = $1 AND user_id = $2 AND removed', [organizationId, userId]);
+    if (added) {
+      await (em ?? this.dataSource.manager).query(
+        'UPDATE membership_endings SET removed = false, deprovisioned = false WHERE organization_id = $1 AND user_id = $2 AND (removed OR deprovisioned)',
+        [organizationId, userId],
+      );
+    }
     return added;
   }
 
@@ -100,15 +105,15 @@ export class MembershipDirectory {
   /** A demotion (to `member`) replaces the membership: it begins anew, so older sessions no longer open the organisation. */
   async changeRole(organizationId: string, userId: string, role: MembershipRole, em?: EntityManager): Promise<void> {
     await this.repo(em).update({ organizationId, userId }, { role });
-    if (role !== 'admin') await this.recordEnding(organizationId, userId, false, em);
+    if (role !== 'admin') await this.recordEnding(organizationId, userId, {}, em);
   }
 
   /** Records that the person's membership ended or was replaced now (an upsert): sessions issued before never open it again. */
-  private async recordEnding(organizationId: string, userId: string, removed: boolean, em?: EntityManager): Promise<void> {
+  private async recordEnding(organizationId: string, userId: string, how: { byAdmin?: boolean; deprovisioned?: boolean }, em?: EntityManager): Promise<void> {
     await (em ?? this.dataSource.manager).query(
-      `INSERT INTO membership_endings (organization_id, user_id, ended_at, removed) VALUES ($1, $2, now(), $3)
-       ON CONFLICT (organization_id, user_id) DO UPDATE SET ended_at = now(), removed = EXCLUDED.removed`,
-      [organizationId, userId, removed],
+      `INSERT INTO membership_endings (organization_id, user_id, ended_at, removed, deprovisioned) VALUES ($1, $2, now(), $3, $4)
+       ON CONFLICT (organization_id, user_id) DO UPDATE SET ended_at = now(), removed = EXCLUDED.removed, deprovisioned = EXCLUDED.deprovisioned`,
+      [organizationId, userId, how.byAdmin === true, how.deprovisioned === true],
     );
   }
 
@@ -138,10 +143,13 @@ export class MembershipDirectory {
     return new Set(rows.map((r) => r.organization_id));
   }
 
-  /** Ends the membership; `byAdmin`: an admin's removal, which a later single sign-on does not undo. */
-  async remove(organizationId: string, userId: string, em?: EntityManager, options: { byAdmin?: boolean } = {}): Promise<void> {
+  /**
+   * Ends the membership; `byAdmin`: an admin's removal, which a later single sign-on does not undo;
+   * `deprovisioned`: SCIM's, which no invitation undoes.
+   */
+  async remove(organizationId: string, userId: string, em?: EntityManager, how: { byAdmin?: boolean; deprovisioned?: boolean } = {}): Promise<void> {
     await this.repo(em).delete({ organizationId, userId });
-    await this.recordEnding(organizationId, userId, options.byAdmin === true, em);
+    await this.recordEnding(organizationId, userId, how, em);
   }
 
   async countAdmins(organizationId: string, em?: EntityManager): Promise<number> {

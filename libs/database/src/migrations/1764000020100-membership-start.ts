@@ -6,7 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * after it began then, so a session issued before it never opens the organisation again, whatever
  * path brought the membership back (SPEC §10, "Sessions"). A membership with no ending recorded
  * has been continuous since before any live session. `removed`: an admin removed the person, which
- * a later single sign-on does not undo (a new invitation or SCIM lifts it; SPEC §10).
+ * a later single sign-on does not undo (a new invitation or SCIM lifts it; SPEC §10);
+ * `deprovisioned`: SCIM deprovisioned the person, and no invitation brings them back (SCIM does).
  */
 export class MembershipStart1764000020100 implements MigrationInterface {
   name = 'MembershipStart1764000020100';
@@ -18,6 +19,7 @@ export class MembershipStart1764000020100 implements MigrationInterface {
         user_id uuid NOT NULL,
         ended_at timestamptz NOT NULL DEFAULT now(),
         removed boolean NOT NULL DEFAULT false,
+        deprovisioned boolean NOT NULL DEFAULT false,
         PRIMARY KEY (organization_id, user_id),
         CONSTRAINT membership_endings_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
         CONSTRAINT membership_endings_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE

@@ -22,4 +22,8 @@ export class MembershipEnding {
   /** An admin removed the person: a single sign-on does not add them back (an invitation or SCIM does). */
   @Column('boolean', { default: false })
   removed: boolean;
+
+  /** SCIM deprovisioned the person: no invitation brings them back (SCIM provisioning them again does). */
+  @Column('boolean', { default: false })
+  deprovisioned: boolean;
 }
