@@ -74,4 +74,44 @@ describe('Single sign-on: login CSRF', () => {
     expect(replay.status).toBe(400);
     expect(await replay.text()).toContain('already used');
   });
+
+  it("asks before replacing the browser's session of another account, and keeps it when the person says so", async () => {
+    const sign = async (email: string, sub: string, session?: string) => {
+      idp.setAccount(sub, { email, email_verified: true, name: sub });
+      const started = await startSingleSignOn(t.baseUrl, email);
+      const state = started.headers.getSetCookie().find((c) => c.startsWith('ag_sso_state='))!.split(';')[0]!;
+      const answer = await idp.signInWithoutBrowser(started.headers.get('location')!, sub);
+      return fetch(answer, { redirect: 'manual', headers: { cookie: [state, ...(session ? [`ag_session=${session}`] : [])].join('; ') } });
+    };
+    const sessionOf = (res: Response) => res.headers.getSetCookie().find((c) => c.startsWith('ag_session=') && !c.startsWith('ag_session=;'))?.split(';')[0]!.slice('ag_session='.length);
+    const victim = `victim-${randomUUID().slice(0, 6)}@${domain}`;
+    const attacker = `attacker-${randomUUID().slice(0, 6)}@${domain}`;
+    const own = sessionOf(await sign(victim, 'victim-sub'))!;
+
+    for (const choice of ['stay', 'switch'] as const) {
+      const pushed = await sign(attacker, 'attacker-sub', own);
+      expect(pushed.status).toBe(303);
+      expect(pushed.headers.get('location')).toBe('/auth/sso/switch');
+      expect(sessionOf(pushed)).toBeUndefined();
+      const pending = pushed.headers.getSetCookie().find((c) => c.startsWith('ag_sso_switch='))!.split(';')[0]!;
+      const cookie = `${pending}; ag_session=${own}`;
+      const page = await fetch(`${t.baseUrl}/auth/sso/switch`, { headers: { cookie } });
+      const text = await page.text();
+      expect(text).toContain(victim);
+      expect(text).toContain(attacker);
+      const token = /name="csrf_token" value="([^"]+)"/.exec(text)![1]!;
+      const csrf = page.headers.getSetCookie().find((c) => c.startsWith('ag_sso_switch_csrf='))!.split(';')[0]!;
+      const decided = await fetch(`${t.baseUrl}/auth/sso/switch`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: `${cookie}; ${csrf}`, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+        body: new URLSearchParams({ csrf_token: token, choice }).toString(),
+      });
+      expect(decided.status).toBe(303);
+      if (choice === 'stay') expect(sessionOf(decided)).toBeUndefined();
+      else expect(sessionOf(decided)).toBeDefined();
+    }
+    // The victim's own session still works throughout.
+    expect((await fetch(`${t.baseUrl}/api/me`, { headers: { authorization: `Bearer ${decodeURIComponent(own)}` } })).status).toBe(200);
+  });
 });

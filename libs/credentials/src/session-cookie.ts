@@ -68,6 +68,7 @@ export function safeNextPath(next: unknown, baseUrl: string, fallback = '/'): st
 export const SSO_SIGN_IN_COOKIES = {
   state: { name: 'ag_sso_state', path: '/auth/sso/callback' },
   link: { name: 'ag_sso_link', path: '/auth/sso/link' },
+  switch: { name: 'ag_sso_switch', path: '/auth/sso/switch' },
 } as const;
 
 /**

@@ -39,6 +39,21 @@ ${view.error ? html`<div class="error" role="alert" id="start-error">${view.erro
   );
 }
 
+/** The browser already holds a session of another account: asks before replacing it (SPEC §10). */
+export function switchPage(view: { currentEmail: string; newEmail: string; csrfToken: string }): HtmlPage {
+  return page(
+    'Switch account?',
+    html`<div class="card">
+<h1>Switch account?</h1>
+<p>This browser is signed in as <strong id="switch-current">${view.currentEmail}</strong>. Single sign-on has just signed you in as <strong id="switch-new">${view.newEmail}</strong>.</p>
+<form method="post" action="/auth/sso/switch" novalidate>
+<input type="hidden" name="csrf_token" value="${view.csrfToken}">
+<div class="actions"><button type="submit" name="choice" value="switch" class="primary">Continue as ${view.newEmail}</button><button type="submit" name="choice" value="stay">Stay signed in as ${view.currentEmail}</button></div>
+</form>
+</div>`,
+  );
+}
+
 export interface LinkView {
   email: string;
   issuerHost: string;
