@@ -273,17 +273,19 @@ export class ScimUsersService {
   /** Withdraws the pending invitation SCIM sent (if still open), with its audit event. */
   private async withdrawInvitation(em: EntityManager, organizationId: string, invitationId: string, reason: string, actor: AuditActor) {
     const withdrawn = await this.invitationRows.withdraw(organizationId, invitationId, em);
-    if (withdrawn) {
-      await this.audit.record(em, {
-        organizationId,
-        ...actor,
-        action: 'invitation.withdrawn',
-        targetType: 'invitation',
-        targetId: withdrawn.id,
-        metadata: { email: withdrawn.email, role: withdrawn.role, reason },
-      });
-    }
+    if (withdrawn) await this.recordWithdrawn(em, organizationId, withdrawn, reason, actor);
     return withdrawn;
+  }
+
+  private recordWithdrawn(em: EntityManager, organizationId: string, invitation: { id: string; email: string; role: string }, reason: string, actor: AuditActor): Promise<void> {
+    return this.audit.record(em, {
+      organizationId,
+      ...actor,
+      action: 'invitation.withdrawn',
+      targetType: 'invitation',
+      targetId: invitation.id,
+      metadata: { email: invitation.email, role: invitation.role, reason },
+    });
   }
 
   private async deprovision(em: EntityManager, organizationId: string, row: ProvisionedUser, actor: AuditActor): Promise<Record<string, unknown>> {
@@ -298,16 +300,7 @@ export class ScimUsersService {
     // link must not bring them back (SPEC §10).
     const account = row.userId ? await this.users.findById(row.userId, em) : null;
     const others = await this.invitationRows.withdrawOpenTo(organizationId, [row.userName, ...(account ? [account.email] : [])], em);
-    for (const invitation of others) {
-      await this.audit.record(em, {
-        organizationId,
-        ...actor,
-        action: 'invitation.withdrawn',
-        targetType: 'invitation',
-        targetId: invitation.id,
-        metadata: { email: invitation.email, role: invitation.role, reason: 'scim_deprovisioned' },
-      });
-    }
+    for (const invitation of others) await this.recordWithdrawn(em, organizationId, invitation, 'scim_deprovisioned', actor);
     if (others.length) out.invitationsWithdrawn = others.map((i) => i.id);
     // The person, and whoever accepted the invitation SCIM sent if that was another account.
     const accepted = row.invitationId ? await this.invitationRows.acceptedBy(organizationId, row.invitationId, em) : null;
