@@ -216,6 +216,11 @@ const ROWS: Row[] = [
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'GET /api/organizations/:orgId/identity-provider/redirect-uri',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/identity-provider/redirect-uri` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'PUT /api/organizations/:orgId/identity-provider',
     // An admin as default role, so no cell fetches an IdP's documents: an admin session gets 400.
     call: async (t, team) => ({

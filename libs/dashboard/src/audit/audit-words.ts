@@ -40,11 +40,13 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'identity_provider.updated': 'Single sign-on settings changed',
   'identity_provider.removed': 'Single sign-on disconnected',
   'identity_provider.domain_verified': 'Email domain verified',
+  'identity_provider.redirect_uri_confirmed': 'Single sign-on redirect URI confirmed',
   'sso.sign_in': 'Signed in with single sign-on',
   'sso.linked': 'Account linked to single sign-on',
   'sso.account_created': 'Account created by single sign-on',
   'scim_token.created': 'SCIM token created',
   'scim_token.revoked': 'SCIM token revoked',
+  'scim_token.handed_over': 'SCIM token handed over',
   'scim.user_created': 'Person provisioned (SCIM)',
   'scim.user_updated': 'Provisioned person changed (SCIM)',
   'scim.user_deactivated': 'Person deprovisioned (SCIM)',
@@ -225,6 +227,8 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return 'Exported the audit trail as OCSF';
       case 'policy.updated':
         return `Changed the policy (version ${str(m.oldVersion)} to ${str(m.newVersion)})`;
+      case 'identity_provider.redirect_uri_confirmed':
+        return `Confirmed that the identity provider ${quoted(str(m.issuer))} uses this organisation's own redirect URI`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;
