@@ -12,11 +12,15 @@ export interface ReceivedRequest {
  * keeps every request it accepts; `answer` decides each status (default 200), so a test can make
  * it refuse for a while, or answer 413 to large bodies.
  */
-export async function startSinkReceiver(answer: (req: ReceivedRequest) => number = () => 200) {
+export async function startSinkReceiver(answer: (req: ReceivedRequest) => number = () => 200, options: { answerAfterMs?: number } = {}) {
   const accepted: ReceivedRequest[] = [];
   let refused = 0;
+  let inFlight = 0;
+  let mostInFlight = 0;
   const state = { answer };
   const server: Server = createServer((req, res) => {
+    inFlight += 1;
+    mostInFlight = Math.max(mostInFlight, inFlight);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -24,7 +28,10 @@ export async function startSinkReceiver(answer: (req: ReceivedRequest) => number
       const status = state.answer(received);
       if (status >= 200 && status < 300) accepted.push(received);
       else refused += 1;
-      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      setTimeout(() => {
+        inFlight -= 1;
+        if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      }, options.answerAfterMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -33,6 +40,8 @@ export async function startSinkReceiver(answer: (req: ReceivedRequest) => number
     url: `http://127.0.0.1:${port}`,
     accepted,
     refusedCount: () => refused,
+    /** The most requests it was answering at once. */
+    mostInFlight: () => mostInFlight,
     setAnswer(next: (req: ReceivedRequest) => number) {
       state.answer = next;
     },
