@@ -63,6 +63,8 @@ export const AUDIT_ACTIONS = [
   'approval.consumed',
   'mcp.refused',
   'policy.updated',
+  'audit_sink.created',
+  'audit_sink.deleted',
   'session.reauthenticated',
   'sign_in.succeeded',
   'sign_in.failed',

@@ -59,6 +59,8 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'approval.consumed': 'Approved tool call run',
   'mcp.refused': 'MCP requests refused',
   'policy.updated': 'Policy changed',
+  'audit_sink.created': 'Audit sink added',
+  'audit_sink.deleted': 'Audit sink removed',
   'session.reauthenticated': 'Signed in again to confirm a change',
   'sign_in.succeeded': 'Signed in',
   'sign_in.failed': 'Sign-in failed',
@@ -229,6 +231,10 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Changed the policy (version ${str(m.oldVersion)} to ${str(m.newVersion)})`;
       case 'identity_provider.redirect_uri_confirmed':
         return `Confirmed that the identity provider ${quoted(str(m.issuer))} uses this organisation's own redirect URI`;
+      case 'audit_sink.created':
+        return `Added the ${str(m.kind)} audit sink ${str(m.url)}`;
+      case 'audit_sink.deleted':
+        return `Removed the ${str(m.kind)} audit sink ${str(m.url)}`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;
