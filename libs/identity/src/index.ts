@@ -14,3 +14,4 @@ export * from './sso-routing.service';
 export * from './provisioned-users.directory';
 export * from './sso-redirect-uris.service';
 export * from './sso-states.directory';
+export { IDP_SIGNING_ALGORITHMS } from './signing-algorithms';
