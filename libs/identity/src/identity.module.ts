@@ -13,6 +13,7 @@ import { ProvisionedUserDirectory } from './provisioned-users.directory';
 import { IdentityProviderRedirectDirectory } from './identity-provider-redirects.directory';
 import { SsoRedirectUris } from './sso-redirect-uris.service';
 import { SsoStateDirectory } from './sso-states.directory';
+import { IdentityDomainVerification } from './identity-domain-verification.service';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -21,7 +22,7 @@ import { SsoStateDirectory } from './sso-states.directory';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory, IdentityDomainVerification],
   exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris, SsoStateDirectory],
 })
 export class IdentityModule {}
