@@ -245,6 +245,41 @@ describe('identity-provider settings', () => {
     expect(await auditOf(organization.id)).toEqual([]);
   });
 
+  it('extra scopes are kept in order without the standard ones or repeats, shown and audited; a scope that is not a scope token is refused by name', async () => {
+    const { organization, admin } = await createTeam(t);
+    const base = { issuer: idp.issuer, clientId: 'gateway-sso', clientSecret: 'a-secret' };
+    const saved = await put(admin.jwt, organization.id, { ...base, scopes: [' groups ', 'openid', 'offline_access', 'groups', 'email'] }).expect(200);
+    expect(saved.body.scopes).toEqual(['groups', 'offline_access']);
+    expect((await get(admin.jwt, organization.id).expect(200)).body.scopes).toEqual(['groups', 'offline_access']);
+    const [event] = await auditOf(organization.id);
+    expect(event.metadata).toMatchObject({ scopes: ['groups', 'offline_access'] });
+
+    const refusals: [unknown, RegExp][] = [
+      [['groups', 'two words'], /^scopes\[1\] is not a scope token/],
+      [['say"hi"'], /^scopes\[0\] is not a scope token/],
+      [['back\\slash'], /^scopes\[0\] is not a scope token/],
+      [['  '], /^scopes\[0\] must be a non-empty string/],
+    ];
+    for (const [scopes, message] of refusals) {
+      const res = await put(admin.jwt, organization.id, { ...base, scopes }).expect(400);
+      expect({ scopes, code: res.body.code, message: res.body.message }).toEqual({ scopes, code: 'invalid_scopes', message: expect.stringMatching(message) });
+    }
+    // The body's shape is checked before the service: the messages name the field.
+    const shapes: [unknown, string][] = [
+      ['groups', 'scopes must be an array of scope names'],
+      [[7], 'scopes must contain scope names (strings)'],
+      [Array.from({ length: 21 }, (_, i) => `s${i}`), 'scopes may list at most 20 scopes'],
+      [['x'.repeat(101)], 'each scope in scopes must be at most 100 characters'],
+    ];
+    for (const [scopes, message] of shapes) {
+      const res = await put(admin.jwt, organization.id, { ...base, scopes }).expect(400);
+      expect(res.body.message).toEqual(expect.arrayContaining([message]));
+    }
+    // Nothing refused was saved; leaving scopes out asks for none beyond the standard ones.
+    expect((await get(admin.jwt, organization.id).expect(200)).body.scopes).toEqual(['groups', 'offline_access']);
+    expect((await put(admin.jwt, organization.id, base).expect(200)).body.scopes).toEqual([]);
+  });
+
   it('two first saves at once: each is saved whole or refused with 409, never a 500', async () => {
     const { organization, admin } = await createTeam(t);
     const [first, second] = [testDomain(), testDomain()];

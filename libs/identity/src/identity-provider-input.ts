@@ -8,6 +8,8 @@ export const IDENTITY_PROVIDER_LIMITS = {
   emailDomains: 50,
   roleMappings: 100,
   idJagClients: 100,
+  scopes: 20,
+  scope: 100,
   text: 500,
   clientSecret: 2000,
 } as const;
@@ -24,6 +26,8 @@ export interface IdentityProviderInput {
   emailDomains?: string[];
   defaultRole?: string;
   groupsClaim?: string | null;
+  /** Extra OpenID scopes asked for at sign-in besides `openid email profile` (e.g. `groups`). */
+  scopes?: string[];
   roleMappings?: { group: string; role: string }[];
   requireSso?: boolean;
   acceptIdJag?: boolean;
@@ -38,6 +42,7 @@ export interface NormalisedIdentityProvider {
   emailDomains: string[];
   defaultRole: 'member';
   groupsClaim: string | null;
+  scopes: string[];
   roleMappings: RoleMapping[];
   requireSso: boolean;
   acceptIdJag: boolean;
@@ -98,6 +103,7 @@ export function normaliseIdentityProvider(input: IdentityProviderInput): Normali
   if (input.groupsClaim !== undefined && input.groupsClaim !== null && input.groupsClaim !== '') {
     groupsClaim = requiredText(input.groupsClaim, 'groupsClaim', 200);
   }
+  const scopes = extraScopes(list<unknown>(input.scopes, 'scopes', IDENTITY_PROVIDER_LIMITS.scopes));
   const roleMappings: RoleMapping[] = list<{ group?: unknown; role?: unknown }>(input.roleMappings, 'roleMappings', IDENTITY_PROVIDER_LIMITS.roleMappings).map(
     (m, i) => {
       if (!m || typeof m !== 'object') throw err('invalid_role_mappings', `roleMappings[${i}] must be an object {group, role}`);
@@ -145,11 +151,37 @@ export function normaliseIdentityProvider(input: IdentityProviderInput): Normali
     emailDomains,
     defaultRole: 'member',
     groupsClaim,
+    scopes,
     roleMappings,
     requireSso: flag(input.requireSso, 'requireSso'),
     acceptIdJag: flag(input.acceptIdJag, 'acceptIdJag'),
     idJagClients,
   };
+}
+
+/** The scopes sign-in always asks for; listing them again in `scopes` changes nothing. */
+export const STANDARD_SSO_SCOPES = ['openid', 'email', 'profile'] as const;
+
+/** A scope token (RFC 6749 §3.3): printable ASCII without space, `"` or `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/**
+ * The extra scopes, in the order given: each a scope token of at most 100 characters; the
+ * standard ones (always sent) and repeats are dropped.
+ */
+function extraScopes(values: unknown[]): string[] {
+  const max = IDENTITY_PROVIDER_LIMITS.scope;
+  const scopes: string[] = [];
+  for (const [i, value] of values.entries()) {
+    if (typeof value !== 'string' || value.trim() === '') throw err('invalid_scopes', `scopes[${i}] must be a non-empty string`);
+    const scope = value.trim();
+    if (scope.length > max) throw err('invalid_scopes', `scopes[${i}] must be at most ${max} characters`);
+    if (!SCOPE_TOKEN.test(scope)) {
+      throw err('invalid_scopes', `scopes[${i}] is not a scope token (RFC 6749 §3.3: printable ASCII without spaces, double quotes or backslashes)`);
+    }
+    if (!(STANDARD_SSO_SCOPES as readonly string[]).includes(scope) && !scopes.includes(scope)) scopes.push(scope);
+  }
+  return scopes;
 }
 
 function snake(field: string): string {

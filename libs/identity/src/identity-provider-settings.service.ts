@@ -104,12 +104,15 @@ export class IdentityProviderSettings {
           ...(wanted.clientSecret !== undefined ? { clientSecret: wanted.clientSecret } : {}),
           defaultRole: wanted.defaultRole,
           groupsClaim: wanted.groupsClaim,
+          scopes: wanted.scopes,
           roleMappings: wanted.roleMappings,
           requireSso: wanted.requireSso,
           acceptIdJag: wanted.acceptIdJag,
           idJagClients: wanted.idJagClients,
           discovery: discovery as unknown as IdentityProviderRecord['discovery'],
           ...(changedIssuer ? { adminSignedInAt: null, tenant: null } : {}),
+          // The last ID token says nothing about what another issuer, or other scopes, will send.
+          ...(!locked || changedIssuer || !sameList(locked.scopes, wanted.scopes) ? { lastIdTokenAt: null, lastIdTokenClaims: null } : {}),
         },
         em,
       );
@@ -131,6 +134,7 @@ export class IdentityProviderSettings {
           domainsRemoved: removed,
           defaultRole: wanted.defaultRole,
           groupsClaim: wanted.groupsClaim,
+          scopes: wanted.scopes,
           roleMappings: wanted.roleMappings,
           requireSso: wanted.requireSso,
           acceptIdJag: wanted.acceptIdJag,
@@ -226,4 +230,8 @@ export class IdentityProviderSettings {
 
 function newToken(): string {
   return randomBytes(18).toString('base64url');
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }

@@ -45,6 +45,8 @@ export interface IdentityProviderView {
   domains: ClaimedDomainView[];
   defaultRole: 'member';
   groupsClaim: string | null;
+  /** Extra OpenID scopes asked for at sign-in, after `openid email profile`. */
+  scopes: string[];
   roleMappings: RoleMapping[];
   requireSso: boolean;
   acceptIdJag: boolean;
@@ -53,6 +55,16 @@ export interface IdentityProviderView {
   adminSignedInAt: Date | null;
   /** The IdP tenant named by an admin's ID token (`tenant` or `tid`), recorded at that sign-in; read-only. */
   tenant: string | null;
+  /**
+   * The last ID token the IdP sent that passed the checks (any person's sign-in since the issuer
+   * or the scopes last changed): when, and its claim names; null when none yet.
+   */
+  lastIdToken: { receivedAt: Date; claims: string[] } | null;
+  /**
+   * Whether that ID token carried `groupsClaim`: null when no groups claim is configured or no
+   * ID token arrived yet. False means nobody's role follows the mappings (SPEC §10's silent failure).
+   */
+  groupsClaimInLastIdToken: boolean | null;
   discovery: DiscoverySummary | null;
   createdAt: Date;
   updatedAt: Date;
@@ -71,12 +83,15 @@ export function identityProviderView(record: IdentityProviderRecord, domains: Id
     domains: domains.map(domainView),
     defaultRole: record.defaultRole,
     groupsClaim: record.groupsClaim,
+    scopes: record.scopes,
     roleMappings: record.roleMappings,
     requireSso: record.requireSso,
     acceptIdJag: record.acceptIdJag,
     idJagClients: record.idJagClients,
     adminSignedInAt: record.adminSignedInAt,
     tenant: record.tenant,
+    lastIdToken: record.lastIdTokenAt ? { receivedAt: record.lastIdTokenAt, claims: record.lastIdTokenClaims ?? [] } : null,
+    groupsClaimInLastIdToken: record.groupsClaim && record.lastIdTokenAt ? (record.lastIdTokenClaims ?? []).includes(record.groupsClaim) : null,
     discovery: (record.discovery as unknown as DiscoverySummary | null) ?? null,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,

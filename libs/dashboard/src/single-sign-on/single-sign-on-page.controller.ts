@@ -9,7 +9,7 @@ import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-c
 import { DashboardController } from '../dashboard-controller.decorator';
 import { PICKER_PAGE_SIZE, PickerState, readPicker } from '../views/picker';
 import { noticeOf } from '../views/when';
-import { domainsOf, ID_JAG_FIELD_OF_CODE, idJagFormFrom, inWords, keptSettings, SETTINGS_FIELD_OF_CODE, settingsFormFrom } from './single-sign-on.form';
+import { domainsOf, scopesOf, ID_JAG_FIELD_OF_CODE, idJagFormFrom, inWords, keptSettings, SETTINGS_FIELD_OF_CODE, settingsFormFrom } from './single-sign-on.form';
 import {
   IdJagForm,
   idJagFormOf,
@@ -79,6 +79,7 @@ export class SingleSignOnPageController {
       emailDomains: domainsOf(form.emailDomains),
       defaultRole: singleParam(body, 'defaultRole').value ?? 'member',
       groupsClaim: form.groupsClaim === '' ? null : form.groupsClaim,
+      scopes: scopesOf(form.scopes),
       roleMappings: form.roleMappings.filter((m) => m.group.trim() !== ''),
       requireSso: form.requireSso,
       acceptIdJag: turnedOff ? false : (current?.acceptIdJag ?? false),

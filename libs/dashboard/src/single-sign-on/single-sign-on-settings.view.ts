@@ -5,7 +5,7 @@ import { csrfField, sectionPath } from '../views/layout';
 import { dataTable } from '../views/table';
 
 /** The fields of the settings form an error can stand next to. */
-export type SettingsField = 'issuer' | 'clientId' | 'clientSecret' | 'emailDomains' | 'defaultRole' | 'groupsClaim' | 'roleMappings' | 'requireSso' | 'form';
+export type SettingsField = 'issuer' | 'clientId' | 'clientSecret' | 'emailDomains' | 'defaultRole' | 'groupsClaim' | 'scopes' | 'roleMappings' | 'requireSso' | 'form';
 
 /** The settings form as shown: the stored settings, or what was posted (never the client secret). */
 export interface SettingsForm {
@@ -14,6 +14,8 @@ export interface SettingsForm {
   /** Domains as typed, one a line. */
   emailDomains: string;
   groupsClaim: string;
+  /** Extra scopes as typed, separated by spaces. */
+  scopes: string;
   roleMappings: { group: string; role: string }[];
   requireSso: boolean;
   errors: Partial<Record<SettingsField, string>>;
@@ -26,6 +28,7 @@ export function settingsFormOf(settings: IdentityProviderView | null): SettingsF
     clientId: settings?.clientId ?? '',
     emailDomains: settings?.emailDomains.join('\n') ?? '',
     groupsClaim: settings?.groupsClaim ?? '',
+    scopes: settings?.scopes.join(' ') ?? '',
     roleMappings: settings?.roleMappings.map((m) => ({ ...m })) ?? [],
     requireSso: settings?.requireSso ?? false,
     errors: {},
@@ -86,6 +89,10 @@ ${fieldError('sso-domains', errors.emailDomains)}
 <p class="hint" id="sso-default-role-hint">The role of people who arrive through the identity provider and are in no mapped group. Never admin: give admin rights through a group mapping or in Members.</p>
 ${fieldError('sso-default-role', errors.defaultRole)}
 <select id="sso-default-role" name="defaultRole"${described('sso-default-role', errors.defaultRole)}><option value="member" selected>Member</option></select>
+<label for="sso-scopes">Extra scopes (optional)</label>
+<p class="hint" id="sso-scopes-hint">Asked for at sign-in after <code>openid email profile</code>, separated by spaces: for instance <code>groups</code>, where the identity provider puts the groups claim in the ID token only when that scope is asked for.</p>
+${fieldError('sso-scopes', errors.scopes)}
+<input type="text" id="sso-scopes" name="scopes" value="${form.scopes}" autocomplete="off" spellcheck="false"${described('sso-scopes', errors.scopes)}>
 <label for="sso-groups-claim">Groups claim (optional)</label>
 <p class="hint" id="sso-groups-claim-hint">The ID token claim that lists a person's groups, such as <code>groups</code>. Needed for the mappings below; at each sign-in the person's role follows them.</p>
 ${fieldError('sso-groups-claim', errors.groupsClaim)}

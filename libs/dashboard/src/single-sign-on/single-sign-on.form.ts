@@ -19,6 +19,7 @@ export const SETTINGS_FIELD_OF_CODE: Record<string, SettingsField> = {
   domain_claimed: 'emailDomains',
   invalid_default_role: 'defaultRole',
   invalid_groups_claim: 'groupsClaim',
+  invalid_scopes: 'scopes',
   invalid_role_mappings: 'roleMappings',
   invalid_require_sso: 'requireSso',
 };
@@ -35,6 +36,7 @@ const FIELD_WORDS: [RegExp, string][] = [
   [/\bclientId\b/g, 'Client ID'],
   [/\bemailDomains\b/g, 'Email domains'],
   [/\bgroupsClaim\b/g, 'Groups claim'],
+  [/\bscopes\b/g, 'Extra scopes'],
   [/\broleMappings\b/g, 'Mappings'],
   [/\bdefaultRole\b/g, 'Default role'],
   [/\brequireSso\b/g, 'Require single sign-on'],
@@ -51,6 +53,7 @@ export function keptSettings(current: IdentityProviderView): IdentityProviderInp
     emailDomains: current.emailDomains,
     defaultRole: current.defaultRole,
     groupsClaim: current.groupsClaim,
+    scopes: current.scopes,
     roleMappings: current.roleMappings,
     requireSso: current.requireSso,
   };
@@ -87,6 +90,7 @@ export function settingsFormFrom(body: Record<string, unknown> | undefined): { f
   const emailDomains = singleParam(body, 'emailDomains');
   if (emailDomains.duplicate) errors.emailDomains = `Email domains ${TWICE}`;
   const groupsClaim = one('groupsClaim', 'groupsClaim', 'Groups claim');
+  const scopes = one('scopes', 'scopes', 'Extra scopes');
   if (singleParam(body, 'clientSecret').duplicate) errors.clientSecret = `Client secret ${TWICE}`;
   if (singleParam(body, 'defaultRole').duplicate) errors.defaultRole = `Default role ${TWICE}`;
   const requireSso = singleParam(body, 'requireSso');
@@ -107,7 +111,7 @@ export function settingsFormFrom(body: Record<string, unknown> | undefined): { f
     });
   }
   return {
-    form: { issuer, clientId, emailDomains: emailDomains.value ?? '', groupsClaim, roleMappings, requireSso: requireSso.value === 'true', errors },
+    form: { issuer, clientId, emailDomains: emailDomains.value ?? '', groupsClaim, scopes, roleMappings, requireSso: requireSso.value === 'true', errors },
     rowNumbers,
   };
 }
@@ -135,6 +139,11 @@ export function idJagFormFrom(body: Record<string, unknown> | undefined): { idJa
 }
 
 /** The domains typed in the text area: one a line (commas and spaces separate them too). */
+/** The extra scopes typed in their field: separated by spaces (commas too). */
+export function scopesOf(text: string): string[] {
+  return text.split(/[\s,]+/).filter((s) => s !== '');
+}
+
 export function domainsOf(text: string): string[] {
   return text.split(/[\s,;]+/).filter((d) => d !== '');
 }
@@ -143,6 +152,7 @@ export function domainsOf(text: string): string[] {
 export function inWords(message: string, rows: RegExp, rowLabel: (index: number) => string): string {
   let text = message.replace(new RegExp(`${rows.source}(?:\\.(\\w+))?`, 'g'), (_, i: string, property?: string) => `${rowLabel(Number(i))}${property ? `'s ${property}` : ''}`);
   text = text.replace(/\bemailDomains\[(\d+)\]/g, (_, i: string) => `Domain ${Number(i) + 1}`);
+  text = text.replace(/\bscopes\[(\d+)\]/g, (_, i: string) => `Extra scope ${Number(i) + 1}`);
   for (const [pattern, words] of FIELD_WORDS) text = text.replace(pattern, words);
   return text;
 }

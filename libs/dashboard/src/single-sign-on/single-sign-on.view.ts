@@ -1,5 +1,5 @@
 import type { ProjectDto } from '@app/organizations';
-import type { ClaimedDomainView, IdentityProviderView } from '@app/identity';
+import { STANDARD_SSO_SCOPES, type ClaimedDomainView, type IdentityProviderView } from '@app/identity';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, sectionPath } from '../views/layout';
@@ -81,7 +81,9 @@ function connectionCard(settings: IdentityProviderView): SafeHtml {
 <h2 id="sso-connection-title">Connected identity provider</h2>
 <dl>
 <dt>Issuer</dt><dd><code>${settings.issuer}</code></dd>
+<dt>Scopes asked for at sign-in</dt><dd><code>${[...STANDARD_SSO_SCOPES, ...settings.scopes].join(' ')}</code></dd>
 <dt>First sign-in of an admin through it</dt><dd>${when(settings.adminSignedInAt, 'Not yet')}</dd>
+${settings.groupsClaim ? html`<dt>Groups claim in the last ID token</dt><dd id="sso-groups-claim-seen">${groupsClaimSeen(settings)}</dd>` : ''}
 </dl>
 ${d
   ? html`<h3>What its discovery document said (${when(d.fetchedAt)})</h3>
@@ -94,6 +96,14 @@ ${d
 </dl>`
   : ''}
 </section>`;
+}
+
+/** Whether the last ID token carried the groups claim: without it, nobody's role follows the mappings. */
+function groupsClaimSeen(settings: IdentityProviderView): SafeHtml {
+  const last = settings.lastIdToken;
+  if (!last) return html`<span class="muted">No sign-in through the identity provider since its settings last changed: sign in once to check that <code>${settings.groupsClaim}</code> arrives.</span>`;
+  if (settings.groupsClaimInLastIdToken) return html`Carried: the ID token of the last sign-in (${when(last.receivedAt)}) had <code>${settings.groupsClaim}</code>.`;
+  return html`<strong>Missing:</strong> the ID token of the last sign-in (${when(last.receivedAt)}) had no <code>${settings.groupsClaim}</code> claim, so nobody's role follows the mappings. Many identity providers send groups only when asked for a scope (add it under Extra scopes, such as <code>groups</code>) or once a groups claim is set up for this application. Claims it had: ${last.claims.join(', ')}.`;
 }
 
 function domainsCard(ctx: DashboardContext, settings: IdentityProviderView, domainError?: { domain: string; message: string }): SafeHtml {
