@@ -22,6 +22,7 @@ import { LastIdToken1764000022600 } from './1764000022600-last-id-token';
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
+import { PersonEmailRead1764000025100 } from './1764000025100-person-email-read';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
@@ -50,5 +51,6 @@ export const MIGRATIONS = [
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
   AuditChain1764000025000,
+  PersonEmailRead1764000025100,
   AuditSinks1764000026000,
 ];
