@@ -30,6 +30,8 @@ export interface IdentityProviderInput {
   scopes?: string[];
   roleMappings?: { group: string; role: string }[];
   requireSso?: boolean;
+  /** Turning on requireSso although it locks out people who cannot sign in through the IdP. */
+  confirmLockout?: boolean;
   acceptIdJag?: boolean;
   idJagClients?: { clientId: string; projectId: string | null }[];
 }
@@ -45,6 +47,7 @@ export interface NormalisedIdentityProvider {
   scopes: string[];
   roleMappings: RoleMapping[];
   requireSso: boolean;
+  confirmLockout: boolean;
   acceptIdJag: boolean;
   idJagClients: IdJagClient[];
 }
@@ -154,6 +157,7 @@ export function normaliseIdentityProvider(input: IdentityProviderInput): Normali
     scopes,
     roleMappings,
     requireSso: flag(input.requireSso, 'requireSso'),
+    confirmLockout: flag(input.confirmLockout, 'confirmLockout'),
     acceptIdJag: flag(input.acceptIdJag, 'acceptIdJag'),
     idJagClients,
   };

@@ -15,6 +15,7 @@ import { normaliseIdentityProvider, type IdentityProviderInput, type NormalisedI
 import { identityProviderView, type ClaimedDomainView, type DiscoverySummary, type IdentityProviderView } from './identity-provider-view';
 import { IdpMetadata } from './idp-metadata.service';
 import { SsoRedirectUris } from './sso-redirect-uris.service';
+import { LockoutConfirmationRequiredError, RequireSsoLockout, type LockedOutMember } from './require-sso-lockout';
 
 const err = (code: string, message: string) => new IdentityProviderError(code, message);
 
@@ -35,6 +36,7 @@ export class IdentityProviderSettings {
     private readonly audit: AuditService,
     private readonly redirectUris: SsoRedirectUris,
     private readonly verification: IdentityDomainVerification,
+    private readonly lockout: RequireSsoLockout,
   ) {}
 
   /** The organisation's settings, or null when it has no identity provider. */
@@ -116,7 +118,12 @@ export class IdentityProviderSettings {
         },
         em,
       );
+      const verifiedBefore = (await this.directory.domains(organizationId, em)).filter((d) => d.verifiedAt).map((d) => d.domain);
       const { added, removed } = await this.directory.replaceDomains(organizationId, wanted.emailDomains, () => newToken(), em);
+      // Turning it on (or moving it to another issuer, or dropping a verified domain) may lock people out: confirmed, or refused.
+      const requireSsoWidened = wanted.requireSso && (!locked || !locked.requireSso || changedIssuer || removed.some((d) => verifiedBefore.includes(d)));
+      const lockedOut = requireSsoWidened ? await this.lockedOut(organizationId, wanted.issuer, em) : [];
+      if (lockedOut.length && !wanted.confirmLockout) throw new LockoutConfirmationRequiredError(lockedOut);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -137,6 +144,7 @@ export class IdentityProviderSettings {
           scopes: wanted.scopes,
           roleMappings: wanted.roleMappings,
           requireSso: wanted.requireSso,
+          ...(lockedOut.length ? { lockoutConfirmed: lockedOut.slice(0, 100).map((p) => p.email), lockedOutCount: lockedOut.length } : {}),
           acceptIdJag: wanted.acceptIdJag,
           idJagClients: wanted.idJagClients,
         },
@@ -216,6 +224,11 @@ export class IdentityProviderSettings {
         'conflict',
       );
     }
+  }
+
+  private async lockedOut(organizationId: string, issuer: string, em: EntityManager): Promise<LockedOutMember[]> {
+    const verified = (await this.directory.domains(organizationId, em)).filter((d) => d.verifiedAt).map((d) => d.domain);
+    return this.lockout.lockedOut(organizationId, issuer, verified, em);
   }
 
   private async checkProjects(organizationId: string, clients: IdJagClient[], em: EntityManager): Promise<void> {

@@ -14,6 +14,7 @@ import { IdentityProviderRedirectDirectory } from './identity-provider-redirects
 import { SsoRedirectUris } from './sso-redirect-uris.service';
 import { SsoStateDirectory } from './sso-states.directory';
 import { IdentityDomainVerification } from './identity-domain-verification.service';
+import { RequireSsoLockout } from './require-sso-lockout';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -22,7 +23,7 @@ import { IdentityDomainVerification } from './identity-domain-verification.servi
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory, IdentityDomainVerification],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory, IdentityDomainVerification, RequireSsoLockout],
   exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris, SsoStateDirectory],
 })
 export class IdentityModule {}

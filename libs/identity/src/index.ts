@@ -9,6 +9,7 @@ export * from './identity-provider-settings.service';
 export * from './identity-provider-input';
 export * from './identity-provider-view';
 export * from './identity-domain-verification.service';
+export * from './require-sso-lockout';
 export * from './domain-txt-resolver';
 export * from './email-domains';
 export { PUBLIC_EMAIL_DOMAINS } from './public-email-domains';

@@ -2,7 +2,7 @@ import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { DomainError, HTTP_STATUS_OF_KIND, NotFoundError } from '@app/common';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
-import { IdentityProviderSettings, SsoRedirectUris, type IdentityProviderInput } from '@app/identity';
+import { IdentityProviderSettings, LockoutConfirmationRequiredError, SsoRedirectUris, type IdentityProviderInput } from '@app/identity';
 import { ProjectsService } from '@app/organizations';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
@@ -82,12 +82,14 @@ export class SingleSignOnPageController {
       scopes: scopesOf(form.scopes),
       roleMappings: form.roleMappings.filter((m) => m.group.trim() !== ''),
       requireSso: form.requireSso,
+      confirmLockout: form.confirmLockout,
       acceptIdJag: turnedOff ? false : (current?.acceptIdJag ?? false),
       idJagClients: current?.idJagClients ?? [],
     };
     try {
       await this.settings.put(orgId, input, ctx.actor);
     } catch (error) {
+      if (error instanceof LockoutConfirmationRequiredError) return this.render(ctx, res, 409, { form: { ...form, lockout: error.people } });
       if (!(error instanceof DomainError)) throw error;
       const field = SETTINGS_FIELD_OF_CODE[error.code] ?? 'form';
       form.errors[field] = inWords(error.message, /roleMappings\[(\d+)\]/g, (i) => `Mapping row ${rowNumbers[i] ?? i + 1}`);

@@ -1,4 +1,4 @@
-import type { IdentityProviderView } from '@app/identity';
+import type { IdentityProviderView, LockedOutMember } from '@app/identity';
 import { html, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, sectionPath } from '../views/layout';
@@ -18,6 +18,10 @@ export interface SettingsForm {
   scopes: string;
   roleMappings: { group: string; role: string }[];
   requireSso: boolean;
+  /** "Require single sign-on anyway", ticked. */
+  confirmLockout: boolean;
+  /** Who turning on "require single sign-on" would lock out, when the save was refused for it. */
+  lockout?: LockedOutMember[];
   errors: Partial<Record<SettingsField, string>>;
 }
 
@@ -31,6 +35,7 @@ export function settingsFormOf(settings: IdentityProviderView | null): SettingsF
     scopes: settings?.scopes.join(' ') ?? '',
     roleMappings: settings?.roleMappings.map((m) => ({ ...m })) ?? [],
     requireSso: settings?.requireSso ?? false,
+    confirmLockout: false,
     errors: {},
   };
 }
@@ -108,10 +113,25 @@ ${dataTable('Group to role mappings', ['Group', 'Role', 'Remove'], rows.map((m, 
 <legend>Require single sign-on</legend>
 <label class="choice"><input type="checkbox" name="requireSso" value="true" aria-describedby="sso-require-desc"${form.requireSso ? html` checked` : ''}><span>Require single sign-on<span class="desc" id="sso-require-desc">A session opened with a password then opens nothing in this organisation (pages, API, AI clients' consent): sign in through the identity provider once before you switch this on. People's other organisations are not affected.</span></span></label>
 ${fieldError('sso-require', errors.requireSso)}
+${form.lockout?.length ? lockoutConfirmation(form.lockout) : ''}
 </fieldset>
 <div class="actions"><button type="submit" class="primary">${settings ? 'Save settings' : 'Connect'}</button></div>
 </form>
 </section>`;
+}
+
+/** How many of the people locked out the confirmation lists by name. */
+const LOCKOUT_LISTED = 100;
+
+/** The people "require single sign-on" would lock out, and the box that requires it anyway. */
+function lockoutConfirmation(people: LockedOutMember[]): SafeHtml {
+  const more = people.length - LOCKOUT_LISTED;
+  return html`<div class="warning" role="alert" id="sso-lockout">
+<p><strong>${people.length === 1 ? '1 person' : `${people.length} people`} cannot sign in through the identity provider</strong>: no account of theirs is linked to it and their email is not of a verified domain. Once single sign-on is required, no session of theirs opens this organisation until they can (an admin in the list included).</p>
+<ul id="sso-lockout-people">${people.slice(0, LOCKOUT_LISTED).map((p) => html`<li>${p.name ? `${p.name} ` : ''}&lt;${p.email}&gt; (${p.role})</li>`)}</ul>
+${more > 0 ? html`<p>And ${String(more)} more.</p>` : ''}
+<label class="choice"><input type="checkbox" id="sso-confirm-lockout" name="confirmLockout" value="true"><span>Require single sign-on anyway<span class="desc">Or verify their email domains first, or have them sign in through the identity provider once while it is not required.</span></span></label>
+</div>`;
 }
 
 function mappingRow(m: { group: string; role: string }, i: number): SafeHtml {

@@ -94,6 +94,7 @@ export function settingsFormFrom(body: Record<string, unknown> | undefined): { f
   if (singleParam(body, 'clientSecret').duplicate) errors.clientSecret = `Client secret ${TWICE}`;
   if (singleParam(body, 'defaultRole').duplicate) errors.defaultRole = `Default role ${TWICE}`;
   const requireSso = singleParam(body, 'requireSso');
+  const confirmLockout = singleParam(body, 'confirmLockout');
   if (requireSso.duplicate) errors.requireSso = `Require single sign-on ${TWICE}`;
 
   const groups = values(body, 'mappingGroup');
@@ -111,7 +112,7 @@ export function settingsFormFrom(body: Record<string, unknown> | undefined): { f
     });
   }
   return {
-    form: { issuer, clientId, emailDomains: emailDomains.value ?? '', groupsClaim, scopes, roleMappings, requireSso: requireSso.value === 'true', errors },
+    form: { issuer, clientId, emailDomains: emailDomains.value ?? '', groupsClaim, scopes, roleMappings, requireSso: requireSso.value === 'true', confirmLockout: confirmLockout.value === 'true', errors },
     rowNumbers,
   };
 }

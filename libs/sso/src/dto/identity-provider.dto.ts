@@ -117,6 +117,15 @@ export class PutIdentityProviderDto implements IdentityProviderInput {
 
   @ApiPropertyOptional({
     default: false,
+    description:
+      'Turn on requireSso although it locks out members who cannot sign in through the IdP (no link to it and no email of a verified domain); without it such a save answers 409 lockout_confirmation_required naming them',
+  })
+  @IsOptional()
+  @IsBoolean({ message: 'confirmLockout must be true or false' })
+  confirmLockout?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
     description: 'Accept ID-JAGs from this IdP (Enterprise-Managed Authorization); refused until an admin has signed in through this IdP',
   })
   @IsOptional()
