@@ -7,5 +7,4 @@ export * from './http-status';
 export * from './rotate.dto';
 export * from './uuid';
 export * from './keyset-page';
-export * from './framework-canary';
 export * from './display-text';
