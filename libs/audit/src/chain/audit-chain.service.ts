@@ -75,6 +75,11 @@ export class AuditChainService {
     return this.chains.headSeq(chain);
   }
 
+  /** Every chain with sealed records (each organisation's, the service's): its head's `seq` and its last checkpoint's. */
+  heads(): Promise<{ chain: string; seq: number; checkpointSeq: number }[]> {
+    return this.chains.heads();
+  }
+
   /** The chain's checkpoints with `seq` in (afterSeq, throughSeq], in order. */
   checkpoints(chain: string, afterSeq: number, throughSeq: number): Promise<Checkpoint[]> {
     return this.chains.checkpoints(chain, afterSeq, throughSeq);

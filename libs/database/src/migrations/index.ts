@@ -21,6 +21,7 @@ import { OrganizationPolicies1764000023000 } from './1764000023000-organization-
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
+import { AuditStreamPositions1764000026500 } from './1764000026500-audit-stream-positions';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   SessionAuthenticatedAt1764000023100,
   AuditChain1764000025000,
   AuditSinks1764000026000,
+  AuditStreamPositions1764000026500,
 ];
