@@ -9,12 +9,14 @@ import { AuditSink, AuditSinkLease } from './entities/audit-sink.entity';
 import { AuditStreamPosition } from './entities/audit-stream-position.entity';
 import { AuditStream } from './otlp/audit-stream';
 import { AuditStreamRepository } from './otlp/audit-stream.repository';
+import { AuditRetentionController } from './retention/audit-retention.controller';
+import { AuditRetentionJob } from './retention/audit-retention-job';
 
-/** An organisation's audit sinks: their tables, the REST routes, the delivery from the chain, the operator's OTLP stream. */
+/** An organisation's audit sinks: their tables, the REST routes, the delivery from the chain, the operator's OTLP stream, retention. */
 @Module({
   imports: [TypeOrmModule.forFeature([AuditSink, AuditSinkLease, AuditStreamPosition]), AuditModule],
-  controllers: [AuditSinksController],
-  providers: [AuditSinksRepository, AuditSinksService, AuditSinkDelivery, AuditStreamRepository, AuditStream],
-  exports: [AuditSinksService, AuditSinkDelivery, AuditStream],
+  controllers: [AuditSinksController, AuditRetentionController],
+  providers: [AuditSinksRepository, AuditSinksService, AuditSinkDelivery, AuditStreamRepository, AuditStream, AuditRetentionJob],
+  exports: [AuditSinksService, AuditSinkDelivery, AuditStream, AuditRetentionJob],
 })
 export class AuditSinksModule {}

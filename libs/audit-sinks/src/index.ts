@@ -3,3 +3,4 @@ export * from './audit-sinks.dto';
 export { AuditSinksService } from './audit-sinks.service';
 export { AuditSinkDelivery } from './delivery/sink-delivery';
 export { AuditStream } from './otlp/audit-stream';
+export { AuditRetentionJob } from './retention/audit-retention-job';

@@ -9,3 +9,4 @@ export * from './uuid';
 export * from './keyset-page';
 export * from './framework-canary';
 export * from './display-text';
+export * from './rounds';

@@ -34,6 +34,7 @@ describe('AppConfig.fromEnvironment', () => {
     ['METRICS_PORT', 'abc'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '50'],
     ['DATABASE_PIPELINE_MAX_QUEUED', '0'],
+    ['AUDIT_RETENTION_DAYS', '0'],
     ['OTEL_EXPORTER_OTLP_LOGS_ENDPOINT', 'otel-collector:4318/v1/logs'],
     ['OTEL_EXPORTER_OTLP_LOGS_ENDPOINT', 'grpc://otel-collector:4317'],
   ])('refuses %s=%s and names it', (name, value) => {

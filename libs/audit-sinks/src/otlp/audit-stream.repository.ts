@@ -23,10 +23,13 @@ export class AuditStreamRepository {
     return new Map(rows.map((r) => [r.chain, { chain: r.chain, lastDeliveredSeq: Number(r.last_delivered_seq), lastCheckpointSeq: Number(r.last_checkpoint_seq), failures: r.failures, due: r.due }]));
   }
 
-  /** How far the stream exported a chain (0: nothing yet). */
+  /** How far the stream exported a chain, with the checkpoints up to it (0: nothing yet): how far retention may remove. */
   async deliveredSeq(chain: string): Promise<number> {
-    const rows: { last_delivered_seq: string }[] = await this.dataSource.query(`SELECT last_delivered_seq FROM audit_stream_positions WHERE chain = $1`, [chain]);
-    return rows.length === 0 ? 0 : Number(rows[0].last_delivered_seq);
+    const rows: { least: string }[] = await this.dataSource.query(
+      `SELECT least(last_delivered_seq, last_checkpoint_seq) AS least FROM audit_stream_positions WHERE chain = $1`,
+      [chain],
+    );
+    return rows.length === 0 ? 0 : Number(rows[0].least);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AuditChainService } from '@app/audit';
+import { Rounds } from '@app/common';
 import { AppConfig } from '@app/config';
 import { Metrics } from '@app/observability';
 import { MAX_BATCH_LINES, nextBatch } from '../delivery/sink-batch';
@@ -23,9 +24,11 @@ export class AuditStream implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly logger = new Logger(AuditStream.name);
   readonly holder = randomUUID();
   private exporter: AuditLogExporter | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly rounds = new Rounds(
+    () => this.round(),
+    ROUND_MS,
+    (error) => this.logger.warn(`the audit stream failed, retried at the next round: ${error.message}`),
+  );
 
   constructor(
     private readonly positions: AuditStreamRepository,
@@ -39,28 +42,12 @@ export class AuditStream implements OnApplicationBootstrap, OnApplicationShutdow
     if (!url) return;
     const { AuditLogExporter } = require('./otlp-exporter') as typeof import('./otlp-exporter');
     this.exporter = new AuditLogExporter(url, streamResource());
-    this.stopped = false;
-    this.schedule(0);
+    this.rounds.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.rounds.stop();
     await this.exporter?.shutdown();
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.round()
-        .catch((error: unknown) => this.logger.warn(`the audit stream failed, retried at the next round: ${(error as Error).message}`))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule(ROUND_MS);
-        });
-    }, delayMs);
-    this.timer.unref();
   }
 
   /** One round: every chain that moved past its position (or got a checkpoint) and whose lease this instance holds or takes. */
@@ -74,7 +61,7 @@ export class AuditStream implements OnApplicationBootstrap, OnApplicationShutdow
         lag = Math.max(lag, behind);
         continue;
       }
-      if (this.stopped) break;
+      if (this.rounds.isStopped) break;
       const position = await this.positions.takeLease(head.chain, this.holder);
       if (!position) continue;
       lag = Math.max(lag, head.seq - (await this.export(position)));
@@ -87,7 +74,7 @@ export class AuditStream implements OnApplicationBootstrap, OnApplicationShutdow
     const { chain } = position;
     let from = position.lastDeliveredSeq;
     let checkpointFrom = position.lastCheckpointSeq;
-    while (!this.stopped) {
+    while (!this.rounds.isStopped) {
       const late = checkpointFrom < from ? (await this.chains.checkpoints(chain, checkpointFrom, from)).map((checkpoint) => ({ checkpoint })) : [];
       const batch = await nextBatch(late, this.chains.export(chain, { afterSeq: from }), from, MAX_BATCH_LINES);
       if (!batch) break;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type AuditActor, AuditService } from '../audit.service';
 import { AuditChainRepository, type SealedRecord } from './audit-chain.repository';
+import { AuditRetentionRepository } from './audit-retention.repository';
 import { chainHash, exportedEvent, GENESIS_HASH } from './chain-hash';
 import { type Checkpoint, checkpointSignatureValid } from './checkpoint-signer';
 
@@ -47,6 +48,7 @@ export type ExportLine = Record<string, unknown> | { checkpoint: Checkpoint };
 export class AuditChainService {
   constructor(
     private readonly chains: AuditChainRepository,
+    private readonly retentions: AuditRetentionRepository,
     private readonly audit: AuditService,
     private readonly dataSource: DataSource,
   ) {}
@@ -118,6 +120,18 @@ export class AuditChainService {
       checkpoint: lastGood,
       keys,
     });
+    // After an expiry the chain starts at its anchor: the checkpoint kept where the removed part ended.
+    const { expiredThroughSeq: anchorSeq } = await this.retentions.retention(chain);
+    if (anchorSeq > 0) {
+      const [anchor] = await this.chains.checkpoints(chain, anchorSeq - 1, anchorSeq);
+      if (!anchor) return broken(anchorSeq, null, 'missing_record');
+      const key = keyOf.get(anchor.keyId);
+      if (!key || !checkpointSignatureValid(chain, anchor, key)) return broken(anchorSeq, null, 'checkpoint_signature_invalid');
+      lastGood = anchor;
+      through = anchorSeq;
+      prevHash = anchor.hash;
+      expected = anchorSeq + 1;
+    }
     for (;;) {
       const page: SealedRecord[] = await this.chains.sealedPage(chain, expected - 1, CHAIN_PAGE);
       const last = page.length > 0 ? page[page.length - 1].seq : expected - 1;

@@ -33,6 +33,13 @@ export function ObservabilityVariables<B extends EnvBase>(Base: B) {
     @Max(3600)
     AUDIT_SINK_MAX_BACKOFF_SECONDS = 30;
 
+    /** How long audit records are kept, in days; an organisation may set a longer period of its own. */
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(36500)
+    AUDIT_RETENTION_DAYS = 400;
+
     /**
      * The operator's stream of every audit chain: OpenTelemetry logs to this OTLP/HTTP endpoint
      * (the whole URL, e.g. http://otel-collector:4318/v1/logs). Unset: no stream.

@@ -22,6 +22,7 @@ import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-aut
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
 import { AuditStreamPositions1764000026500 } from './1764000026500-audit-stream-positions';
+import { AuditRetention1764000026600 } from './1764000026600-audit-retention';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   AuditChain1764000025000,
   AuditSinks1764000026000,
   AuditStreamPositions1764000026500,
+  AuditRetention1764000026600,
 ];
