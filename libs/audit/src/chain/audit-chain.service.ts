@@ -5,6 +5,7 @@ import { AuditChainRepository, type SealedRecord } from './audit-chain.repositor
 import { AuditRetentionRepository } from './audit-retention.repository';
 import { chainHash, exportedEvent, GENESIS_HASH } from './chain-hash';
 import { type Checkpoint, checkpointSignatureValid } from './checkpoint-signer';
+import { checkCopy, type CopyVerdict } from './copy-check';
 
 /** How many records one page of the export or of `verify` reads (one short query each). */
 export const CHAIN_PAGE = 500;
@@ -102,6 +103,25 @@ export class AuditChainService {
       if (page.length < CHAIN_PAGE) return;
       after = last;
     }
+  }
+
+  /**
+   * A sink's copy of the chain (its NDJSON, as received) against the database: what the database
+   * alone cannot show — records and checkpoints removed from the end, or rewritten with new
+   * checkpoints — the copy names (docs/audit.md, "A sink's copy").
+   */
+  async checkCopy(chain: string, copy: string): Promise<CopyVerdict> {
+    const keys = new Map((await this.chains.publicKeys()).map((k) => [k.keyId, k.publicKey]));
+    const { expiredThroughSeq: anchorSeq } = await this.retentions.retention(chain);
+    const hashOf = new Map<number, string>();
+    let headSeq = anchorSeq;
+    for (let after = anchorSeq; ; ) {
+      const page = await this.chains.sealedPage(chain, after, CHAIN_PAGE);
+      for (const record of page) hashOf.set(record.seq, record.hash);
+      if (page.length === 0) break;
+      after = headSeq = page[page.length - 1].seq;
+    }
+    return checkCopy(chain, copy, { hashOf, headSeq, anchorSeq, keys });
   }
 
   async verify(chain: string): Promise<ChainVerdict> {
