@@ -369,7 +369,7 @@ describe('identity-provider settings', () => {
     await request(t.baseUrl).delete(identityProviderPath(organization.id)).set('Authorization', `Bearer ${admin.jwt}`).expect(204);
     await get(admin.jwt, organization.id).expect(404);
     await request(t.baseUrl).delete(identityProviderPath(organization.id)).set('Authorization', `Bearer ${admin.jwt}`).expect(404);
-    expect(await t.app.get(IdentityProviderDirectory).organizationOfVerifiedDomain(domain)).toBeNull();
+    expect(await t.dataSource.query('SELECT domain FROM identity_provider_domains WHERE domain = $1', [domain])).toEqual([]);
     const removed = (await auditOf(organization.id)).filter((e) => e.action === 'identity_provider.removed');
     expect(removed.map((e) => e.metadata)).toEqual([{ issuer: idp.issuer, clientId: 'gateway-test', domainsRemoved: [domain] }]);
   });

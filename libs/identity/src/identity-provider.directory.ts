@@ -192,14 +192,4 @@ export class IdentityProviderDirectory {
     );
     return row ? new Date(row.verified_at) : null;
   }
-
-  /** The organisation a verified domain belongs to, or null. */
-  async organizationOfVerifiedDomain(domain: string): Promise<string | null> {
-    const row = await this.domainRepo()
-      .createQueryBuilder('d')
-      .select('d.organizationId')
-      .where('d.domain = :domain AND d.verified_at IS NOT NULL', { domain: domain.toLowerCase() })
-      .getOne();
-    return row?.organizationId ?? null;
-  }
 }

@@ -20,6 +20,7 @@ import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry'
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
+import { PersonEmailRead1764000025100 } from './1764000025100-person-email-read';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
 import { AuditStreamPositions1764000026500 } from './1764000026500-audit-stream-positions';
 import { AuditRetention1764000026600 } from './1764000026600-audit-retention';
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
   AuditChain1764000025000,
+  PersonEmailRead1764000025100,
   AuditSinks1764000026000,
   AuditStreamPositions1764000026500,
   AuditRetention1764000026600,
