@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AuditSealer, chainHash, GENESIS_HASH } from '@app/audit';
 import { createApiKey, createTeam } from './factories/rest';
-import { startGatewayProcess } from './helpers/gateway-process';
+import { createProjectsOver, startGatewayProcess } from './helpers/gateway-process';
 import { attribute, startOtlpCollector } from './helpers/otlp-collector';
 import { freePort } from './helpers/postgres-server';
 import { waitFor } from './helpers/sink-receiver';
@@ -42,16 +42,7 @@ const onPostgres = testDatabaseKind() === 'postgres';
     } finally {
       await setup.close();
     }
-    const write = async (url: string, n: number) => {
-      for (let i = 0; i < n; i++) {
-        const res = await fetch(`${url}/api/organizations/${orgId}/projects`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: `P ${randomBytes(4).toString('hex')}` }),
-        });
-        expect(res.status).toBe(201);
-      }
-    };
+    const write = (url: string, n: number) => createProjectsOver(url, orgId, key.key, n);
     const orgLines = () => collector.received.filter((r) => attribute(r.record, 'audit.chain') === orgId);
     const eventsOf = () => orgLines().filter((r) => attribute(r.record, 'audit.line') === 'event');
     const createdCount = () => new Set(eventsOf().filter((r) => attribute(r.record, 'ocsf.metadata.event_code') === 'project.created').map((r) => Number(attribute(r.record, 'audit.seq')))).size;
