@@ -33,7 +33,7 @@ const ALLOWED_IMPORTS = {
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
   sso: ['auth', 'organizations', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
   scim: ['organizations', 'identity', 'tenancy', 'credentials', 'audit', 'config', 'common'],
-  dashboard: ['identity', 'scim', 'organizations', 'service-keys', 'api-keys', 'oauth', 'auth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
+  dashboard: ['identity', 'scim', 'organizations', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'auth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

@@ -72,6 +72,8 @@ export const AUDIT_ACTIONS = [
   'token.issued',
   'token.refused',
   'audit.exported',
+  'audit_records.removed',
+  'audit_retention.updated',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */

@@ -8,3 +8,4 @@ export * from './rotate.dto';
 export * from './uuid';
 export * from './keyset-page';
 export * from './display-text';
+export * from './rounds';

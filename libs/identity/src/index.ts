@@ -18,3 +18,4 @@ export * from './sso-routing.service';
 export * from './provisioned-users.directory';
 export * from './sso-redirect-uris.service';
 export * from './sso-states.directory';
+export { IDP_SIGNING_ALGORITHMS } from './signing-algorithms';

@@ -24,6 +24,8 @@ import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-aut
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
 import { PersonEmailRead1764000025100 } from './1764000025100-person-email-read';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
+import { AuditStreamPositions1764000026500 } from './1764000026500-audit-stream-positions';
+import { AuditRetention1764000026600 } from './1764000026600-audit-retention';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -53,4 +55,6 @@ export const MIGRATIONS = [
   AuditChain1764000025000,
   PersonEmailRead1764000025100,
   AuditSinks1764000026000,
+  AuditStreamPositions1764000026500,
+  AuditRetention1764000026600,
 ];

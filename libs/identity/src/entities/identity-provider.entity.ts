@@ -1,9 +1,10 @@
 import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { MembershipRole } from '@app/tenancy';
 
 /** One group of the IdP's groups claim and the role its members get. */
 export interface RoleMapping {
   group: string;
-  role: 'admin' | 'member';
+  role: MembershipRole;
 }
 
 /** Which project an AI client's ID-JAG trades open (null: not chosen yet, the trade is refused). */

@@ -13,7 +13,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IDENTITY_PROVIDER_LIMITS, type IdentityProviderInput } from '@app/identity';
-import { MEMBERSHIP_ROLES } from '@app/tenancy';
+import { MEMBERSHIP_ROLES, type MembershipRole } from '@app/tenancy';
 
 const { text: TEXT, clientSecret: SECRET } = IDENTITY_PROVIDER_LIMITS;
 
@@ -26,7 +26,7 @@ export class RoleMappingDto {
 
   @ApiProperty({ enum: MEMBERSHIP_ROLES, description: 'The role members of that group get' })
   @IsIn(MEMBERSHIP_ROLES, { message: `roleMappings[].role must be one of: ${MEMBERSHIP_ROLES.join(', ')}` })
-  role: 'admin' | 'member';
+  role: MembershipRole;
 }
 
 export class IdJagClientDto {
@@ -183,7 +183,7 @@ export class DiscoverySummaryDto {
 
 export class RoleMappingViewDto {
   @ApiProperty() group: string;
-  @ApiProperty({ enum: MEMBERSHIP_ROLES }) role: 'admin' | 'member';
+  @ApiProperty({ enum: MEMBERSHIP_ROLES }) role: MembershipRole;
 }
 
 export class IdJagClientViewDto {
