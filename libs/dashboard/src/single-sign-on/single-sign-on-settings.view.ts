@@ -127,10 +127,10 @@ const LOCKOUT_LISTED = 100;
 function lockoutConfirmation(people: LockedOutMember[]): SafeHtml {
   const more = people.length - LOCKOUT_LISTED;
   return html`<div class="warning" role="alert" id="sso-lockout">
-<p><strong>${people.length === 1 ? '1 person' : `${people.length} people`} cannot sign in through the identity provider</strong>: no account of theirs is linked to it and their email is not of a verified domain. Once single sign-on is required, no session of theirs opens this organisation until they can (an admin in the list included).</p>
+<p><strong>${people.length === 1 ? '1 person' : `${people.length} people`} cannot sign in through the identity provider</strong>: no account of theirs is linked to it and their email is not of a verified domain. Once single sign-on is required, no session of theirs opens this organisation, admins included; an operator of this deployment can still switch it off.</p>
 <ul id="sso-lockout-people">${people.slice(0, LOCKOUT_LISTED).map((p) => html`<li>${p.name ? `${p.name} ` : ''}&lt;${p.email}&gt; (${p.role})</li>`)}</ul>
 ${more > 0 ? html`<p>And ${String(more)} more.</p>` : ''}
-<label class="choice"><input type="checkbox" id="sso-confirm-lockout" name="confirmLockout" value="true"><span>Require single sign-on anyway<span class="desc">Or verify their email domains first, or have them sign in through the identity provider once while it is not required.</span></span></label>
+<label class="choice"><input type="checkbox" id="sso-confirm-lockout" name="confirmLockout" value="true"><span>Require single sign-on anyway<span class="desc">Or add and verify their email domains first: people of a verified domain sign in through the identity provider.</span></span></label>
 </div>`;
 }
 
