@@ -17,6 +17,8 @@ import { PerIdpRedirectUris1764000020000 } from './1764000020000-per-idp-redirec
 import { MembershipStart1764000020100 } from './1764000020100-membership-start';
 import { SsoStates1764000020200 } from './1764000020200-sso-states';
 import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry';
+import { IdentityProviderScopes1764000022500 } from './1764000022500-identity-provider-scopes';
+import { LastIdToken1764000022600 } from './1764000022600-last-id-token';
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
@@ -46,6 +48,8 @@ export const MIGRATIONS = [
   MembershipStart1764000020100,
   SsoStates1764000020200,
   ScimTokenExpiry1764000022000,
+  IdentityProviderScopes1764000022500,
+  LastIdToken1764000022600,
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
   AuditChain1764000025000,
