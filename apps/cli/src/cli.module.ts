@@ -6,6 +6,7 @@ import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule } from '@app/database';
 import { IdentityModule } from '@app/identity';
 import { OAuthStoreModule } from '@app/oauth';
+import { ScimModule } from '@app/scim';
 
 /**
  * The command line's application context: the same modules the gateway runs (configuration,
@@ -26,6 +27,8 @@ export class CliModule {
         AuditModule,
         AuthModule,
         IdentityModule,
+        // The credentials' guard finds the SCIM token resolver at start: an application context without it does not start.
+        ScimModule,
       ],
     };
   }
