@@ -39,6 +39,11 @@ export class AuditRetentionJob implements OnApplicationBootstrap, OnApplicationS
     return this.rounds.stop();
   }
 
+  /** Waits for the round in progress, then runs one (tests and the command line). */
+  runNow(): Promise<void> {
+    return this.rounds.now();
+  }
+
   /** The chain's period: the deployment's, or the organisation's when longer. */
   daysOf(retentionDays: number | null): number {
     return Math.max(retentionDays ?? 0, this.config.auditRetentionDays);
@@ -47,7 +52,8 @@ export class AuditRetentionJob implements OnApplicationBootstrap, OnApplicationS
   /** One round: each chain expired as far as it may be; what went, by chain. */
   async runOnce(now = new Date()): Promise<Map<string, Expiry>> {
     const expired = new Map<string, Expiry>();
-    for (const { chain, retentionDays } of await this.retention.expiring()) {
+    // An organisation's own period is only ever longer: a chain with nothing past the deployment's has nothing to expire.
+    for (const { chain, retentionDays } of await this.retention.expiring(new Date(now.getTime() - this.config.auditRetentionDays * DAY_MS))) {
       const days = this.daysOf(retentionDays);
       let maxSeq = Number.MAX_SAFE_INTEGER;
       if (chain !== SERVICE_CHAIN) maxSeq = (await this.sinks.leastDelivered(chain)) ?? maxSeq;

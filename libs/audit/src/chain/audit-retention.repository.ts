@@ -33,10 +33,17 @@ export class AuditRetentionRepository {
     );
   }
 
-  /** Every chain with sealed records, with its own period (null: the deployment's). */
-  async chains(): Promise<{ chain: string; retentionDays: number | null }[]> {
+  /**
+   * The chains whose first kept record was written before `before` (the others have nothing to
+   * expire yet), with their own period (null: the deployment's).
+   */
+  async chains(before: Date): Promise<{ chain: string; retentionDays: number | null }[]> {
     const rows: { chain: string; retention_days: number | null }[] = await this.dataSource.query(
-      `SELECT chain, retention_days FROM audit_chains WHERE seq > expired_through_seq ORDER BY chain`,
+      `SELECT h.chain, h.retention_days FROM audit_chains h
+        WHERE h.seq > h.expired_through_seq
+          AND EXISTS (SELECT 1 FROM audit_events e WHERE e.chain = h.chain AND e.seq = h.expired_through_seq + 1 AND e.created_at < $1)
+        ORDER BY h.chain`,
+      [before],
     );
     return rows.map((r) => ({ chain: r.chain, retentionDays: r.retention_days }));
   }

@@ -31,9 +31,9 @@ export class AuditRetentionService {
     return this.retentions.retention(chain);
   }
 
-  /** The chains with sealed records, each with its own period (null: the deployment's). */
-  expiring(): Promise<{ chain: string; retentionDays: number | null }[]> {
-    return this.retentions.chains();
+  /** The chains whose oldest kept record was written before `before`, each with its own period (null: the deployment's). */
+  expiring(before: Date): Promise<{ chain: string; retentionDays: number | null }[]> {
+    return this.retentions.chains(before);
   }
 
   /** Sets an organisation's own period (null: the deployment's), recorded in its chain. */
