@@ -125,6 +125,29 @@ describe('organisation policy at the MCP endpoint', () => {
     });
   });
 
+  it('does not run a call an approve rule holds: every write and destructive capability is refused without running its handler', async () => {
+    const m = await setUp('oauth');
+    try {
+      await savePolicy(m.team, [{ id: 'ask', risk: ['write', 'destructive'], effect: 'approve', approval: { approvers: 'admins' } }]);
+      const registry = t.app.get(CapabilityRegistry);
+      const args = argsFor(m.taskId);
+      const held = [...registry.names].filter((n) => registry.riskOf(n) !== 'read');
+      expect(held.sort()).toEqual(['create_task', 'delete_task', 'update_task']);
+      for (const name of held) {
+        const handle = jest.spyOn(registry.toolsetFor(AGENT_PERMISSION_NAMES).byName.get(name)!.definition, 'handle');
+        const result = await m.client.callTool({ name, arguments: args[name] });
+        expect(result).toMatchObject({ content: [{ type: 'text', text: refusal('ask') }], isError: true });
+        expect(handle).not.toHaveBeenCalled();
+      }
+      const read = await m.client.callTool({ name: 'get_task', arguments: { id: m.taskId } });
+      expect(read.isError).toBeFalsy();
+      const tasks = await t.dataSource.query(`SELECT title, status FROM tasks WHERE project_id = $1`, [m.project.id]);
+      expect(tasks).toEqual([{ title: 'Secret launch plan', status: 'todo' }]);
+    } finally {
+      await m.close();
+    }
+  });
+
   it('applies a saved policy at the next call, and its removal too', async () => {
     const m = await setUp('oauth');
     try {

@@ -99,7 +99,7 @@ export class PolicyGate {
     if ('evaluationError' in decision) {
       this.logger.warn(`rule "${decision.rule.id}" of organisation ${call.organizationId} failed to evaluate (${decision.evaluationError}); the call to ${tool} is refused`);
     }
-    // `approve` arrives with the approvals; until then a stored policy holds none (the PUT refuses it).
+    // An `approve` rule holds the call: until a person can approve it here, the call is refused (fail closed).
     await this.recordRefusal(call, tool, args, decision.rule.id, applied, await facts.credentialKind());
     throw new PolicyRefusal(decision.rule.id);
   }
