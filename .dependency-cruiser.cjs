@@ -32,7 +32,7 @@ const ALLOWED_IMPORTS = {
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'observability', 'config', 'common'],
   sso: ['auth', 'organizations', 'identity', 'outbound', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'database', 'config', 'common'],
   scim: ['organizations', 'identity', 'tenancy', 'credential-store', 'credentials', 'rate-limit', 'audit', 'database', 'config', 'common'],
-  dashboard: ['sso', 'identity', 'organizations', 'service-keys', 'api-keys', 'oauth', 'auth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
+  dashboard: ['sso', 'identity', 'scim', 'organizations', 'service-keys', 'api-keys', 'oauth', 'auth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

@@ -102,6 +102,9 @@ describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG'
     const page = await new DashboardClient(t.baseUrl, await sessionFor(t, e.admin.id)).get(`/orgs/${e.organization.id}/clients`);
     expect(page.status).toBe(200);
     expect(page.text).toContain(`via the identity provider <code>${idp.issuer}</code> (ID-JAG)`);
+    // An organisation client has no redirect URI: its row says what it is, not "answers at" and nothing.
+    expect(page.text).toContain('an organisation client: no redirect, it gets its tokens at the token endpoint');
+    expect(page.text).not.toMatch(/answers at <\/span>|answers at\s*<\/span>/);
     const events = await t.dataSource.query(
       `SELECT actor_type, actor_id, project_id, metadata FROM audit_events WHERE action = 'grant.id_jag_exchanged' AND organization_id = $1`,
       [e.organization.id],

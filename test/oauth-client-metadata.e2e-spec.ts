@@ -7,6 +7,7 @@ import {
   openConsent,
   pkcePair,
   RegisteredTestClient,
+  registerClient,
   TEST_REDIRECT_URI,
   TestBrowser,
   tokenRequest,
@@ -67,18 +68,30 @@ describe('OAuth with a Client ID Metadata Document client', () => {
     expect(consent.html).toContain(`Identified by <strong><code>127.0.0.1:${docs.port}</code></strong>`);
   });
 
-  it('warns when the client is new to this person, and when every redirect goes to localhost', async () => {
+  it('warns when the client is new to this person; a localhost-only answer is a neutral note, not the warning a registered client gets (RFC 8252 §8.6)', async () => {
     const { browser, project } = await signedIn();
     const first = await openConsent(browser, authorizeQuery(client.client_id));
     expect(first.html).toContain('id="consent-new-client"');
     expect(first.html).toContain(`You have not connected this application before. Check that <strong><code>127.0.0.1:${docs.port}</code></strong> is the site`);
-    expect(first.html).toContain('id="consent-localhost-only"');
-    expect(first.html).toContain('This application receives its answer only on this computer (localhost)');
+    // The document's site vouches for the name: answering on localhost is what a desktop client does.
+    expect(first.html).toContain(
+      '<p class="muted" role="note" id="consent-localhost-note">This application receives its answer on this computer (localhost), as desktop and command-line applications do.</p>',
+    );
+    expect(first.html).not.toContain('consent-localhost-only');
 
     await authorizeCode(t, { browser, client, projectId: project.id });
     const again = await openConsent(browser, authorizeQuery(client.client_id));
     expect(again.html).not.toContain('consent-new-client');
-    expect(again.html).toContain('consent-localhost-only');
+    expect(again.html).toContain('consent-localhost-note');
+
+    // A client that registered itself with only loopback redirects proves nothing about its name:
+    // any program here could have registered it, so the warning stays.
+    const registered = await registerClient(t.baseUrl, { client_name: 'Registered Loopback Client', redirect_uris: [TEST_REDIRECT_URI] });
+    const registeredPage = await openConsent(browser, authorizeQuery(registered.client_id));
+    expect(registeredPage.html).toContain(
+      '<div class="warning" role="note" id="consent-localhost-only">This application receives its answer only on this computer (localhost): any program running here could use this name.',
+    );
+    expect(registeredPage.html).not.toContain('consent-localhost-note');
 
     // A client that also answers at a site is not "localhost only".
     const web = docs.json('/web-client.json', (url) => ({
@@ -89,6 +102,7 @@ describe('OAuth with a Client ID Metadata Document client', () => {
     const webPage = await openConsent(browser, authorizeQuery(web));
     expect(webPage.html).toContain('consent-new-client');
     expect(webPage.html).not.toContain('consent-localhost-only');
+    expect(webPage.html).not.toContain('consent-localhost-note');
   });
 
   it('connects end to end: code, token, MCP call, refresh, revoke', async () => {

@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { createApiKey, createTeam } from './factories/rest';
+import { describeAccess, mountedRoutes } from './helpers/routes';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 describe('OpenAPI document at /api/docs', () => {
@@ -56,5 +58,29 @@ describe('OpenAPI document at /api/docs', () => {
 
   it('leaves the HTML pages out', () => {
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/signup'))).toEqual([]);
+  });
+
+  it("says which routes need a person's session: exactly those an rk_ key is refused on", async () => {
+    type Operation = { 'x-session-only'?: boolean; description?: string };
+    const marked = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, Operation>)
+        .filter(([, op]) => op['x-session-only'] === true)
+        .map(([method, op]) => {
+          expect(op.description).toContain("Needs a person's session");
+          return `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`;
+        }),
+    );
+    // The guard's own rules (the route-access declarations): sessionOnly, or under an organisation with no rk_ permission.
+    const refusingKeys = mountedRoutes(t.app)
+      .filter((r) => /^\S+\s+\/api\//.test(describeAccess(r)) && describeAccess(r).endsWith('rk_ refused'))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(marked.sort()).toEqual(refusingKeys.sort());
+    expect(marked).toEqual(expect.arrayContaining(['POST /api/organizations/:orgId/scim-tokens', 'PUT /api/organizations/:orgId/identity-provider']));
+    expect(marked).not.toContain('GET /api/organizations/:orgId/projects');
+    // And the service does what the document says.
+    const { organization } = await createTeam(t);
+    const key = await createApiKey(t.dataSource, organization.id, ['projects:read']);
+    await request(t.baseUrl).get(`/api/organizations/${organization.id}/scim-tokens`).set('Authorization', `Bearer ${key.key}`).expect(403);
+    await request(t.baseUrl).get(`/api/organizations/${organization.id}/projects`).set('Authorization', `Bearer ${key.key}`).expect(200);
   });
 });

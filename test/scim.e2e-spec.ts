@@ -75,7 +75,7 @@ describe('SCIM 2.0 provisioning', () => {
       expect(token).toMatch(/^scim_[0-9A-Za-z]{49}$/);
       const list = await api().get(`/api/organizations/${orgId}/scim-tokens`).auth(admin.accessToken, { type: 'bearer' }).expect(200);
       expect(list.body.items).toEqual([
-        { id: tokenId, name: 'Okta', hint: `scim_…${token.slice(-4)}`, createdAt: expect.any(String), createdBy: admin.user.id, lastUsedAt: null },
+        { id: tokenId, name: 'Okta', hint: `scim_…${token.slice(-4)}`, createdAt: expect.any(String), createdBy: admin.user.id, lastUsedAt: null, expiresAt: null },
       ]);
       expect(JSON.stringify(list.body)).not.toContain(token);
       const [stored] = await t.dataSource.query(`SELECT token_hash FROM scim_tokens WHERE id = $1`, [tokenId]);

@@ -21,7 +21,8 @@ describe('Single sign-on: signing in through the organisation identity provider'
 
   beforeAll(async () => {
     [idp, otherIdp] = await Promise.all([startTestIdp(), startTestIdp()]);
-    t = await startTestApp({ IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true' });
+    // Every sign-in of this file comes from one address: the per-address limits (test/sso-limits) are out of the way.
+    t = await startTestApp({ IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true', SSO_STARTS_PER_IP_PER_MINUTE: '1000', SSO_CALLBACKS_PER_IP_PER_MINUTE: '1000' });
     for (const provider of [idp, otherIdp]) {
       await provider.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [`${t.baseUrl}/auth/sso/callback`] });
     }
@@ -438,5 +439,30 @@ describe('Single sign-on: signing in through the organisation identity provider'
     expect(refused.res.status).toBe(403);
     expect(refused.text).toContain('identity provisioning removed your access');
     expect(await t.dataSource.query('SELECT 1 FROM users WHERE email = $1', [email])).toHaveLength(0);
+  });
+  it("accepts Microsoft Entra ID's xms_edov in place of email_verified, only in a token that carries Entra's tenant claim", async () => {
+    const email = `entra-${randomUUID().slice(0, 6)}@${domain}`;
+    const tid = randomUUID();
+    idp.setAccount('entra-sub', { email, name: 'Eve Entra' });
+    // Entra's claims: no email_verified, its tenant (tid), the token version, and xms_edov.
+    const entra = (xmsEdov: unknown, tenant?: string): JwtPatch => (claims) => {
+      delete claims.email_verified;
+      claims.ver = '2.0';
+      claims.xms_edov = xmsEdov;
+      if (tenant) claims.tid = tenant;
+    };
+    idp.tamperNextIdToken(entra(false, tid));
+    const notVouched = await signIn(email, 'entra-sub');
+    expect([notVouched.res.status, notVouched.session]).toEqual([403, undefined]);
+    expect(notVouched.text).toContain('email_verified is not true');
+    idp.tamperNextIdToken(entra(true));
+    const notEntra = await signIn(email, 'entra-sub');
+    expect([notEntra.res.status, notEntra.session]).toEqual([403, undefined]);
+    expect(await t.dataSource.query('SELECT 1 FROM users WHERE email = $1', [email])).toHaveLength(0);
+
+    idp.tamperNextIdToken(entra(true, tid));
+    const vouched = await signIn(email, 'entra-sub');
+    expect(vouched.res.status).toBe(303);
+    expect((await me(vouched.session!)).user.email).toBe(email);
   });
 });

@@ -49,6 +49,23 @@ describe('start-up with a bad configuration value (SPEC §7)', () => {
     expect(stdout).not.toContain('listening');
   });
 
+  it('refuses in production a session secret and a database password published in the repository, without printing them', async () => {
+    const published = 'change-me-to-48-random-bytes-base64-encoded-at-least-32-characters';
+    const { code, stdout, stderr } = await runGateway({
+      NODE_ENV: 'production',
+      BASE_URL: 'https://gw.example.com',
+      SESSION_SECRET: published,
+      DATABASE_URL: 'postgres://gateway:gateway@127.0.0.1:1/gateway',
+    });
+    expect(code).toBe(78);
+    expect(stderr).toContain('Agent Gateway refused to start.');
+    expect(stderr).toContain('SESSION_SECRET=(hidden): it is a value published in the Agent Gateway repository');
+    expect(stderr).toContain('DATABASE_URL=(hidden): its password is a value published in the Agent Gateway repository');
+    expect(stderr).not.toContain(published);
+    expect(stderr).not.toContain('gateway:gateway');
+    expect(stdout).not.toContain('listening');
+  });
+
   it('never prints a refused secret', async () => {
     const { code, stderr } = await runGateway({ SESSION_SECRET: 'too-short-secret-value' });
     expect(code).toBe(78);
@@ -85,6 +102,20 @@ describe('BASE_URL: refused when missing in production; logged as the URL client
       expect(as.token_endpoint.startsWith(`${logged![1]}/`)).toBe(true);
       expect(pr.resource).toBe(`${logged![1]}/api/mcp`);
       expect(pr.authorization_servers).toEqual([logged![1]]);
+    } finally {
+      await gateway.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('at LOG_LEVEL=info the start does not list every route (those lines are debug)', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'ag-start-log-'));
+    const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info' });
+    try {
+      const lines = gateway.stdout().split('\n').filter(Boolean);
+      expect(lines.some((l) => l.includes('"context":"NestApplication"'))).toBe(true);
+      expect(lines.filter((l) => /"context":"(RouterExplorer|RoutesResolver)"/.test(l))).toEqual([]);
     } finally {
       await gateway.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -10,7 +10,8 @@
  *     official MCP client calls tools with it (create_task, list_tasks);
  *   - SIGTERM: readiness turns 503 at once, the process exits 0 after the drain;
  *   - started again, the container answers the same token with the same task.
- * Then the Kubernetes base's pod under `podman kube play` on that PostgreSQL: ready, the 401.
+ * Then the Kubernetes `dev` overlay's pod (the base with a Secret generated for this run by the
+ * overlay's make-secrets.sh) under `podman kube play` on that PostgreSQL: ready, the 401.
  * Without podman it skips, except under CI=true, where the image is required.
  *   node scripts/container/test.js [IMAGE]      (default localhost/agent-gateway:ci)
  *   CONTAINER_TEST_ONLY=kube: the kube play part alone
@@ -68,12 +69,12 @@ async function call(baseUrl, path, { method = 'GET', token, body } = {}) {
 }
 
 /** A gateway container; `start()` runs it and waits for readiness, returning the time it took. */
-function gatewayContainer(name, port, { dataVolume, databaseUrl, sessionSecret }) {
+function gatewayContainer(name, port, { dataVolume, databaseUrl, sessionSecret, secretsKeys }) {
   const baseUrl = `http://127.0.0.1:${port}`;
   const args = [
     'run', '-d', '--name', name, '--network', 'host', '--no-healthcheck',
     '--read-only', '--tmpfs', '/tmp:rw,nosuid,nodev,size=64m',
-    '-e', `PORT=${port}`, '-e', `BASE_URL=${baseUrl}`, '-e', `SESSION_SECRET=${sessionSecret}`,
+    '-e', `PORT=${port}`, '-e', `BASE_URL=${baseUrl}`, '-e', `SESSION_SECRET=${sessionSecret}`, '-e', `SECRETS_KEYS=${secretsKeys}`,
     '-e', `SHUTDOWN_DELAY_SECONDS=${SHUTDOWN_DELAY_SECONDS}`, '-e', `SHUTDOWN_DRAIN_SECONDS=${SHUTDOWN_DRAIN_SECONDS}`,
     ...(dataVolume ? ['-v', `${dataVolume}:/data`] : []),
     ...(databaseUrl ? ['-e', `DATABASE_URL=${databaseUrl}`] : []),
@@ -258,10 +259,11 @@ async function main() {
     return;
   }
   const sessionSecret = randomBytes(32).toString('base64url');
+  const secretsKeys = `k1:${randomBytes(32).toString('base64')}`;
   if (process.env.CONTAINER_TEST_ONLY === 'kube') {
     const server = await startPostgres(findPostgresBin());
     try {
-      return await kubePlay(server.url('postgres'), sessionSecret);
+      return await kubePlay(server.url('postgres'));
     } finally {
       stopPostgres(server);
     }
@@ -270,7 +272,7 @@ async function main() {
   const volume = `ag-ci-data-${randomBytes(3).toString('hex')}`;
   podman(['volume', 'create', volume]);
   try {
-    await scenario('embedded', { dataVolume: volume, sessionSecret });
+    await scenario('embedded', { dataVolume: volume, sessionSecret, secretsKeys });
   } finally {
     podman(['volume', 'rm', '-f', volume], { check: false });
   }
@@ -279,27 +281,27 @@ async function main() {
   if (!bin) throw new Error('PostgreSQL server binaries not found (postgresql-15)');
   const server = await startPostgres(bin);
   try {
-    await scenario('postgres', { databaseUrl: server.url('postgres'), sessionSecret });
+    await scenario('postgres', { databaseUrl: server.url('postgres'), sessionSecret, secretsKeys });
     execFileSync(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', 'kube']);
-    await kubePlay(server.url('kube'), sessionSecret);
+    await kubePlay(server.url('kube'));
   } finally {
     stopPostgres(server);
   }
 }
 
 /**
- * The Kubernetes base's gateway pod (deploy/kubernetes/base) run by `podman kube play` on the
- * host's network against the host's PostgreSQL (no registry is reachable, so no PostgreSQL pod):
- * its securityContext applied (uid 1000, read-only root), ready, and the exact 401.
+ * The Kubernetes `dev` overlay's gateway pod (deploy/kubernetes/overlays/dev: the base, with the
+ * Secret its make-secrets.sh generates for this run) run by `podman kube play` on the host's
+ * network against the host's PostgreSQL (no registry is reachable, so no PostgreSQL pod): its
+ * securityContext applied (uid 1000, read-only root), ready, and the exact 401.
  */
-async function kubePlay(databaseUrl, sessionSecret) {
+async function kubePlay(databaseUrl) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const spec = join(require('node:os').tmpdir(), `ag-kube-${randomBytes(3).toString('hex')}.yaml`);
-  execFileSync(process.execPath, [
-    join(__dirname, 'kubernetes.js'), 'pod', join(__dirname, '..', '..', 'deploy', 'kubernetes', 'base'), image, spec,
-    `database-url=${databaseUrl}`, `session-secret=${sessionSecret}`, `BASE_URL=${baseUrl}`, `PORT=${port}`,
-  ]);
+  const overlay = join(__dirname, '..', '..', 'deploy', 'kubernetes', 'overlays', 'dev');
+  execFileSync('bash', [join(overlay, 'make-secrets.sh'), databaseUrl], { stdio: 'ignore' });
+  execFileSync(process.execPath, [join(__dirname, 'kubernetes.js'), 'pod', overlay, image, spec, `BASE_URL=${baseUrl}`, `PORT=${port}`]);
   // What a failed run may have left: the pod `kube play` names after the Deployment.
   const cleanUp = () => {
     podman(['rm', '-f', '-v', 'agent-gateway-pod-0-gateway'], { check: false });
@@ -324,7 +326,7 @@ async function kubePlay(databaseUrl, sessionSecret) {
     const readyMs = Date.now() - started;
     checkConfinement(container, { dataWritable: false });
     await check401(baseUrl);
-    process.stdout.write(`ok  kube play (deploy/kubernetes/base): ready in ${(readyMs / 1000).toFixed(1)} s, uid 1000, read-only root, 401 as specified\n`);
+    process.stdout.write(`ok  kube play (deploy/kubernetes/overlays/dev): ready in ${(readyMs / 1000).toFixed(1)} s, uid 1000, read-only root, 401 as specified\n`);
   } finally {
     cleanUp();
     require('node:fs').rmSync(spec, { force: true });

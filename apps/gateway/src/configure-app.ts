@@ -22,6 +22,7 @@ import { createLogger, createRequestLog } from './logger';
 import { agentCheckFirst, type Middleware, mcpRoute } from './mcp-route';
 import { McpRouteEnhancers } from './mcp-route-enhancers';
 import { textGuard } from './text-guard.middleware';
+import { markSessionOnlyOperations } from './openapi-session-only';
 
 /** Largest request body accepted anywhere (SPEC §3: over 1 MiB → 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -78,6 +79,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Session JWT or rk_ API key' })
       .build(),
   );
+  markSessionOnlyOperations(app, document);
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs/openapi.json' });
   return app;
 }

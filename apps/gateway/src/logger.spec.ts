@@ -54,4 +54,23 @@ describe('logger', () => {
     expect(out).toHaveLength(1);
     expect(out[0]).toMatch(/^ERR \{"level":"error","pid":\d+,"timestamp":\d+,"message":"broken","context":"Ctx"\}\n$/);
   });
+
+  it("writes Nest's route-mapping lines at debug, not info", () => {
+    const mapping = (level: 'info' | 'debug') => {
+      const { out, sink } = capture();
+      const nest = createLogger(level, sink);
+      if (!nest) throw new Error('logger expected');
+      nest.log('HealthController {/health}:', 'RoutesResolver');
+      nest.log('Mapped {/health/live, GET} route', 'RouterExplorer');
+      nest.log('Nest application successfully started', 'NestApplication');
+      sink.flush();
+      return out.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: string; context: string });
+    };
+    expect(mapping('info').map((l) => [l.level, l.context])).toEqual([['log', 'NestApplication']]);
+    expect(mapping('debug').map((l) => [l.level, l.context])).toEqual([
+      ['debug', 'RoutesResolver'],
+      ['debug', 'RouterExplorer'],
+      ['log', 'NestApplication'],
+    ]);
+  });
 });

@@ -48,6 +48,12 @@ interface JsonPrintOptions {
   error?: Error;
 }
 
+/**
+ * Nest's start-up lines mapping each controller and route (over 200 of the start's lines): detail
+ * for `debug`, not news for `info`.
+ */
+const ROUTE_MAPPING_CONTEXTS = new Set(['RoutesResolver', 'RouterExplorer']);
+
 /** Nest's JSON console logger, writing through the sink instead of one `write` per line. */
 class BatchedConsoleLogger extends ConsoleLogger {
   constructor(
@@ -55,6 +61,12 @@ class BatchedConsoleLogger extends ConsoleLogger {
     options: ConstructorParameters<typeof ConsoleLogger>[1] & object,
   ) {
     super(options);
+  }
+
+  override log(message: unknown, ...optionalParams: unknown[]): void {
+    const context = optionalParams.at(-1);
+    if (typeof context === 'string' && ROUTE_MAPPING_CONTEXTS.has(context)) this.debug(message, ...optionalParams);
+    else super.log(message, ...optionalParams);
   }
 
   protected override printAsJson(message: unknown, options: JsonPrintOptions): void {

@@ -81,6 +81,69 @@ describe('AppConfig.fromEnvironment', () => {
     expect(AppConfig.fromEnvironment({ ...base }).shutdownDrainSeconds).toBe(10);
   });
 
+  describe('SECRETS_KEYS (SPEC §10, "Stored outbound secrets")', () => {
+    const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
+
+    it('reads the ring in order, the first current, and keeps it empty when unset', () => {
+      const config = AppConfig.fromEnvironment({ ...base, SECRETS_KEYS: `k2:${key(2)}, k1:${key(1)}` });
+      expect(config.secretsKeys.map((k) => [k.id, k.key.equals(Buffer.alloc(32, k.id === 'k2' ? 2 : 1))])).toEqual([
+        ['k2', true],
+        ['k1', true],
+      ]);
+      expect(AppConfig.fromEnvironment(base).secretsKeys).toEqual([]);
+    });
+
+    it.each([
+      ['no id', key(1), /entry 1 must start with a key id/],
+      ['a short key', `k1:${Buffer.alloc(16, 1).toString('base64')}`, /entry 1 \(id k1\): the key must be 32 bytes in base64/],
+      ['not base64', 'k1:not base64 at all!', /entry 1 \(id k1\): the key must be 32 bytes/],
+      ['an id twice', `k1:${key(1)},k1:${key(2)}`, /entry 2: the key id k1 appears twice/],
+      ['nothing', ' , ', /no key/],
+    ])('refuses %s and never echoes the value', (_what, value, message) => {
+      const problems = problemsOf({ SECRETS_KEYS: value });
+      expect(problems).toEqual([expect.stringMatching(message)]);
+      expect(problems[0].startsWith('SECRETS_KEYS')).toBe(true);
+      if (value.length > 10) expect(problems.join('\n')).not.toContain(value.split(',')[0].split(':').pop());
+    });
+  });
+
+  describe('OUTBOUND_ALLOW_HOSTS and OUTBOUND_ALLOW_LOOPBACK (SPEC §10, "Reaching private and loopback hosts")', () => {
+    it('reads host names and host:port, lower-cased', () => {
+      const config = AppConfig.fromEnvironment({ ...base, OUTBOUND_ALLOW_HOSTS: 'IdP.Corp.Example, idp2.corp.example:8443' });
+      expect(config.outboundAllowHosts).toEqual(['idp.corp.example', 'idp2.corp.example:8443']);
+      expect(AppConfig.fromEnvironment(base).outboundAllowHosts).toEqual([]);
+    });
+
+    it.each(['10.0.0.5', '*.corp.example', 'https://idp.corp.example', 'idp.corp.example:99999', 'idp corp'])('refuses %s, naming it', (entry) => {
+      expect(problemsOf({ OUTBOUND_ALLOW_HOSTS: `idp.corp.example,${entry}` })).toEqual([
+        `OUTBOUND_ALLOW_HOSTS: ${JSON.stringify(entry)} is not a host name or host:port (such as idp.corp.example or idp.corp.example:8443; IP addresses and wildcards are not accepted)`,
+      ]);
+    });
+
+    it('refuses OUTBOUND_ALLOW_LOOPBACK in production; elsewhere it lets identity providers use loopback addresses', () => {
+      expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40), OUTBOUND_ALLOW_LOOPBACK: 'true' })).toEqual([
+        expect.stringMatching(/^OUTBOUND_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production/),
+      ]);
+      const config = AppConfig.fromEnvironment({ ...base, OUTBOUND_ALLOW_LOOPBACK: 'true' });
+      expect([config.outboundAllowLoopback, config.identityProviderAllowLoopback, config.clientMetadataAllowLoopback]).toEqual([true, true, false]);
+    });
+  });
+
+  it('refuses in production, and only there, a secret the repository publishes, without echoing it', () => {
+    const published = {
+      SESSION_SECRET: 'change-me-to-48-random-bytes-base64-encoded-at-least-32-characters',
+      METRICS_TOKEN: 'change-me-to-a-long-random-metrics-token-of-32-characters',
+      DATABASE_URL: 'postgres://gateway:gateway@db.internal:5432/gateway',
+    };
+    const problems = problemsOf({ NODE_ENV: 'production', ...published });
+    expect(problems.map((p) => p.split('=')[0])).toEqual(['SESSION_SECRET', 'METRICS_TOKEN', 'DATABASE_URL']);
+    for (const problem of problems) expect(problem).toMatch(/=\(hidden\): .*a value published in the Agent Gateway repository/);
+    expect(problems.join('\n')).not.toMatch(/change-me|gateway@/);
+    expect(AppConfig.fromEnvironment({ ...base, ...published }).sessionSecret).toBe(published.SESSION_SECRET);
+    const own = { SESSION_SECRET: 'y'.repeat(48), DATABASE_URL: 'postgres://gateway:s3cr3t-of-our-own@db.internal:5432/gateway' };
+    expect(AppConfig.fromEnvironment({ ...base, NODE_ENV: 'production', ...own }).sessionSecret).toBe(own.SESSION_SECRET);
+  });
+
   it('derives the MCP URLs from BASE_URL without a trailing slash', () => {
     const config = AppConfig.fromEnvironment({ ...base, BASE_URL: 'https://gw.example.com/' });
     expect(config.baseUrl).toBe('https://gw.example.com');

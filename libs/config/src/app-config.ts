@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EnvironmentVariables, LogLevel, splitList, validateEnvironment } from './env.schema';
+import { EnvironmentVariables, LogLevel, parseOutboundAllowHosts, parseSecretsKeys, type SecretsKey, splitList, validateEnvironment } from './env.schema';
 
 /**
  * The typed, validated configuration the service runs with. Built once at start-up from the
@@ -66,8 +66,14 @@ export class AppConfig {
   readonly cleanupIntervalSeconds: number;
   /** Development and tests only: `http` and loopback `client_id` metadata-document URLs. */
   readonly clientMetadataAllowLoopback: boolean;
-  /** `IDENTITY_PROVIDER_ALLOW_LOOPBACK`: development and tests only. */
+  /** `IDENTITY_PROVIDER_ALLOW_LOOPBACK` or `OUTBOUND_ALLOW_LOOPBACK`: development and tests only. */
   readonly identityProviderAllowLoopback: boolean;
+  /** `OUTBOUND_ALLOW_HOSTS`, lower case: host names (or `host:port`) whose private addresses identity provider fetches may reach. */
+  readonly outboundAllowHosts: readonly string[];
+  /** `OUTBOUND_ALLOW_LOOPBACK`: development only. */
+  readonly outboundAllowLoopback: boolean;
+  /** `SECRETS_KEYS` in order, the first current; empty when unset (SPEC §10, "Stored outbound secrets"). */
+  readonly secretsKeys: readonly SecretsKey[];
   /** Client ID Metadata Document fetches per requesting IP address, and per target host, per minute. */
   readonly clientMetadataFetchesPerIpPerMinute: number;
   readonly clientMetadataFetchesPerHostPerMinute: number;
@@ -136,7 +142,10 @@ export class AppConfig {
     this.ssoCallbacksPerIpPerMinute = env.SSO_CALLBACKS_PER_IP_PER_MINUTE;
     this.cleanupIntervalSeconds = env.CLEANUP_INTERVAL_SECONDS;
     this.clientMetadataAllowLoopback = env.CLIENT_METADATA_ALLOW_LOOPBACK;
-    this.identityProviderAllowLoopback = env.IDENTITY_PROVIDER_ALLOW_LOOPBACK;
+    this.identityProviderAllowLoopback = env.IDENTITY_PROVIDER_ALLOW_LOOPBACK || env.OUTBOUND_ALLOW_LOOPBACK;
+    this.outboundAllowHosts = parseOutboundAllowHosts(env.OUTBOUND_ALLOW_HOSTS).hosts;
+    this.outboundAllowLoopback = env.OUTBOUND_ALLOW_LOOPBACK;
+    this.secretsKeys = env.SECRETS_KEYS === undefined ? [] : parseSecretsKeys(env.SECRETS_KEYS).keys;
     this.clientMetadataFetchesPerIpPerMinute = env.CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE;
     this.clientMetadataFetchesPerHostPerMinute = env.CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE;
     this.shutdownDelaySeconds = env.SHUTDOWN_DELAY_SECONDS ?? (env.NODE_ENV === 'production' ? 5 : 0);

@@ -4,17 +4,26 @@ import { AuthVariables } from './env/auth.env';
 import { DatabaseVariables } from './env/database.env';
 import { LimitVariables } from './env/limits.env';
 import { ObservabilityVariables } from './env/observability.env';
+import { OutboundVariables, parseOutboundAllowHosts } from './env/outbound.env';
+import { parseSecretsKeys, publishedSecretProblems, SecretVariables } from './env/secrets.env';
 import { ServerVariables } from './env/server.env';
 
 export { LOG_LEVELS, type LogLevel } from './env/observability.env';
+export { parseOutboundAllowHosts } from './env/outbound.env';
+export { parseSecretsKeys, type SecretsKey } from './env/secrets.env';
 
 /**
  * Every environment variable the service reads, one concern per file in `env/` (the server,
- * the database, sessions and OAuth, rate limits, observability). `.env.example` mirrors this
+ * the database, sessions and OAuth, rate limits, observability, stored secrets, outbound reach). `.env.example` mirrors this
  * class one to one. Values arrive as strings; transforms turn them into numbers and booleans
  * before validation, so a non-numeric PORT fails validation instead of silently becoming NaN.
  */
-export class EnvironmentVariables extends ObservabilityVariables(LimitVariables(AuthVariables(DatabaseVariables(ServerVariables)))) {}
+export class EnvironmentVariables extends OutboundVariables(
+  SecretVariables(ObservabilityVariables(LimitVariables(AuthVariables(DatabaseVariables(ServerVariables))))),
+) {}
+
+/** Never echoed in a refusal. */
+const HIDDEN = new Set(['SESSION_SECRET', 'METRICS_TOKEN', 'SECRETS_KEYS']);
 
 export class ConfigValidationError extends Error {
   constructor(readonly problems: string[]) {
@@ -27,13 +36,14 @@ export class ConfigValidationError extends Error {
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
   const picked: Record<string, unknown> = {};
-  for (const key of [...known, 'BASE_URL', 'DATABASE_URL', 'SESSION_SECRET', 'MCP_ALLOWED_ORIGINS', 'SHUTDOWN_DELAY_SECONDS', 'METRICS_TOKEN', 'METRICS_PORT']) {
+  const optional = ['BASE_URL', 'DATABASE_URL', 'SESSION_SECRET', 'MCP_ALLOWED_ORIGINS', 'SHUTDOWN_DELAY_SECONDS', 'METRICS_TOKEN', 'METRICS_PORT'];
+  for (const key of [...known, ...optional, 'SECRETS_KEYS', 'OUTBOUND_ALLOW_HOSTS']) {
     if (raw[key] !== undefined) picked[key] = raw[key];
   }
   const env = plainToInstance(EnvironmentVariables, picked, { exposeDefaultValues: true });
   const problems: string[] = [];
   for (const error of validateSync(env, { skipMissingProperties: false })) {
-    const shown = error.property === 'SESSION_SECRET' || error.property === 'METRICS_TOKEN' ? '(hidden)' : JSON.stringify(picked[error.property]);
+    const shown = HIDDEN.has(error.property) ? '(hidden)' : JSON.stringify(picked[error.property]);
     const reasons = Object.values(error.constraints ?? {}).join('; ');
     problems.push(`${error.property}=${shown}: ${reasons}`);
   }
@@ -62,6 +72,12 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   if (env.NODE_ENV === 'production' && env.IDENTITY_PROVIDER_ALLOW_LOOPBACK) {
     problems.push('IDENTITY_PROVIDER_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production (it lets identity provider issuers reach loopback addresses over http; development and tests only)');
   }
+  if (env.NODE_ENV === 'production' && env.OUTBOUND_ALLOW_LOOPBACK) {
+    problems.push('OUTBOUND_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production (it lets identity providers be fetched from 127.0.0.1 and localhost over http; development and tests only)');
+  }
+  problems.push(...parseOutboundAllowHosts(env.OUTBOUND_ALLOW_HOSTS).problems);
+  if (env.SECRETS_KEYS !== undefined) problems.push(...parseSecretsKeys(env.SECRETS_KEYS).problems);
+  if (env.NODE_ENV === 'production') problems.push(...publishedSecretProblems(env));
   for (const scheme of splitList(env.OAUTH_EXTRA_REDIRECT_SCHEMES ?? '')) {
     if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme)) {
       problems.push(`OAUTH_EXTRA_REDIRECT_SCHEMES: ${JSON.stringify(scheme)} is not a URI scheme (letters, digits, +, - and ., without the colon)`);

@@ -5,6 +5,7 @@ export * from './credential.guard';
 export * from './credentials.module';
 export * from './mcp-unauthorized';
 export * from './organization-access.policy';
+export * from './organization-not-found';
 export * from './organization-route.check';
 export * from './password-reset.service';
 export * from './principal';

@@ -1,8 +1,9 @@
-import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { ForbiddenException, Injectable } from '@nestjs/common';
 import { isUuid } from '@app/database';
 import { MembershipDirectory, MembershipRole, roleSatisfies } from '@app/tenancy';
 import type { RestAccessOptions } from './access.decorators';
 import type { RestPrincipal } from './principal';
+import { OrganizationNotFound } from './organization-not-found';
 import { SessionReach } from './session-reach.service';
 
 /**
@@ -39,9 +40,9 @@ export class OrganizationAccessPolicy {
 
   /** `next`: for a page, the path a refused person comes back to after signing in as the organisation needs. */
   async check(principal: RestPrincipal, orgId: string, access: RestAccessOptions, next?: string): Promise<void> {
-    if (!isUuid(orgId)) throw new NotFoundException('Organization not found');
+    if (!isUuid(orgId)) throw new OrganizationNotFound();
     if (principal.kind === 'api_key') {
-      if (principal.organizationId !== orgId) throw new NotFoundException('Organization not found');
+      if (principal.organizationId !== orgId) throw new OrganizationNotFound();
       if (access.sessionOnly) throw sessionOnlyError();
       if (!access.permission || !principal.permissions.includes(access.permission)) {
         throw new ForbiddenException(
@@ -53,7 +54,7 @@ export class OrganizationAccessPolicy {
       return;
     }
     const role = await this.reach.roleIn(principal, orgId, next);
-    if (!role) throw new NotFoundException('Organization not found');
+    if (!role) throw new OrganizationNotFound();
     if (!roleSatisfies(role, access.minRole ?? 'admin')) {
       throw new ForbiddenException('This action needs the admin role in the organization');
     }

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { DomainError } from '@app/common';
-import { PageSignInRequired, SessionReachError } from '@app/credentials';
+import { OrganizationNotFound, PageSignInRequired, SessionReachError } from '@app/credentials';
 import { domainErrorPage, html, page, sendDomainErrorPage, sendPage, sendRedirect } from '@app/web';
 
 /**
@@ -31,6 +31,17 @@ export class DashboardPageFilter implements ExceptionFilter {
     }
     if (exception instanceof DomainError) {
       sendDomainErrorPage(res, exception, domainErrorPage(exception));
+      return;
+    }
+    if (exception instanceof OrganizationNotFound) {
+      sendPage(
+        res,
+        404,
+        errorPage(
+          'Organisation not found',
+          'This organisation does not exist, or you are not one of its members. If someone invited you, open the link of the invitation; otherwise ask one of its admins to invite you.',
+        ),
+      );
       return;
     }
     if (exception instanceof HttpException) {

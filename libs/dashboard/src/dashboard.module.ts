@@ -8,10 +8,13 @@ import { PolicyModule } from '@app/policy';
 import { TenancyModule } from '@app/tenancy';
 import { AccountPageController } from './account/account-page.controller';
 import { ApiKeysPageController } from './api-keys/api-keys-page.controller';
+import { ScimTokensPageController } from './scim-tokens/scim-tokens-page.controller';
+import { OrganizationClientPageController } from './clients/organization-client-page.controller';
 import { ClientPolicyPageController } from './clients/client-policy-page.controller';
 import { ClientsPageController } from './clients/clients-page.controller';
 import { OrganizationsModule } from '@app/organizations';
 import { ServiceKeysModule } from '@app/service-keys';
+import { ScimModule } from '@app/scim';
 import { AssetsController } from './assets.controller';
 import { AuditNamesReader } from './audit/audit-names';
 import { AuditPageController } from './audit/audit-page.controller';
@@ -32,7 +35,7 @@ import { PolicyPageController } from './policy/policy-page.controller';
  * itself, never the tables).
  */
 @Module({
-  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, PolicyModule, CapabilitiesModule],
+  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimModule, PolicyModule, CapabilitiesModule],
   controllers: [
     AssetsController,
     HomeController,
@@ -42,6 +45,8 @@ import { PolicyPageController } from './policy/policy-page.controller';
     ServiceKeysPageController,
     ProjectTokensPageController,
     ApiKeysPageController,
+    ScimTokensPageController,
+    OrganizationClientPageController,
     ClientsPageController,
     ClientPolicyPageController,
     MembersPageController,

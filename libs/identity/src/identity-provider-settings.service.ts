@@ -295,7 +295,7 @@ export class IdentityProviderSettings {
         values = await this.txt.txt(name);
       } catch (error) {
         const code = (error as { code?: string }).code ?? 'an error';
-        throw err('dns_lookup_failed', `The DNS look-up of ${name} failed (${code}); try again in a few minutes`);
+        throw err('dns_lookup_failed', `The DNS look-up of ${name} failed (${code}); try again in a few minutes. ${operatorVerification(organizationId, domain)}`);
       }
       if (values.some((v) => v.trim() === expected)) {
         found = true;
@@ -305,7 +305,7 @@ export class IdentityProviderSettings {
     if (!found) {
       throw err(
         'domain_not_verified',
-        `No TXT record "${record.value}" was found at ${record.name} (nor at ${domain}). Publish it there; DNS changes can take a while to be seen`,
+        `No TXT record "${record.value}" was found at ${record.name} (nor at ${domain}). Publish it there; DNS changes can take a while to be seen. ${operatorVerification(organizationId, domain)}`,
       );
     }
     return this.markVerified(organizationId, domain, 'dns', actor);
@@ -554,4 +554,9 @@ function normalise(input: IdentityProviderInput): Normalised {
 
 function snake(field: string): string {
   return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** The way around DNS, for a failed verification's message: the operator's command (docs/sso.md). */
+function operatorVerification(organizationId: string, domain: string): string {
+  return `Where DNS cannot be changed, an operator of this deployment can verify it: npm run cli -- verify-domain --organization ${organizationId} --domain ${domain}`;
 }

@@ -82,7 +82,9 @@ export class IdpMetadata {
     if (url.protocol !== 'https:' && !this.plainHttpAllowed(url)) {
       throw new IdentityProviderError(
         'invalid_issuer',
-        this.config.identityProviderAllowLoopback ? 'issuer must use https (http only for a loopback host such as 127.0.0.1)' : 'issuer must use https',
+        this.config.identityProviderAllowLoopback
+          ? 'issuer must use https (http only for a loopback host such as 127.0.0.1)'
+          : 'issuer must use https (an identity provider on this machine over http, in development, needs the operator setting IDENTITY_PROVIDER_ALLOW_LOOPBACK=true, refused in production)',
       );
     }
     return url;
@@ -174,6 +176,7 @@ export class IdpMetadata {
       resolve: this.resolve,
       open: this.overrides?.open,
       allowLoopback: this.config.identityProviderAllowLoopback,
+      allowHosts: this.config.outboundAllowHosts,
       timeoutMs: this.overrides?.timeoutMs ?? 5_000,
       maxBytes: MAX_BYTES,
       wording: wording(what),

@@ -51,6 +51,7 @@ export class IdpTokenEndpoint {
       resolve: this.overrides?.resolve ?? systemResolver,
       open: this.overrides?.open,
       allowLoopback: this.config.identityProviderAllowLoopback,
+      allowHosts: this.config.outboundAllowHosts,
       timeoutMs: this.overrides?.timeoutMs ?? 10_000,
       maxBytes: 256 * 1024,
       form,

@@ -1,6 +1,8 @@
 export * from './oauth.module';
 export * from './store/oauth-store.module';
 export * from './oauth-grants.service';
+export { ClientRegistrationService } from './client-registration.service';
+export { CreateConfidentialClientDto, CreatedConfidentialClientDto } from './dto/confidential-client.dto';
 export * from './dto/organization-grant.dto';
 export { ClientPolicyService } from './client-policy/client-policy.service';
 export type { RefusedClients } from './client-policy/client-policy.service';

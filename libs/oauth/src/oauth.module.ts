@@ -59,6 +59,6 @@ import { TokenRevocationService } from './token-revocation.service';
       inject: [OAuthClientsRepository],
     },
   ],
-  exports: [OAuthGrantsService, ClientPolicyService, ClientMetadataModule],
+  exports: [OAuthGrantsService, ClientPolicyService, ClientRegistrationService, ClientMetadataModule],
 })
 export class OAuthModule {}

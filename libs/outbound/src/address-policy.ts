@@ -44,6 +44,24 @@ const RANGE_NAMES: Record<string, string> = {
 export interface AddressPolicy {
   /** Development only: loopback addresses are allowed too. */
   allowLoopback: boolean;
+  /**
+   * A host the operator named (`OUTBOUND_ALLOW_HOSTS`): its private (RFC 1918), unique-local and
+   * carrier-grade NAT addresses are allowed too; loopback, link-local and cloud metadata never.
+   */
+  allowPrivate?: boolean;
+}
+
+/** The ranges a host named in `OUTBOUND_ALLOW_HOSTS` may resolve to. */
+const PRIVATE_RANGES = new Set(['private', 'uniqueLocal', 'carrierGradeNat']);
+
+/** Whether a refusal of `addressProblem` is one that naming the host in `OUTBOUND_ALLOW_HOSTS` would lift. */
+export function isPrivateAddress(address: string): boolean {
+  try {
+    const parsed = ipaddr.parse(address);
+    return !CLOUD_METADATA_ADDRESSES.has(parsed.toString()) && PRIVATE_RANGES.has(parsed.range());
+  } catch {
+    return false;
+  }
 }
 
 /** Why a document may not be fetched from `address` (an IP literal), or undefined when it may. */
@@ -65,6 +83,7 @@ export function addressProblem(address: string, policy: AddressPolicy): string |
   }
   const range = parsed.range();
   if (range === 'loopback' && policy.allowLoopback) return undefined;
+  if (PRIVATE_RANGES.has(range) && policy.allowPrivate) return undefined;
   if (range !== 'unicast') return `is ${RANGE_NAMES[range] ?? `a non-public (${range})`} address`;
   // ::/96 (IPv4-compatible, deprecated) past `::` and `::1`: `ipaddr.js` calls `::7f00:1` unicast.
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {

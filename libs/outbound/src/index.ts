@@ -1,3 +1,3 @@
-export { addressProblem, ipLiteral } from './address-policy';
+export { addressProblem, ipLiteral, isPrivateAddress } from './address-policy';
 export { safeFetch, systemResolver } from './safe-fetch';
 export type { FetchedDocument, FetcherOptions, FetchWording, HostResolver, RequestOpener, ResolvedAddress } from './safe-fetch';

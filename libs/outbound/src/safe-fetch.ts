@@ -2,7 +2,7 @@ import { promises as dns } from 'node:dns';
 import http, { type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { addressProblem, ipLiteral } from './address-policy';
+import { addressProblem, ipLiteral, isPrivateAddress } from './address-policy';
 
 export interface ResolvedAddress {
   address: string;
@@ -38,6 +38,13 @@ export interface FetcherOptions {
   open?: RequestOpener;
   /** Development only: `http` and loopback addresses. */
   allowLoopback: boolean;
+  /**
+   * For fetches that may reach inside the network when the operator says so (identity providers,
+   * never client metadata documents): `OUTBOUND_ALLOW_HOSTS`, lower-case host names or
+   * `host:port`, whose private addresses are admitted. Given (even empty), a refusal of a private
+   * address names the variable.
+   */
+  allowHosts?: readonly string[];
   /** For the whole exchange: resolution, connection, headers and body. */
   timeoutMs: number;
   maxBytes: number;
@@ -92,15 +99,28 @@ async function checkedAddress(url: URL, options: FetcherOptions): Promise<Resolv
     }
   }
   if (addresses.length === 0) throw options.wording.error(`${options.wording.host} ${host} has no address`);
+  const allowPrivate = isAllowedHost(url, options.allowHosts);
   for (const { address } of addresses) {
-    const problem = addressProblem(address, { allowLoopback: options.allowLoopback });
+    const problem = addressProblem(address, { allowLoopback: options.allowLoopback, allowPrivate });
     if (problem) {
+      const hint =
+        options.allowHosts && !allowPrivate && isPrivateAddress(address)
+          ? ` (or from hosts the operator names in OUTBOUND_ALLOW_HOSTS: add ${host} there to reach it inside your network)`
+          : '';
       throw options.wording.error(
-        `${options.wording.host} ${host} resolves to an address that ${problem}; ${options.wording.plural} are fetched only from public addresses`,
+        `${options.wording.host} ${host} resolves to an address that ${problem}; ${options.wording.plural} are fetched only from public addresses${hint}`,
       );
     }
   }
   return addresses[0];
+}
+
+/** Whether `url`'s host (or `host:port`) is named in `allowHosts`. */
+function isAllowedHost(url: URL, allowHosts: readonly string[] | undefined): boolean {
+  if (!allowHosts?.length || ipLiteral(url.hostname)) return false;
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return allowHosts.includes(host) || allowHosts.includes(`${host}:${port}`);
 }
 
 function exchange(url: URL, target: ResolvedAddress, options: FetcherOptions, totalMs: number): Promise<FetchedDocument> {

@@ -29,11 +29,18 @@ export class ScimTokensService extends ScimTokenResolver {
     return (em ?? this.dataSource.manager).getRepository(ScimToken);
   }
 
-  async create(organizationId: string, input: { name: string }, actor: AuditActor): Promise<CreatedScimTokenDto> {
+  async create(organizationId: string, input: { name: string; expiresAt?: string | null }, actor: AuditActor): Promise<CreatedScimTokenDto> {
     const token = generateToken(TOKEN_PREFIXES.scim);
     return this.dataSource.transaction(async (em) => {
       const row = await this.repo(em).save(
-        this.repo(em).create({ organizationId, name: input.name.trim(), tokenHash: hashToken(token), secretLast4: secretLast4(token), createdBy: userOf(actor) }),
+        this.repo(em).create({
+          organizationId,
+          name: input.name.trim(),
+          tokenHash: hashToken(token),
+          secretLast4: secretLast4(token),
+          createdBy: userOf(actor),
+          expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+        }),
       );
       await this.audit.record(em, {
         organizationId,
@@ -41,13 +48,13 @@ export class ScimTokensService extends ScimTokenResolver {
         action: 'scim_token.created',
         targetType: 'scim_token',
         targetId: row.id,
-        metadata: { name: row.name },
+        metadata: { name: row.name, expiresAt: row.expiresAt?.toISOString() ?? null },
       });
       return { ...toDto(row), token, scimBaseUrl: `${this.config.baseUrl}/scim/v2` };
     });
   }
 
-  /** The organisation's live tokens, newest first. */
+  /** The organisation's tokens not revoked (an expired one too, shown as such), newest first. */
   async list(organizationId: string): Promise<ScimTokenListDto> {
     const rows = await this.repo().find({ where: { organizationId, revokedAt: IsNull() }, order: { createdAt: 'DESC', id: 'DESC' } });
     return { items: rows.map(toDto) };
@@ -78,12 +85,13 @@ export class ScimTokensService extends ScimTokenResolver {
     });
   }
 
-  /** The live token behind a presented `scim_` secret (form already checked), or null. */
+  /** The live token behind a presented `scim_` secret (form already checked), or null: revoked or past its expiry (the database's clock). */
   async resolve(token: string): Promise<ScimPrincipal | null> {
-    const row = await this.repo().findOne({
-      where: { tokenHash: hashToken(token), revokedAt: IsNull() },
-      select: { id: true, organizationId: true, lastUsedAt: true },
-    });
+    const row = await this.repo()
+      .createQueryBuilder('t')
+      .select(['t.id', 't.organizationId', 't.lastUsedAt'])
+      .where('t.token_hash = :hash AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())', { hash: hashToken(token) })
+      .getOne();
     if (!row) return null;
     if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
       await this.repo().update({ id: row.id }, { lastUsedAt: () => 'now()' });
@@ -100,5 +108,6 @@ function toDto(row: ScimToken): ScimTokenDto {
     createdAt: row.createdAt.toISOString(),
     createdBy: row.createdBy,
     lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
+    expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
   };
 }

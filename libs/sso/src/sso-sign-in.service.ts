@@ -20,6 +20,7 @@ import { IdTokenVerifier, type IdTokenClaims } from './id-token.verifier';
 import { desiredRole } from './roles-from-groups';
 import type { PendingLink, SignInState } from './sso-cookies';
 import { SsoSignInError } from './sso.errors';
+import { idpVouchesForEmail } from './email-vouched';
 
 /** The OpenID scopes asked for: the standard ones (a groups claim, when configured, comes with them or not at all). */
 export const SSO_SCOPES = 'openid email profile';
@@ -233,12 +234,12 @@ export class SsoSignInService {
     return this.finish(provider, userId, email, { role: roles.role, groupsRole: null, tenant: roles.tenant }, next, origin);
   }
 
-  /** The ID token's email when the IdP vouches for it (`email_verified` true), lower case. */
+  /** The ID token's email when the IdP vouches for it (`email_verified` true, or Entra's `xms_edov`), lower case. */
   private verifiedEmail(claims: IdTokenClaims): string {
     if (typeof claims.email !== 'string' || !claims.email.includes('@') || claims.email.length > 320) {
       throw new SsoSignInError('email_missing', 'The identity provider sent no email address for you, so no account can be found or made. Ask your administrator to release the email claim.', 'forbidden');
     }
-    if (claims.email_verified !== true) {
+    if (!idpVouchesForEmail(claims)) {
       throw new SsoSignInError('email_not_verified', 'The identity provider does not vouch for your email address (email_verified is not true), so it cannot be used to sign in.', 'forbidden');
     }
     return normalizeEmail(claims.email);

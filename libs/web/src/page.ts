@@ -36,6 +36,7 @@ label[for]{display:block;font-weight:600;margin:.75rem 0 .25rem}
 .hint{color:var(--muted);font-size:.9rem;margin:0 0 .25rem}
 .field-error{color:var(--danger);font-size:.9rem;font-weight:600;margin:0 0 .25rem}
 input[type=email],input[type=password],input[type=text]{width:100%;font:inherit;padding:.65rem .75rem;border:1px solid var(--line);border-radius:8px;background:var(--card);color:var(--fg)}
+input[type=search]{font:inherit;width:28rem;max-width:100%;padding:.55rem .75rem;border:1px solid var(--line);border-radius:8px;background:var(--card);color:var(--fg)}
 input[aria-invalid=true]{border:2px solid var(--danger)}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.25rem}
 button{font:inherit;font-weight:600;min-height:2.75rem;padding:.6rem 1.25rem;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg);cursor:pointer;flex:1 1 8rem}
@@ -102,6 +103,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 /** The path of the one script file the dashboard pages may load (the copy buttons). */
 export const DASHBOARD_SCRIPT_PATH = '/assets/dashboard.js';
 
+/** The service's icon (SVG), linked from every page; `/favicon.ico` answers the same for browsers that ask it anyway. */
+export const FAVICON_PATH = '/favicon.svg';
+
 /**
  * The dashboard pages' headers: those of every page, except that the one script file served by
  * this service may run (`script-src 'self'`: no inline script, no `unsafe-inline`) and forms
@@ -140,6 +144,7 @@ export function page(title: string, body: SafeHtml, options: PageOptions = {}): 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${title} · Agent Gateway</title>
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
 <style>${raw(STYLES)}</style>
 ${options.script ? html`<script src="${DASHBOARD_SCRIPT_PATH}" defer></script>` : ''}
 </head>

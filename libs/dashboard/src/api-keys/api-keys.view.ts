@@ -4,6 +4,7 @@ import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, secretField, sectionPath, snippetField } from '../views/layout';
 import { when } from '../views/when';
+import { fieldError, invalid } from '../views/field-error';
 import { ACTIONS_HEADER, dataTable, emptyState } from '../views/table';
 
 export interface ApiKeyRow extends ApiKeyDto {
@@ -169,12 +170,4 @@ export function revokeApiKeyPage(ctx: DashboardContext, key: ApiKeyDto): HtmlPag
 
 function codeList(names: readonly string[]): SafeHtml {
   return html`${names.map((name, i) => html`${i ? ', ' : ''}<code>${name}</code>`)}`;
-}
-
-function fieldError(id: string, error: string | undefined): SafeHtml | '' {
-  return error ? html`<p class="field-error" id="${id}-error">${error}</p>` : '';
-}
-
-function invalid(error: string | undefined): SafeHtml | '' {
-  return error ? html` aria-invalid="true"` : '';
 }

@@ -31,6 +31,9 @@ export function clientsPage(ctx: DashboardContext, view: ClientsListView): HtmlP
       view.admin ? 'You see every connection in the organisation and may disconnect any.' : 'You see the ones you connected and may disconnect them.'
     } Disconnecting refuses the client's tokens at once.</p>
 ${view.admin && view.policy ? policySummary(orgId, view.policy) : ''}
+${view.admin
+  ? html`<p id="organization-clients">An AI client that your identity provider vouches for (ID-JAG) needs an organisation client: <a href="${base}/organization-clients/new">New organisation client</a></p>`
+  : ''}
 ${empty
   ? html`<div class="empty"><p><strong>${view.admin ? 'No AI client is connected to this organisation yet.' : 'You have not connected an AI client to this organisation yet.'}</strong>
 To connect one, add the MCP server <code>${view.mcpUrl}</code> to the client: it sends you here to sign in, pick a project and choose what it may do.</p></div>`
@@ -58,8 +61,12 @@ ${admin ? html`<td>${grant.user ? html`${grant.user.name}<br><span class="muted"
 /** The client's name, the host it answers to (its client_id URL's host, or its redirect URIs' hosts) and, for an ID-JAG's grant, its identity provider. */
 function clientName(grant: OrganizationGrantView): SafeHtml {
   const kind = grant.client.kind === 'metadata_document' ? 'identified by' : 'answers at';
+  // An organisation's client for ID-JAGs has no redirect URI: nothing to say it answers at.
+  const where = grant.client.hosts.length
+    ? html`${kind} ${codeList(grant.client.hosts)}`
+    : html`an organisation client: no redirect, it gets its tokens at the token endpoint`;
   const via = grant.identityProvider ? html`<br><span class="muted">via the identity provider <code>${grant.identityProvider.issuer}</code> (ID-JAG)</span>` : '';
-  return html`<strong>${grant.client.name}</strong><br><span class="muted">${kind} ${codeList(grant.client.hosts)}</span>${via}`;
+  return html`<strong>${grant.client.name}</strong><br><span class="muted">${where}</span>${via}`;
 }
 
 function policySummary(orgId: string, policy: ClientPolicyDto): SafeHtml {

@@ -12,6 +12,7 @@ export const SECTIONS = [
   { id: 'members', label: 'Members', path: 'members', minRole: 'admin' },
   { id: 'audit', label: 'Audit log', path: 'audit', minRole: 'admin' },
   { id: 'single-sign-on', label: 'Single sign-on', path: 'single-sign-on', minRole: 'admin' },
+  { id: 'scim-tokens', label: 'SCIM tokens', path: 'scim-tokens', minRole: 'admin' },
   { id: 'policy', label: 'Policy', path: 'policy', minRole: 'admin' },
 ] as const satisfies readonly { id: string; label: string; path: string; minRole: MembershipRole }[];
 

@@ -13,6 +13,7 @@ import { SignInSessions1764000018000 } from './1764000018000-sign-in-sessions';
 import { EnterpriseIdentity1764000019000 } from './1764000019000-enterprise-identity';
 import { Scim1764000019400 } from './1764000019400-scim';
 import { IdJag1764000019500 } from './1764000019500-id-jag';
+import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry';
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   EnterpriseIdentity1764000019000,
   Scim1764000019400,
   IdJag1764000019500,
+  ScimTokenExpiry1764000022000,
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
 ];

@@ -12,7 +12,11 @@ const CLIENT_METADATA_WORDING: FetchWording = {
   error: (message) => new ClientMetadataError(message),
 };
 
-/** Fetches a Client ID Metadata Document through the SSRF-safe fetcher of `@app/outbound`. */
-export function fetchClientMetadataDocument(url: URL, options: Omit<FetcherOptions, 'wording'>): Promise<FetchedDocument> {
-  return safeFetch(url, { ...options, wording: CLIENT_METADATA_WORDING });
+/**
+ * Fetches a Client ID Metadata Document through the SSRF-safe fetcher of `@app/outbound`: public
+ * addresses only, never the operator's `OUTBOUND_ALLOW_HOSTS` (a client_id URL is chosen by
+ * whoever registers, not by the operator; SPEC §10).
+ */
+export function fetchClientMetadataDocument(url: URL, options: Omit<FetcherOptions, 'wording' | 'allowHosts'>): Promise<FetchedDocument> {
+  return safeFetch(url, { ...options, allowHosts: undefined, wording: CLIENT_METADATA_WORDING });
 }

@@ -52,6 +52,19 @@ export interface ConsentView {
 }
 
 /**
+ * Answers only on this computer (every redirect URI on a loopback host). A client that registered
+ * itself (dynamic registration) proves nothing about its name, and any program here could have
+ * registered it: a warning (RFC 8252 §8.6). A metadata-document client's name is vouched for by
+ * its `client_id` site, so a loopback answer is what a desktop or command-line application does:
+ * a neutral note.
+ */
+function localhostNote(view: ConsentView): SafeHtml {
+  return view.clientIdHost
+    ? html`<p class="muted" role="note" id="consent-localhost-note">This application receives its answer on this computer (localhost), as desktop and command-line applications do.</p>`
+    : html`<div class="warning" role="note" id="consent-localhost-only">This application receives its answer only on this computer (localhost): any program running here could use this name. Approve only if you just started it yourself.</div>`;
+}
+
+/**
  * The consent page: who asks (client name, where the answer goes), one project to pick
  * (radios grouped by organisation), a checkbox per agent permission, Approve or Deny. The form
  * carries only the pending request's id, the CSRF token and the choices.
@@ -70,9 +83,7 @@ ${view.clientIdHost
 ${view.newClient
   ? html`<div class="warning" role="note" id="consent-new-client">You have not connected this application before. Check that <strong><code>${view.clientIdHost}</code></strong> is the site of the application you meant to connect.</div>`
   : ''}
-${view.localhostOnly
-  ? html`<div class="warning" role="note" id="consent-localhost-only">This application receives its answer only on this computer (localhost): any program running here could use this name. Approve only if you just started it yourself.</div>`
-  : ''}
+${view.localhostOnly ? localhostNote(view) : ''}
 <p class="muted">The application will receive its answer at <code>${view.redirectHost}</code>. Signed in as ${view.userEmail}
 (<a href="${view.switchAccountHref}">use another account</a>).</p>
 ${view.error ? html`<div class="error" role="alert" id="consent-error">${view.error}</div>` : ''}

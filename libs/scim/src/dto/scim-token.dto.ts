@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { IsDisplaySafe } from '@app/common';
+import { IsISO8601, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsDisplaySafe, IsFutureInstant } from '@app/common';
 
 export class CreateScimTokenDto {
   @ApiProperty({ description: 'What the token is for (e.g. "Okta")', minLength: 1, maxLength: 100 })
@@ -9,6 +9,12 @@ export class CreateScimTokenDto {
   @MaxLength(100)
   @IsDisplaySafe()
   name: string;
+
+  @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String, description: 'When the token stops working; omitted → never.' })
+  @IsOptional()
+  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'expiresAt must be an ISO 8601 date-time' })
+  @IsFutureInstant()
+  expiresAt?: string | null;
 }
 
 export class ScimTokenDto {
@@ -18,6 +24,7 @@ export class ScimTokenDto {
   @ApiProperty() createdAt: string;
   @ApiPropertyOptional({ type: String, nullable: true }) createdBy: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) lastUsedAt: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'When it stops working; null: never' }) expiresAt: string | null;
 }
 
 export class CreatedScimTokenDto extends ScimTokenDto {

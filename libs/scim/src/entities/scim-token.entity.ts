@@ -37,4 +37,8 @@ export class ScimToken {
 
   @Column('timestamptz', { nullable: true })
   revokedAt: Date | null;
+
+  /** When it stops working (its admin's choice); null: never. */
+  @Column('timestamptz', { nullable: true })
+  expiresAt: Date | null;
 }
