@@ -28,7 +28,7 @@ const ALLOWED_IMPORTS = {
   'api-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'common'],
   discovery: ['credentials', 'capabilities', 'config', 'common'],
   health: ['credentials', 'database', 'config', 'common'],
-  policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'database', 'common'],
+  policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'database', 'common'],
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'observability', 'config', 'common'],
   sso: ['auth', 'organizations', 'identity', 'outbound', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'database', 'config', 'common'],
   scim: ['organizations', 'identity', 'tenancy', 'credential-store', 'credentials', 'rate-limit', 'audit', 'database', 'config', 'common'],

@@ -125,7 +125,7 @@ describe('organisation policy at the MCP endpoint', () => {
     });
   });
 
-  it('does not run a call an approve rule holds: every write and destructive capability is refused without running its handler', async () => {
+  it('does not run a call an approve rule holds: every write and destructive capability is held for approval without running its handler', async () => {
     const m = await setUp('oauth');
     try {
       await savePolicy(m.team, [{ id: 'ask', risk: ['write', 'destructive'], effect: 'approve', approval: { approvers: 'admins' } }]);
@@ -136,7 +136,8 @@ describe('organisation policy at the MCP endpoint', () => {
       for (const name of held) {
         const handle = jest.spyOn(registry.toolsetFor(AGENT_PERMISSION_NAMES).byName.get(name)!.definition, 'handle');
         const result = await m.client.callTool({ name, arguments: args[name] });
-        expect(result).toMatchObject({ content: [{ type: 'text', text: refusal('ask') }], isError: true });
+        expect(result).toMatchObject({ isError: true, _meta: { 'agent-gateway/error': { code: 'approval_required' } } });
+        expect((result.content as { text: string }[])[0].text).toMatch(/^This call needs a person's approval \(rule "ask"\): http\S+\/approvals\/[0-9a-f-]{36} — call again once it is approved\.$/);
         expect(handle).not.toHaveBeenCalled();
       }
       const read = await m.client.callTool({ name: 'get_task', arguments: { id: m.taskId } });

@@ -51,6 +51,13 @@ export const AUDIT_ACTIONS = [
   'tool.denied',
   'policy.updated',
   'session.reauthenticated',
+  'approval.requested',
+  'approval.pending',
+  'approval.approved',
+  'approval.denied',
+  'approval.expired',
+  'approval.consumed',
+  'approval.voided',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */

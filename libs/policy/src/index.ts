@@ -6,3 +6,5 @@ export * from './policy-rules';
 export { canonicalSha256, type AgentCall } from './call-facts';
 export { OrganizationPolicy } from './entities/organization-policy.entity';
 export * from './client-names';
+export { Approval, APPROVAL_STATUSES, type ApprovalStatus } from './entities/approval.entity';
+export { ApprovalRequired, ApprovalUnavailable } from './approvals/approval-requests';

@@ -4,6 +4,9 @@ import { AuditModule } from '@app/audit';
 import { CapabilitiesModule } from '@app/capabilities';
 import { CredentialStoreModule } from '@app/credential-store';
 import { TenancyModule } from '@app/tenancy';
+import { ApprovalRequests } from './approvals/approval-requests';
+import { ApprovalsRepository } from './approvals/approvals.repository';
+import { Approval } from './entities/approval.entity';
 import { OrganizationPolicy } from './entities/organization-policy.entity';
 import { PolicyController } from './policy.controller';
 import { PolicyGate } from './policy-gate';
@@ -12,9 +15,9 @@ import { PolicyService } from './policy.service';
 
 /** The organisation's policy over agents' calls: its table, the per-call check, the REST routes. */
 @Module({
-  imports: [TypeOrmModule.forFeature([OrganizationPolicy]), CapabilitiesModule, CredentialStoreModule, TenancyModule, AuditModule],
+  imports: [TypeOrmModule.forFeature([OrganizationPolicy, Approval]), CapabilitiesModule, CredentialStoreModule, TenancyModule, AuditModule],
   controllers: [PolicyController],
-  providers: [PolicyRepository, PolicyGate, PolicyService],
+  providers: [PolicyRepository, PolicyGate, PolicyService, ApprovalsRepository, ApprovalRequests],
   exports: [PolicyGate, PolicyService],
 })
 export class PolicyModule {}

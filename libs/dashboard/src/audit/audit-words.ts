@@ -53,6 +53,13 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'tool.denied': "Agent call refused by the organisation's policy",
   'policy.updated': 'Policy changed',
   'session.reauthenticated': 'Signed in again to confirm a change',
+  'approval.requested': 'Agent call held for approval',
+  'approval.pending': 'Agent call retried while its approval is pending',
+  'approval.approved': 'Agent call approved',
+  'approval.denied': 'Agent call denied',
+  'approval.expired': 'Approval expired',
+  'approval.consumed': 'Approved agent call run',
+  'approval.voided': 'Approval voided',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */

@@ -16,6 +16,7 @@ import { IdJag1764000019500 } from './1764000019500-id-jag';
 import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry';
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
+import { Approvals1764000024000 } from './1764000024000-approvals';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   ScimTokenExpiry1764000022000,
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
+  Approvals1764000024000,
 ];
