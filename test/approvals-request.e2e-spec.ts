@@ -23,7 +23,7 @@ describe('approvals requested by agents’ calls', () => {
     await request(t.baseUrl).put(path).set('Authorization', `Bearer ${team.admin.jwt}`).send({ version, rules }).expect(200);
   };
 
-  async function setUp(userOf: (team: Team) => string = (team) => team.member.id) {
+  async function setUp(userOf: (team: Team) => string = (team) => team.member.id, version = '2025-06-18') {
     const team = await createTeam(t);
     const project = await createProject(t.dataSource, team.organization.id, 'Project Bluebird');
     const { accessToken } = await insertConnectedClient(t.dataSource, {
@@ -32,7 +32,7 @@ describe('approvals requested by agents’ calls', () => {
       projectId: project.id,
       permissions: [...AGENT_PERMISSION_NAMES],
     });
-    const connected = await connectClient(t.baseUrl, '2025-06-18', { Authorization: `Bearer ${accessToken}` });
+    const connected = await connectClient(t.baseUrl, version, { Authorization: `Bearer ${accessToken}` });
     await savePolicy(team, [{ id: 'ask', tools: ['create_task'], effect: 'approve', approval: { approvers: 'admins' } }]);
     return { team, project, ...connected };
   }
@@ -144,6 +144,30 @@ describe('approvals requested by agents’ calls', () => {
       await savePolicy(m.team, [{ id: 'ask', tools: ['create_task'], effect: 'approve', approval: { approvers: 'admins', selfApproval: true } }]);
       const selfApproved = await m.client.callTool({ name: 'create_task', arguments: { title: 'Mine' } });
       expect(textOf(selfApproved)).toContain('/approvals/');
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('answers 2025-11-25 with the JSON-RPC error -32042 carrying one URL-mode elicitation, the URL also in the message', async () => {
+    const m = await setUp(undefined, '2025-11-25');
+    try {
+      const handle = spyCreate();
+      const error = (await m.client.callTool({ name: 'create_task', arguments: { title: 'Ship it' } }).then(
+        () => null,
+        (e: unknown) => e,
+      )) as { code: number; message: string; data: { elicitations: { mode: string; elicitationId: string; url: string; message: string }[] } };
+      expect(error).not.toBeNull();
+      expect(error.code).toBe(-32042);
+      const [elicitation] = error.data.elicitations;
+      expect(error.data.elicitations).toHaveLength(1);
+      expect(elicitation).toEqual({ mode: 'url', elicitationId: expect.stringMatching(/^[0-9a-f-]{36}$/), url: `${t.baseUrl}/approvals/${elicitation.elicitationId}`, message: expect.stringContaining(elicitation.url) });
+      expect(error.message).toContain(elicitation.url);
+      expect(handle).not.toHaveBeenCalled();
+      await t.dataSource.query(`UPDATE approvals SET status = 'approved', decided_at = now() WHERE id = $1`, [elicitation.elicitationId]);
+      const ran = await m.client.callTool({ name: 'create_task', arguments: { title: 'Ship it' } });
+      expect(ran.isError).toBeFalsy();
+      expect(handle).toHaveBeenCalledTimes(1);
     } finally {
       await m.close();
     }

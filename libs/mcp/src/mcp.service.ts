@@ -20,6 +20,7 @@ import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
 import { McpOutcome, Metrics } from '@app/observability';
 import { CapabilityRegistry, type ProjectContext, type Toolset } from '@app/capabilities';
 import { PolicyGate } from '@app/policy';
+import { DEFAULT_PROTOCOL_VERSION, throwUrlElicitation } from './approval-answers';
 import { capabilityFailure } from './capability-errors';
 import { echoableId, jsonRpcError, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
 import { directExchange, serveDirect } from './mcp-exchange';
@@ -62,6 +63,8 @@ export class McpService implements OnApplicationShutdown {
   private readonly nodeHandler: NodeMcpRequestHandler;
   /** The tool calls of each request in progress, by its `AuthInfo` (what the SDK hands the server factory). */
   private readonly callsOf = new WeakMap<AuthInfo, ToolCalls>();
+  /** The protocol revision of each request in progress (its `MCP-Protocol-Version`), by its `AuthInfo`. */
+  private readonly versionOf = new WeakMap<AuthInfo, string>();
   /** The instance's tool calls, shared fairly between organisations. */
   private readonly fair: FairCalls;
 
@@ -93,6 +96,8 @@ export class McpService implements OnApplicationShutdown {
     const exchange = directExchange(req.headers, req.body);
     const calls = new ToolCalls();
     if (req.auth) this.callsOf.set(req.auth, calls);
+    const version = req.headers['mcp-protocol-version'];
+    if (req.auth) this.versionOf.set(req.auth, typeof version === 'string' ? version : DEFAULT_PROTOCOL_VERSION);
     if (!exchange || !req.auth) {
       if (!hasToolCall(req.body)) {
         await this.nodeHandler(req, res, req.body);
@@ -190,9 +195,10 @@ export class McpService implements OnApplicationShutdown {
     listEveryVersionOnDiscover(server);
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     const calls = authInfo ? this.callsOf.get(authInfo) : undefined;
+    const version = (authInfo && this.versionOf.get(authInfo)) ?? DEFAULT_PROTOCOL_VERSION;
     // `admit`: the organisation's policy decides each call before its capability runs (a refusal is a tool error).
     server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, (args) => this.policy.admit(principalOf(ctx.http?.authInfo), request.params.name, args), (tool, outcome, rpcCode) => {
+      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, version, (args) => this.policy.admit(principalOf(ctx.http?.authInfo), request.params.name, args), (tool, outcome, rpcCode) => {
         this.metrics.recordMcpCall('tools/call', tool, outcome);
         recordToolOutcome(ctx.mcpReq.id, rpcCode ?? outcome);
       }),
@@ -234,6 +240,7 @@ async function callTool(
   context: ProjectContext,
   calls: ToolCalls | undefined,
   fair: FairCalls,
+  protocolVersion: string,
   admit: (args: Record<string, unknown>) => Promise<void>,
   record: (tool: string | undefined, outcome: McpOutcome, rpcCode?: number) => void,
 ): Promise<CallToolResult> {
@@ -266,6 +273,7 @@ async function callTool(
     else calls?.ran();
     let failure: CallToolResult;
     try {
+      throwUrlElicitation(error, protocolVersion);
       failure = capabilityFailure(error, name);
     } catch (rpcError) {
       // Answered as a JSON-RPC error (the database unavailable, input the schema let through).
