@@ -22,6 +22,8 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      // Every audit record checked against its OCSF schema and for secrets (docs/testing.md).
+      setupFilesAfterEnv: ['<rootDir>/test/helpers/audit-record-check.ts'],
       slowTestThreshold: 30,
     },
   ],

@@ -628,8 +628,8 @@ async function auditInsertCost({ seed, pg, createTask }) {
         const { rows } = await db.query(insertTask, [seed.projectId]);
         if (withAudit) {
           await db.query(
-            `INSERT INTO audit_events (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata)
-             VALUES ($1, $2, 'agent_token', $3, 'capability.create_task', 'task', $4, $5)`,
+            `INSERT INTO audit_events (organization_id, chain, project_id, actor_type, actor_id, action, target_type, target_id, metadata)
+             VALUES ($1::uuid, $1::uuid::text, $2, 'agent_token', $3, 'capability.create_task', 'task', $4, $5)`,
             [seed.orgId, seed.projectId, tokenRow.id, rows[0].id, JSON.stringify({ tool: 'create_task', outcome: 'succeeded', serviceKeyId: seed.keyId })],
           );
         }

@@ -23,8 +23,8 @@ describe('GET /api/organizations/:orgId/audit-events', () => {
     ];
     for (const [i, at] of times.entries()) {
       await t.dataSource.query(
-        `INSERT INTO audit_events (organization_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent, created_at)
-         VALUES ($1, 'user', 'u1', 'member.added', 'user', $2, $3, '127.0.0.1', 'seed', $4)`,
+        `INSERT INTO audit_events (organization_id, chain, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent, created_at)
+         VALUES ($1::uuid, $1::uuid::text, 'user', 'u1', 'member.added', 'user', $2, $3, '127.0.0.1', 'seed', $4)`,
         [organizationId, `target-${i}`, JSON.stringify({ i }), at],
       );
     }
@@ -83,7 +83,7 @@ describe('GET /api/organizations/:orgId/audit-events', () => {
   it('defaults to 50 per page', async () => {
     const team = await createTeam(t);
     await t.dataSource.query(
-      `INSERT INTO audit_events (organization_id, actor_type, action) SELECT $1, 'user', 'member.added' FROM generate_series(1, 51)`,
+      `INSERT INTO audit_events (organization_id, chain, actor_type, action) SELECT $1::uuid, $1::uuid::text, 'user', 'member.added' FROM generate_series(1, 51)`,
       [team.organization.id],
     );
     const res = await api().get(`/api/organizations/${team.organization.id}/audit-events`).auth(team.admin.jwt, { type: 'bearer' }).expect(200);

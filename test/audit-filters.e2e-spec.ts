@@ -35,8 +35,8 @@ describe('audit events filtered by a credential, across the places its id can be
     const ids: string[] = [];
     for (const [i, [actor, target, metadata]] of shapes.entries()) {
       const [row] = await t.dataSource.query(
-        `INSERT INTO audit_events (organization_id, actor_type, actor_id, action, target_type, target_id, metadata, created_at)
-         VALUES ($1, 'user', $2, 'project.renamed', 'project', $3, $4::jsonb, now() - interval '1 hour' + $5 * interval '1 second') RETURNING id`,
+        `INSERT INTO audit_events (organization_id, chain, actor_type, actor_id, action, target_type, target_id, metadata, created_at)
+         VALUES ($1::uuid, $1::uuid::text, 'user', $2, 'project.renamed', 'project', $3, $4::jsonb, now() - interval '1 hour' + $5 * interval '1 second') RETURNING id`,
         [orgId, actor, target, JSON.stringify(metadata), i],
       );
       if (actor === id || target === id || Object.values(metadata).includes(id)) ids.push(row.id);

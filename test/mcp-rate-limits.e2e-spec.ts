@@ -96,8 +96,12 @@ describe('MCP request limits', () => {
     expect(tooMany.status).toBe(429);
     expect(tooMany.headers['retry-after']).toMatch(/^\d+$/);
     expect(tooMany.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { code: 'rate_limited', limit: 'token' } } });
-    const events = await t.dataSource.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [org.id]);
-    expect(events).toEqual([{ n: 0 }]);
+    // Nothing ran, so nothing was recorded but the refusal itself: one aggregate (SPEC §10), written within 200 ms.
+    const refusals = async () =>
+      t.dataSource.query(`SELECT action, metadata->>'count' AS count, metadata->>'reason' AS reason FROM audit_events WHERE organization_id = $1`, [org.id]);
+    let events = await refusals();
+    while (events.length === 0) events = await refusals();
+    expect(events).toEqual([{ action: 'mcp.refused', count: '1', reason: 'rate_limited' }]);
 
     // A notification alone is not a request: it spends nothing.
     const notified = await post(token, { jsonrpc: '2.0', method: 'notifications/initialized' });

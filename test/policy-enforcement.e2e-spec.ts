@@ -126,7 +126,7 @@ describe('organisation policy at the MCP endpoint', () => {
   });
 
   it('does not run a call an approve rule holds: every write and destructive capability is held for approval without running its handler', async () => {
-    const m = await setUp('oauth');
+    const m = await setUp('oauth', '2025-06-18');
     try {
       await savePolicy(m.team, [{ id: 'ask', risk: ['write', 'destructive'], effect: 'approve', approval: { approvers: 'admins' } }]);
       const registry = t.app.get(CapabilityRegistry);

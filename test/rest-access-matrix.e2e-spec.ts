@@ -291,6 +291,18 @@ const ROWS: Row[] = [
     expected: '200 403 404 200 403 404 403 401 401 401',
   },
   {
+    route: 'GET /api/organizations/:orgId/audit-events/export',
+    permission: 'audit:read',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/audit-events/export` }),
+    expected: '200 403 404 200 403 404 403 401 401 401',
+  },
+  {
+    route: 'GET /api/organizations/:orgId/audit-events/verify',
+    permission: 'audit:read',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/audit-events/verify` }),
+    expected: '200 403 404 200 403 404 403 401 401 401',
+  },
+  {
     route: 'GET /api/me/agent-grants',
     call: async () => ({ method: 'get', path: '/api/me/agent-grants' }),
     expected: '200 200 200 403 403 403 403 401 401 401',

@@ -185,8 +185,8 @@ async function auditFilters({ base, pg, callJson, rounds, duration }) {
     // project by its person, the rest agents' tool calls (with a service key, as real ones carry).
     const seed = (org, count) =>
       db.query(
-        `INSERT INTO audit_events (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, created_at)
-         SELECT $1,
+        `INSERT INTO audit_events (organization_id, chain, project_id, actor_type, actor_id, action, target_type, target_id, metadata, created_at)
+         SELECT $1::uuid, $1::uuid::text,
                 CASE WHEN rare THEN $2::uuid ELSE NULL END,
                 CASE WHEN rare THEN 'user' ELSE 'agent_token' END,
                 CASE WHEN rare THEN $3::text ELSE md5(g::text) END,

@@ -39,6 +39,7 @@ const SEVERAL_INSTANCES = {
   'test/scim-two-instances.e2e-spec.ts': 'two service processes on one PostgreSQL: a SCIM deactivation through one, refused by the other',
   'test/id-jag-two-instances.e2e-spec.ts': 'two gateways on one PostgreSQL: an ID-JAG traded through one is refused by the other, and of concurrent trades on both exactly one wins',
   'test/policy-two-instances.e2e-spec.ts': 'two gateways on one PostgreSQL: a policy saved through one applies on the other at its next call, and of two saves from one version the second gets 409',
+  'test/audit-two-instances.e2e-spec.ts': 'two gateways writing one organisation\'s audit records at once on one PostgreSQL, and a gateway process killed (-9) under load, restarted',
 };
 
 /** The smoke set: file, and the part of it that runs (a test name pattern), or the whole file. */

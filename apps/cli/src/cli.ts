@@ -1,3 +1,4 @@
+import { auditVerify } from './audit-verify';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -56,6 +57,9 @@ Commands:
       Disconnect the organisation's identity provider and delete its email-domain claims (as an
       admin's DELETE of the settings does). Audited with the command line as actor. Works beside
       the running service on PostgreSQL.
+  audit-verify --organization <organization id> | --service
+      Verify an audit chain (the organisation's, or the service's own): every record's link and
+      hash and every signed checkpoint. Prints the verdict as JSON; exit 0 intact, 1 broken.
   reset-link --email <email>
       Print a one-time password-reset link for the account with this email (for example the only
       admin, locked out). The link works once, for an hour; using it ends every session of that
@@ -78,12 +82,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     command !== 'reset-link' &&
     command !== 'verify-domain' &&
     command !== 'sso-require-off' &&
-    command !== 'identity-provider-disconnect'
+    command !== 'identity-provider-disconnect' &&
+    command !== 'audit-verify'
   ) {
     io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
     return EXIT.usage;
   }
-  let options: { email?: string; name?: string; organization?: string; domain?: string } = {};
+  let options: { email?: string; name?: string; organization?: string; domain?: string; service?: boolean } = {};
   try {
     options = parseArgs({
       args: rest,
@@ -96,7 +101,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
               ? { organization: { type: 'string' }, domain: { type: 'string' } }
               : command === 'sso-require-off' || command === 'identity-provider-disconnect'
                 ? { organization: { type: 'string' } }
-                : {},
+                : command === 'audit-verify'
+                  ? { organization: { type: 'string' }, service: { type: 'boolean' } }
+                  : {},
       strict: true,
       allowPositionals: false,
     }).values as typeof options;
@@ -128,6 +135,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   if (command === 'reset-link') return resetLink(config, options.email, io);
+  if (command === 'audit-verify') return auditVerify(options, io, (fn) => withContext(config, io, 'audit-verify', async (app) => (await migrate(app, io), fn(app))));
   if (command === 'verify-domain') return verifyDomain(config, options.organization, options.domain, io);
   if (command === 'sso-require-off' || command === 'identity-provider-disconnect') return identityProviderCommand(command, config, options.organization, io);
 
@@ -286,7 +294,11 @@ async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
 }
 
 /** What to do instead of a command that needs the embedded database while the service holds it. */
-const WHILE_THE_SERVICE_RUNS: Record<'migrate' | 'create-admin' | 'reset-link' | 'verify-domain' | 'sso-require-off' | 'identity-provider-disconnect', string> = {
+const WHILE_THE_SERVICE_RUNS: Record<
+  'migrate' | 'create-admin' | 'reset-link' | 'verify-domain' | 'sso-require-off' | 'identity-provider-disconnect' | 'audit-verify',
+  string
+> = {
+  'audit-verify': 'Or, while it runs, an admin (or an rk_ key with audit:read) calls GET /api/organizations/:orgId/audit-events/verify.',
   migrate: 'Nothing is needed while it runs: the service applied the migrations when it started.',
   'create-admin': 'Or, while it runs, use the REST equivalent: POST /api/auth/signup (creates a person and their organisation; needs SIGNUP_ENABLED=true).',
   'reset-link':

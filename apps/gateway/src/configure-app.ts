@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import express, { json, urlencoded } from 'express';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
-import { CredentialGuard } from '@app/credentials';
+import { type AuthenticatedRequest, CredentialGuard } from '@app/credentials';
 import { NotFoundPage } from '@app/dashboard';
 import { Readiness } from '@app/health';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError, McpEndpoint } from '@app/mcp';
@@ -62,7 +62,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): IN
   app.use(mcpOriginCheck(config));
   app.enableCors(corsOptionsDelegate(config));
   const enhancers = new McpRouteEnhancers(app.get(ApplicationConfig), app.get(CredentialGuard), new AppExceptionFilter(config, app.get(NotFoundPage)), app.get(McpEndpoint));
-  const layers = requestMiddleware(agentCheckFirst(app.get(CredentialGuard), enhancers));
+  // A 401 answered here is counted in the audit trail's refusal aggregates, as the endpoint counts the rest.
+  const endpoint = app.get(McpEndpoint);
+  const layers = requestMiddleware(agentCheckFirst(app.get(CredentialGuard), enhancers, (refusal, req) => endpoint.countRefusal(refusal, req as AuthenticatedRequest)));
   // POST /api/mcp itself is served here, by the same layers as below, ahead of Nest's routes.
   const server = app.getHttpAdapter().getInstance() as express.Express;
   server.post(MCP_PATH, mcpRoute(app.get(McpEndpoint), enhancers, layersFor(MCP_PATH, layers)));

@@ -23,7 +23,11 @@ export type Middleware = RequestHandler | ((err: unknown, req: Request, res: Res
  * once the body is read, so that its JSON-RPC error carries the message's id. The outcome stays
  * with the request (`CredentialGuard.authenticateAgentRequest`) for the endpoint or Nest's guard.
  */
-export function agentCheckFirst(guard: CredentialGuard, errors: ErrorAnswer): (req: Request, res: Response, next: NextFunction) => Promise<void> {
+export function agentCheckFirst(
+  guard: CredentialGuard,
+  errors: ErrorAnswer,
+  refused401?: (refusal: McpUnauthorizedException, req: Request) => void,
+): (req: Request, res: Response, next: NextFunction) => Promise<void> {
   return (req, res, next) =>
     guard.authenticateAgentRequest(req as AuthenticatedRequest).then(
       // A client gone while its credential was looked up is answered no further: the body parser
@@ -32,6 +36,7 @@ export function agentCheckFirst(guard: CredentialGuard, errors: ErrorAnswer): (r
       (refused: unknown) => {
         if (!(refused instanceof McpUnauthorizedException)) return gone(req) ? undefined : next();
         setRouteTemplate(req, MCP_PATH);
+        refused401?.(refused, req);
         errors.answer(refused, req, res);
       },
     );

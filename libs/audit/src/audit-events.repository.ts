@@ -2,24 +2,48 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { type BoundStatement, statement, statementIn } from '@app/database';
 import { AuditEvent } from './entities/audit-event.entity';
+import { timeRangeSql } from './time-range';
 
 /** An event with its exact position: `created_at` as whole microseconds since the epoch (a JS Date keeps only milliseconds). */
 export type PositionedAuditEvent = AuditEvent & { createdUs: string };
 
-/** An event to write: everything but the id and time, which the columns' defaults give. */
-export type NewAuditEvent = Omit<AuditEvent, 'id' | 'createdAt'>;
+/** A record to write: its id and OCSF event made by the recorder; the time from the column's default; unsealed. */
+export type NewAuditEvent = Omit<AuditEvent, 'createdAt' | 'seq' | 'prevHash' | 'hash' | 'event' | 'sealAfter'> & {
+  event: Record<string, unknown>;
+  /** When it happened (ms since the epoch, the event's `time`): a batched record's `created_at`, not its write's. */
+  time: number;
+};
 
 export interface AuditEventFilters {
   projectId?: string;
   credential?: string;
   action?: string;
+  /** A tool call's tool (`metadata.tool`). */
+  tool?: string;
+  /** An OAuth client (the actor, or `metadata.clientId`). */
+  client?: string;
+  /** A tool-call decision (SPEC §10). */
+  decision?: AuditDecision;
+  /** Written at or after / before. */
+  from?: Date;
+  to?: Date;
 }
+
+/** The decisions a record can state, and the actions that state each. */
+export const AUDIT_DECISIONS = {
+  allowed: ['tool.called', 'capability.%'],
+  denied: ['tool.denied'],
+  approval_required: ['approval.requested', 'approval.pending'],
+  approved_run: ['approval.consumed'],
+  refused: ['mcp.refused'],
+} as const;
+export type AuditDecision = keyof typeof AUDIT_DECISIONS;
 
 const INSERT_EVENT = statement(
   'audit_events.insert',
   `INSERT INTO audit_events
-     (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)`,
+     (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent, id, chain, event)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13::jsonb)`,
 );
 
 /** The `audit_events` table. The only code that reads or writes it. */
@@ -34,6 +58,40 @@ export class AuditEventsRepository {
   async insert(em: EntityManager, event: NewAuditEvent): Promise<void> {
     const step = this.insertStep(event);
     await statementIn(em, step.statement, step.parameters);
+  }
+
+  /** Several records in one statement, outside any transaction (the buffered records: reads, refusals). */
+  async insertMany(events: NewAuditEvent[]): Promise<void> {
+    const columns = INSERT_EVENT.text.slice(INSERT_EVENT.text.indexOf('('), INSERT_EVENT.text.indexOf(')') + 1);
+    const values: string[] = [];
+    const params: unknown[] = [];
+    for (const event of events) {
+      const at = params.length;
+      params.push(...this.insertStep(event).parameters, event.time);
+      values.push(
+        `($${at + 1}::uuid, $${at + 2}::uuid, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}::jsonb, $${at + 9}, $${at + 10}, $${at + 11}::uuid, $${at + 12}, $${at + 13}::jsonb, to_timestamp($${at + 14}::double precision / 1000))`,
+      );
+    }
+    await this.dataSource.query(`INSERT INTO audit_events ${columns.slice(0, -1)}, created_at) VALUES ${values.join(', ')}`, params);
+  }
+
+  /**
+   * An aggregate of refused requests: inserted, or its count (and its event's `count`) raised by
+   * `add` while it is unsealed. Sealed only after `sealAfter` (its minute has closed).
+   */
+  async upsertAggregate(event: NewAuditEvent, add: number, sealAfter: Date): Promise<void> {
+    const step = this.insertStep(event);
+    await this.dataSource.query(
+      `INSERT INTO audit_events
+         (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent, id, chain, event, created_at, seal_after)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13::jsonb, to_timestamp($14::double precision / 1000), $15)
+       ON CONFLICT (id) DO UPDATE
+          SET metadata = jsonb_set(audit_events.metadata, '{count}', to_jsonb((audit_events.metadata->>'count')::bigint + $16)),
+              event = jsonb_set(jsonb_set(audit_events.event, '{count}', to_jsonb((audit_events.event->>'count')::bigint + $16)),
+                                '{unmapped,metadata,count}', to_jsonb((audit_events.event->>'count')::bigint + $16))
+        WHERE audit_events.seq IS NULL`,
+      [...step.parameters, event.time, sealAfter, add],
+    );
   }
 
   /** The same insert as a step of an atomic write (`runAtomically`), for the caller to run with its change. */
@@ -51,6 +109,9 @@ export class AuditEventsRepository {
         JSON.stringify(event.metadata),
         event.ip,
         event.userAgent,
+        event.id,
+        event.chain,
+        JSON.stringify(event.event),
       ],
     };
   }
@@ -85,6 +146,19 @@ export class AuditEventsRepository {
       params.push(filters.action);
       where += ` AND action = $${params.length}`;
     }
+    if (filters.tool) {
+      params.push(filters.tool);
+      where += ` AND metadata->>'tool' = $${params.length}`;
+    }
+    if (filters.client) {
+      params.push(filters.client);
+      where += ` AND (metadata->>'clientId' = $${params.length} OR (actor_type = 'oauth_client' AND actor_id = $${params.length}))`;
+    }
+    if (filters.decision) {
+      params.push([...AUDIT_DECISIONS[filters.decision]]);
+      where += ` AND action LIKE ANY ($${params.length}::text[])`;
+    }
+    where += timeRangeSql(params, filters);
     const columns = `id, organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip,
               user_agent, created_at,
               ((extract(epoch FROM created_at) * 1000000)::numeric(20, 0))::text AS created_us`;

@@ -20,8 +20,8 @@ export class AuditEventsService {
   async list(organizationId: string, options: { limit?: number; cursor?: string } & AuditEventFilters): Promise<AuditEventPageDto> {
     const limit = options.limit ?? AUDIT_PAGE_DEFAULT;
     const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const { projectId, credential, action } = options;
-    const rows = await this.events.page(organizationId, limit + 1, cursor, { projectId, credential, action });
+    const { projectId, credential, action, tool, client, decision, from, to } = options;
+    const rows = await this.events.page(organizationId, limit + 1, cursor, { projectId, credential, action, tool, client, decision, from, to });
     const page = keysetPage(rows, limit, (last) => encodeCursor({ us: last.createdUs, id: last.id }));
     return { items: page.items.map(toDto), nextCursor: page.nextCursor };
   }

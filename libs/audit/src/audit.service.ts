@@ -2,7 +2,12 @@ import { Injectable, Optional } from '@nestjs/common';
 import { Metrics } from '@app/observability';
 import { EntityManager } from 'typeorm';
 import type { BoundStatement } from '@app/database';
+import { randomUUID } from 'node:crypto';
 import { AuditEventsRepository, type NewAuditEvent } from './audit-events.repository';
+import { checkAuditRecord } from './audit-record-check';
+import { SealingNudge } from './chain/sealing-nudge';
+import { SERVICE_CHAIN } from './ocsf/ocsf-common';
+import { ocsfEventOf } from './ocsf/ocsf-events';
 
 /** The actions the audit trail records (SPEC §6), besides agents' capability calls. */
 export const AUDIT_ACTIONS = [
@@ -48,15 +53,23 @@ export const AUDIT_ACTIONS = [
   'scim.user_deactivated',
   'scim.user_reactivated',
   'scim.user_deleted',
+  // Audit as evidence (SPEC §10): tool calls and their steps, refusals, sign-ins, token outcomes.
+  'tool.called',
   'tool.denied',
-  'policy.updated',
-  'session.reauthenticated',
   'approval.requested',
   'approval.pending',
+  'approval.consumed',
+  'mcp.refused',
+  'policy.updated',
+  'session.reauthenticated',
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'token.issued',
+  'token.refused',
+  'audit.exported',
   'approval.approved',
   'approval.denied',
   'approval.expired',
-  'approval.consumed',
   'approval.voided',
 ] as const;
 
@@ -106,6 +119,8 @@ export interface AuditEventInput {
   /** Never a secret: ids, names, counts, permissions. */
   metadata?: Record<string, unknown>;
   origin?: RequestOrigin;
+  /** The request's trace id, when there is one (the event's `metadata.correlation_uid`). */
+  traceId?: string | null;
 }
 
 /** The credential behind an agent's capability call (what its project context carries). */
@@ -138,17 +153,19 @@ export class AuditService {
   constructor(
     private readonly events: AuditEventsRepository,
     @Optional() private readonly metrics?: Metrics,
+    @Optional() private readonly sealing?: SealingNudge,
   ) {}
 
   async record(em: EntityManager, event: AuditEventInput): Promise<void> {
     if (event.action in REVOCATIONS) this.metrics?.recordRevocation(REVOCATIONS[event.action as keyof typeof REVOCATIONS]);
     await this.events.insert(em, rowOf(event));
+    this.sealing?.nudge();
   }
 
   /**
    * An agent's write: actor the `dga_` token, action `capability.<tool>`, and the credential it
    * comes from (its service key, or its OAuth grant and client) in the metadata, where the
-   * list's `credential` filter finds it. Reads are not recorded.
+   * list's `credential` filter finds it. Reads are recorded by the tool-call recorder, batched.
    */
   async recordAgentWrite(em: EntityManager, write: AgentWrite): Promise<void> {
     await this.record(em, agentEvent(write));
@@ -180,8 +197,11 @@ function agentEvent(write: AgentWrite): AuditEventInput {
   };
 }
 
-function rowOf(event: AuditEventInput): NewAuditEvent {
-  return {
+/** The row of a record, its OCSF event built once, here, and checked in tests (`checkAuditRecord`). */
+export function rowOf(event: AuditEventInput): NewAuditEvent {
+  const id = randomUUID();
+  const time = Date.now();
+  const columns = {
     organizationId: event.organizationId,
     projectId: event.projectId ?? null,
     actorType: event.actorType,
@@ -193,4 +213,7 @@ function rowOf(event: AuditEventInput): NewAuditEvent {
     ip: event.origin?.ip ?? null,
     userAgent: event.origin?.userAgent?.slice(0, 512) ?? null,
   };
+  const ocsf = ocsfEventOf({ id, time, ...columns, traceId: event.traceId ?? null });
+  checkAuditRecord(ocsf);
+  return { id, time, chain: event.organizationId ?? SERVICE_CHAIN, event: ocsf, ...columns };
 }

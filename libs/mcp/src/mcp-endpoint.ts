@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { Response } from 'express';
-import { DomainError } from '@app/common';
-import { type AuthenticatedRequest, CredentialGuard } from '@app/credentials';
+import { RefusalAggregates } from '@app/audit';
+import { DomainError, HTTP_STATUS_OF_KIND } from '@app/common';
+import { type AuthenticatedRequest, CredentialGuard, McpUnauthorizedException } from '@app/credentials';
 import { McpRefusal, sendJsonRpcRefusal } from './mcp-http.errors';
 import { McpRateLimiter } from './mcp-rate-limiter';
 import { McpTrace } from './mcp-tracing';
@@ -20,6 +21,7 @@ export class McpEndpoint {
     private readonly guard: CredentialGuard,
     private readonly limits: McpRateLimiter,
     private readonly mcp: McpService,
+    @Optional() private readonly refusals?: RefusalAggregates,
   ) {}
 
   /** Each message gets its trace span here (`mcp-tracing.ts`), request limits and refusals included. */
@@ -49,8 +51,19 @@ export class McpEndpoint {
       await this.guard.authenticateAgentRequest(req);
       await this.post(req, res);
     } catch (error) {
+      this.countRefusal(error, req);
       if (!this.refuse(error, req, res)) throw error;
     }
+  }
+
+  /** A 401, 403 or 429 refusal, counted in the audit trail's aggregates (SPEC §10). */
+  countRefusal(error: unknown, req: AuthenticatedRequest): void {
+    if (!this.refusals) return;
+    const status = error instanceof McpUnauthorizedException ? 401 : error instanceof McpRefusal || error instanceof DomainError ? HTTP_STATUS_OF_KIND[error.kind] : 0;
+    if (status !== 401 && status !== 403 && status !== 429) return;
+    const agent = req.principal?.kind === 'agent' ? req.principal : undefined;
+    const reason = error instanceof McpUnauthorizedException ? error.reason : error instanceof DomainError ? error.code : (error as McpRefusal).kind;
+    this.refusals.refused({ organizationId: agent?.organizationId ?? null, projectId: agent?.projectId ?? null, credentialId: agent?.tokenId ?? null, ip: req.ip ?? null, status, reason });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import {
   type AuthInfo,
@@ -14,12 +14,13 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Response } from 'express';
 import { z } from 'zod';
+import { BufferedRecords } from '@app/audit';
 import { DomainError } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
 import { McpOutcome, Metrics } from '@app/observability';
 import { CapabilityRegistry, type ProjectContext, type Toolset } from '@app/capabilities';
-import { PolicyGate } from '@app/policy';
+import { PolicyGate, PolicyRefusal } from '@app/policy';
 import { DEFAULT_PROTOCOL_VERSION, throwUrlElicitation } from './approval-answers';
 import { capabilityFailure } from './capability-errors';
 import { echoableId, jsonRpcError, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
@@ -73,6 +74,7 @@ export class McpService implements OnApplicationShutdown {
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
     private readonly policy: PolicyGate,
+    @Optional() private readonly audit?: BufferedRecords,
   ) {
     this.fair = new FairCalls(config.mcpMaxConcurrentToolCalls);
     const onerror = (error: Error) => this.logger.debug(`request refused by the MCP SDK: ${error.message}`);
@@ -201,6 +203,11 @@ export class McpService implements OnApplicationShutdown {
       callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, version, (args) => this.policy.admit(principalOf(ctx.http?.authInfo), request.params.name, args), (tool, outcome, rpcCode) => {
         this.metrics.recordMcpCall('tools/call', tool, outcome);
         recordToolOutcome(ctx.mcpReq.id, rpcCode ?? outcome);
+        // A read's record, batched (a write records itself in its transaction): docs/audit.md.
+        if (tool && this.audit && toolset.byName.get(tool)?.definition.risk === 'read' && (outcome === 'ok' || outcome === 'tool_error')) {
+          const context = projectContextOf(ctx.http?.authInfo);
+          this.audit.recordRead({ ...context, tool, outcome: outcome === 'ok' ? 'succeeded' : 'failed', args: request.params.arguments });
+        }
       }),
     );
     return server;
@@ -280,7 +287,8 @@ async function callTool(
       record(name, 'tool_error', rpcError instanceof ProtocolError ? rpcError.code : undefined);
       throw rpcError;
     }
-    record(name, 'tool_error');
+    // A policy refusal is its own record (`tool.denied`, written before this answer), not a failed call.
+    record(name, error instanceof PolicyRefusal ? 'refused' : 'tool_error');
     return failure;
   }
   calls?.ran();

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestOrigin } from '@app/audit';
+import { BufferedRecords, type RequestOrigin } from '@app/audit';
 import { CodeExchangeService } from './code-exchange.service';
 import { IdJagExchangeService } from './id-jag-exchange.service';
 import { JWT_BEARER_GRANT } from './registration-metadata';
@@ -24,9 +24,34 @@ export class OAuthTokensService {
     private readonly codes: CodeExchangeService,
     private readonly refreshes: RefreshRotationService,
     private readonly idJags: IdJagExchangeService,
+    private readonly audit: BufferedRecords,
   ) {}
 
+  /** The token request's answer; a refusal is recorded (`token.refused`, the service's chain, batched like every refusal: docs/audit.md). */
   async token(body: Record<string, unknown>, authorizationHeader: string | undefined, origin: RequestOrigin): Promise<TokenResponse> {
+    try {
+      return await this.answer(body, authorizationHeader, origin);
+    } catch (error) {
+      if (error instanceof OAuthError) {
+        const clientId = singleParam(body, 'client_id').value;
+        const grantType = singleParam(body, 'grant_type').value;
+        this.audit.add({
+          organizationId: null,
+          actorType: 'anonymous',
+          action: 'token.refused',
+          metadata: {
+            reason: error.error,
+            ...(typeof grantType === 'string' ? { grantType: grantType.slice(0, 100) } : {}),
+            ...(typeof clientId === 'string' ? { clientId: clientId.slice(0, 2048) } : {}),
+          },
+          origin,
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async answer(body: Record<string, unknown>, authorizationHeader: string | undefined, origin: RequestOrigin): Promise<TokenResponse> {
     for (const name of ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'assertion', 'scope', 'resource', 'client_id', 'client_secret']) {
       if (singleParam(body, name).duplicate) throw new OAuthError('invalid_request', `${name} was sent more than once`);
     }

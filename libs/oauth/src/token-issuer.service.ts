@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '@app/audit';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { AgentPermission } from '@app/capabilities';
@@ -43,6 +44,7 @@ export class TokenIssuer {
     private readonly refreshTokens: RefreshTokenStore,
     private readonly projects: ProjectDirectory,
     private readonly clientPolicies: ClientPolicyRepository,
+    private readonly audit: AuditService,
   ) {}
 
   /** A token request's `resource` (RFC 8707), when it names one, must be this server's MCP endpoint. */
@@ -90,7 +92,7 @@ export class TokenIssuer {
     refresh: { parentId: string | null; issuedBy: RefreshTokenOrigin } | null,
   ): Promise<TokenResponse> {
     const accessToken = generateToken(TOKEN_PREFIXES.agentAccess);
-    await this.agentTokens.insert(em, {
+    const issued = await this.agentTokens.insert(em, {
       tokenHash: hashToken(accessToken),
       source: 'oauth',
       organizationId: grant.organizationId,
@@ -113,6 +115,17 @@ export class TokenIssuer {
         ttlSeconds: this.config.refreshTokenTtlSeconds,
       });
     }
+    // The token endpoint's outcome (SPEC §10), in the issue's transaction.
+    await this.audit.record(em, {
+      organizationId: grant.organizationId,
+      projectId: grant.projectId,
+      actorType: 'oauth_client',
+      actorId: client.clientId,
+      action: 'token.issued',
+      targetType: 'agent_token',
+      targetId: issued.id,
+      metadata: { grantId: grant.id, userId: grant.userId, clientId: client.clientId, scopes: [...permissions], refreshTokenIssued: refreshToken !== undefined },
+    });
     return {
       access_token: accessToken,
       token_type: 'Bearer',

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsDate, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { AUDIT_DECISIONS, type AuditDecision } from '../audit-events.repository';
 import { KeysetPageQuery } from '@app/common';
 
 export class ListAuditEventsQueryDto extends KeysetPageQuery('Events') {
@@ -26,6 +28,35 @@ export class ListAuditEventsQueryDto extends KeysetPageQuery('Events') {
   @IsString()
   @MaxLength(100)
   action?: string;
+
+  @ApiPropertyOptional({ example: 'delete_task', description: 'Only the tool calls of this tool.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  tool?: string;
+
+  @ApiPropertyOptional({ description: 'Only the events of this OAuth client (its client id): what it did, and what tokens issued to it did.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  client?: string;
+
+  @ApiPropertyOptional({ enum: Object.keys(AUDIT_DECISIONS), description: 'Only the tool calls and refusals with this decision.' })
+  @IsOptional()
+  @IsIn(Object.keys(AUDIT_DECISIONS))
+  decision?: AuditDecision;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Only the events at or after this time (ISO 8601).' })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate({ message: 'from must be an ISO 8601 time' })
+  from?: Date;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Only the events before this time (ISO 8601).' })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate({ message: 'to must be an ISO 8601 time' })
+  to?: Date;
 }
 
 export class AuditEventDto {

@@ -10,6 +10,9 @@ import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeo
 @Index('audit_events_service_key_idx', { synchronize: false })
 @Index('audit_events_grant_idx', { synchronize: false })
 @Index('audit_events_client_idx', { synchronize: false })
+// The chain's order and the sealer's queue (migration AuditChain): a unique pair, and a partial index.
+@Index('audit_events_chain_seq_key', { synchronize: false })
+@Index('audit_events_unsealed_idx', { synchronize: false })
 @Entity('audit_events')
 export class AuditEvent {
   @PrimaryGeneratedColumn('uuid')
@@ -48,4 +51,25 @@ export class AuditEvent {
 
   @Column({ type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt: Date;
+
+  /** The organisation's id, or `service` for the service's own chain. */
+  @Column('text')
+  chain: string;
+
+  /** The OCSF 1.8.0 event, built when the record was written (null only on rows older than it, until sealed). */
+  @Column({ type: 'jsonb', nullable: true })
+  event: Record<string, unknown> | null;
+
+  @Column({ type: 'bigint', nullable: true })
+  seq: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  prevHash: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  hash: string | null;
+
+  /** An aggregate of refusals: not sealed before its minute has closed. */
+  @Column({ type: 'timestamptz', nullable: true })
+  sealAfter: Date | null;
 }

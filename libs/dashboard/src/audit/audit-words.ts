@@ -50,15 +50,22 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'scim.user_deactivated': 'Person deprovisioned (SCIM)',
   'scim.user_reactivated': 'Person reactivated (SCIM)',
   'scim.user_deleted': 'Provisioned person deleted (SCIM)',
+  'tool.called': 'Tool called',
   'tool.denied': "Agent call refused by the organisation's policy",
+  'approval.requested': 'Approval requested',
+  'approval.pending': 'Approval still pending',
+  'approval.consumed': 'Approved tool call run',
+  'mcp.refused': 'MCP requests refused',
   'policy.updated': 'Policy changed',
   'session.reauthenticated': 'Signed in again to confirm a change',
-  'approval.requested': 'Agent call held for approval',
-  'approval.pending': 'Agent call retried while its approval is pending',
+  'sign_in.succeeded': 'Signed in',
+  'sign_in.failed': 'Sign-in failed',
+  'token.issued': 'Token issued',
+  'token.refused': 'Token request refused',
+  'audit.exported': 'Audit trail exported',
   'approval.approved': 'Agent call approved',
   'approval.denied': 'Agent call denied',
   'approval.expired': 'Approval expired',
-  'approval.consumed': 'Approved agent call run',
   'approval.voided': 'Approval voided',
 };
 
@@ -76,7 +83,9 @@ export const ACTION_GROUPS: { label: string; actions: { value: string; label: st
   { label: 'People', prefix: ['member.', 'invitation.', 'password_reset.', 'organization.'] },
   { label: 'Single sign-on', prefix: ['identity_provider.', 'sso.'] },
   { label: 'Provisioning (SCIM)', prefix: ['scim.', 'scim_token.'] },
-  { label: 'Policy', prefix: ['policy.', 'tool.'] },
+  { label: 'Tool calls', prefix: ['tool.', 'approval.', 'mcp.', 'policy.'] },
+  { label: 'Sign-ins and tokens', prefix: ['sign_in.', 'session.', 'token.'] },
+  { label: 'Audit', prefix: ['audit.'] },
 ].map((group) => ({
   label: group.label,
   actions: (Object.keys(ACTION_LABELS) as KnownAction[])
@@ -203,6 +212,23 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Disconnected the single sign-on identity provider ${quoted(str(m.issuer))}`;
       case 'identity_provider.domain_verified':
         return `Verified the email domain ${str(m.domain)}${m.method === 'operator' ? ' (by the operator)' : ' (DNS record)'}`;
+      case 'tool.called':
+        return `Read with the tool ${str(m.tool)}${m.outcome === 'succeeded' ? '' : ' (failed)'}`;
+      case 'tool.denied':
+        return `Was denied the tool ${str(m.tool)} by policy rule ${quoted(str(m.ruleId))}`;
+      case 'approval.requested':
+      case 'approval.pending':
+        return `Asked for approval to use the tool ${str(m.tool)}`;
+      case 'approval.consumed':
+        return `Used the tool ${str(m.tool)}, approved`;
+      case 'mcp.refused':
+        return `Had ${str(m.count)} MCP request(s) refused (${str(m.status)} ${str(m.reason).replace(/_/g, ' ')}) in the minute from ${str(m.minute).slice(11, 16)} UTC`;
+      case 'token.issued':
+        return `Issued an access token to AI client ${quoted(clientName(m, names))}`;
+      case 'audit.exported':
+        return 'Exported the audit trail as OCSF';
+      case 'policy.updated':
+        return `Changed the policy (version ${str(m.oldVersion)} to ${str(m.newVersion)})`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;

@@ -1,5 +1,5 @@
 import type { AuditEventDto } from '@app/audit';
-import type { MemberDto } from '@app/organizations';
+import type { MemberDto, ProjectDto } from '@app/organizations';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { dashboardPage, pager, sectionPath } from '../views/layout';
@@ -12,12 +12,30 @@ export interface AuditFilters {
   action: string;
   /** A member's user id, or '' for everyone. */
   person: string;
+  /** The other filters as typed ('' when unset): a project id, a client id, a tool, a decision, a time range (UTC). */
+  project?: string;
+  client?: string;
+  tool?: string;
+  decision?: string;
+  from?: string;
+  to?: string;
 }
+
+const DECISIONS: [string, string][] = [
+  ['allowed', 'Allowed'],
+  ['denied', 'Denied by policy'],
+  ['approval_required', 'Approval required'],
+  ['approved_run', 'Approved and run'],
+  ['refused', 'Refused requests (401, 403, 429)'],
+];
+const MORE = ['project', 'client', 'tool', 'decision', 'from', 'to'] as const;
 
 export interface AuditView {
   filters: AuditFilters;
   /** The "Person" choices: one page of the members whose name or email contains the search (and the chosen one). */
   members: MemberDto[];
+  /** The "Project" choices. */
+  projects?: ProjectDto[];
   /** The person picker's search text, its next page and whether this is its first. */
   people: { query: string; nextCursor: string | null; onFirstPage: boolean };
   /** Undefined when the filters were refused (the page shows their errors instead). */
@@ -25,7 +43,7 @@ export interface AuditView {
   names?: AuditNames;
   nextCursor: string | null;
   onFirstPage: boolean;
-  errors: { action?: string; person?: string };
+  errors: { action?: string; person?: string; projectId?: string; client?: string; tool?: string; decision?: string; from?: string; to?: string };
   /** A refusal of the page link itself (a cursor no list returned). */
   alert?: string;
 }
@@ -33,10 +51,11 @@ export interface AuditView {
 /** The audit log: newest first, filtered by kind of event and by person, a page at a time. */
 export function auditPage(ctx: DashboardContext, view: AuditView): HtmlPage {
   const base = sectionPath(ctx.organization!.id, 'audit');
-  const filtered = view.filters.action !== '' || view.filters.person !== '';
+  const filtered = view.filters.action !== '' || view.filters.person !== '' || MORE.some((k) => view.filters[k]);
   const kept: Record<string, string> = {};
   if (view.filters.action) kept.action = view.filters.action;
   if (view.filters.person) kept.person = view.filters.person;
+  for (const k of MORE) if (view.filters[k]) kept[k] = view.filters[k] as string;
   if (view.people.query) kept.personQuery = view.people.query;
   return dashboardPage(ctx, {
     title: 'Audit log',
@@ -44,6 +63,7 @@ export function auditPage(ctx: DashboardContext, view: AuditView): HtmlPage {
     body: html`<h1>Audit log</h1>
 ${view.alert ? html`<div class="error" role="alert">${view.alert}</div>` : ''}
 ${filterForm(base, view, filtered)}
+${exportForm(base, view.filters)}
 ${view.events === undefined ? '' : eventsTable(ctx, view.events, view.names!, filtered, view.onFirstPage, base)}
 ${view.events === undefined ? '' : pager(base, view.nextCursor, view.onFirstPage, kept)}`,
   });
@@ -77,12 +97,13 @@ ${view.members.map((m) => html`<option value="${m.userId}"${m.userId === filters
 </select>
 ${pickerPager({
   basePath: base,
-  params: { action: filters.action, person: filters.person, personQuery: view.people.query },
+  params: { action: filters.action, person: filters.person, personQuery: view.people.query, ...Object.fromEntries(MORE.map((k) => [k, filters[k] ?? ''])) },
   cursorName: 'personCursor',
   nextCursor: view.people.nextCursor,
   onFirstPage: view.people.onFirstPage,
   what: 'people',
 })}
+${moreFilters(view)}
 <div class="actions"><button type="submit" class="primary">Show events</button></div>
 ${filtered ? html`<p><a href="${base}">Clear the filters</a></p>` : ''}
 </form>`;
@@ -113,4 +134,51 @@ function eventRow(event: AuditEventDto, names: AuditNames): SafeHtml {
 <td>${actionWords(event, names)}</td>
 <td>${event.ip ?? ''}${agent ? html`<br><span class="muted" title="${event.userAgent}">${agent}</span>` : ''}${!event.ip && !agent ? html`<span class="muted">Not recorded</span>` : ''}</td>
 </tr>`;
+}
+
+function fieldError(id: string, message: string | undefined): SafeHtml | string {
+  return message ? html`<p class="field-error" id="${id}-error">${message}</p>` : '';
+}
+
+/** Project, AI client, tool, decision and time range (SPEC §10: who did what, where, allowed or not, when). */
+function moreFilters(view: AuditView): SafeHtml {
+  const { filters: f, errors } = view;
+  const invalid = (id: string, message: string | undefined) => (message ? html` aria-invalid="true" aria-describedby="${id}-error"` : '');
+  return html`<label for="audit-project">Project</label>
+${fieldError('audit-project', errors.projectId)}
+<select id="audit-project" name="project"${invalid('audit-project', errors.projectId)}>
+<option value="">Every project</option>
+${(view.projects ?? []).map((p) => html`<option value="${p.id}"${p.id === f.project ? html` selected` : ''}>${p.name}</option>`)}
+</select>
+<label for="audit-client">AI client (client id)</label>
+${fieldError('audit-client', errors.client)}
+<input type="text" id="audit-client" name="client" value="${f.client ?? ''}" maxlength="2048"${invalid('audit-client', errors.client)}>
+<label for="audit-tool">Tool</label>
+${fieldError('audit-tool', errors.tool)}
+<input type="text" id="audit-tool" name="tool" value="${f.tool ?? ''}" maxlength="100" placeholder="delete_task"${invalid('audit-tool', errors.tool)}>
+<label for="audit-decision">Decision</label>
+${fieldError('audit-decision', errors.decision)}
+<select id="audit-decision" name="decision"${invalid('audit-decision', errors.decision)}>
+<option value="">Any decision</option>
+${DECISIONS.map(([value, label]) => html`<option value="${value}"${value === f.decision ? html` selected` : ''}>${label}</option>`)}
+</select>
+<label for="audit-from">From (UTC)</label>
+${fieldError('audit-from', errors.from)}
+<input type="datetime-local" id="audit-from" name="from" value="${f.from ?? ''}"${invalid('audit-from', errors.from)}>
+<label for="audit-to">To (UTC)</label>
+${fieldError('audit-to', errors.to)}
+<input type="datetime-local" id="audit-to" name="to" value="${f.to ?? ''}"${invalid('audit-to', errors.to)}>`;
+}
+
+/** The OCSF export of a time range: NDJSON, sealed records in chain order with their checkpoints (docs/audit.md). */
+function exportForm(base: string, f: AuditFilters): SafeHtml {
+  return html`<form method="get" action="${base}/export" class="card" aria-labelledby="export-heading">
+<h2 id="export-heading">Export as OCSF</h2>
+<p class="hint">The sealed records of the range as OCSF 1.8.0 events, one JSON object a line, with the signed checkpoints. Each export is recorded.</p>
+<label for="export-from">From (UTC)</label>
+<input type="datetime-local" id="export-from" name="from" value="${f.from ?? ''}">
+<label for="export-to">To (UTC)</label>
+<input type="datetime-local" id="export-to" name="to" value="${f.to ?? ''}">
+<div class="actions"><button type="submit">Download</button></div>
+</form>`;
 }

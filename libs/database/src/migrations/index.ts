@@ -17,6 +17,7 @@ import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry'
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 import { Approvals1764000024000 } from './1764000024000-approvals';
+import { AuditChain1764000025000 } from './1764000025000-audit-chain';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
   Approvals1764000024000,
+  AuditChain1764000025000,
 ];

@@ -1,0 +1,90 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import { AuditEventsRepository, type NewAuditEvent } from './audit-events.repository';
+import { type AgentCredential, type AuditEventInput, rowOf } from './audit.service';
+import { SealingNudge } from './chain/sealing-nudge';
+
+/** A buffer is written after this long, or as soon as it holds `FLUSH_RECORDS` (SPEC §10, "Loss"). */
+export const FLUSH_MS = 200;
+export const FLUSH_RECORDS = 500;
+
+/** One allowed tool call that changed nothing (a read), and how it ended. */
+export interface ToolRead {
+  organizationId: string;
+  projectId: string;
+  credential: AgentCredential;
+  tool: string;
+  /** `succeeded`, or the refusal's code. */
+  outcome: string;
+  args: unknown;
+}
+
+/** SHA-256 hex of the RFC 8785 form of a call's arguments: what the record keeps of them. */
+export function argumentsSha256(args: unknown): string {
+  return createHash('sha256')
+    .update(canonicalize(args ?? {}) ?? '')
+    .digest('hex');
+}
+
+/**
+ * The records written after the answer, in batches: allowed reads (and, through
+ * `RefusalAggregates`, refused requests). Each is built and checked when it happens, like every
+ * record, and written with up to 499 others in one statement at most `FLUSH_MS` later: the only
+ * records a kill -9 may lose (docs/audit.md, "Loss").
+ */
+@Injectable()
+export class BufferedRecords implements OnApplicationShutdown {
+  private readonly logger = new Logger(BufferedRecords.name);
+  private buffer: NewAuditEvent[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly events: AuditEventsRepository,
+    private readonly sealing: SealingNudge,
+  ) {}
+
+  /** An allowed read: `tool.called`, decision allowed, with the credential and the arguments' hash. */
+  recordRead(read: ToolRead): void {
+    const source = read.credential.serviceKeyId ? { serviceKeyId: read.credential.serviceKeyId } : { grantId: read.credential.grantId, clientId: read.credential.clientId };
+    this.add({
+      organizationId: read.organizationId,
+      projectId: read.projectId,
+      actorType: 'agent_token',
+      actorId: read.credential.tokenId,
+      action: 'tool.called',
+      metadata: { tool: read.tool, outcome: read.outcome, readOnly: true, argumentsSha256: argumentsSha256(read.args), ...source },
+    });
+  }
+
+  add(input: AuditEventInput): void {
+    this.buffer.push(rowOf(input));
+    if (this.buffer.length >= FLUSH_RECORDS) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes what is buffered now; answers once it (and every earlier write) is done. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const rows = this.buffer;
+    this.buffer = [];
+    if (rows.length > 0) {
+      this.writing = this.writing.then(() =>
+        this.events.insertMany(rows).then(
+          () => this.sealing.nudge(),
+          (error: unknown) => this.logger.error(`${rows.length} buffered audit record(s) could not be written: ${(error as Error).message}`),
+        ),
+      );
+    }
+    return this.writing;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+}

@@ -1,0 +1,167 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { queryReturning } from '@app/database';
+import type { AuditRecordSource } from '../ocsf/ocsf-common';
+import { timeRangeSql } from '../time-range';
+import type { Checkpoint } from './checkpoint-signer';
+
+/** An unsealed record as the sealer reads it: its stored event, or (a row older than events) its columns. */
+export interface UnsealedRecord {
+  id: string;
+  event: Record<string, unknown> | null;
+  source: AuditRecordSource;
+}
+
+/** A sealed record as the export and `verify` read it. */
+export interface SealedRecord {
+  id: string;
+  seq: number;
+  prevHash: string;
+  hash: string;
+  event: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface ChainHead {
+  seq: number;
+  hash: string | null;
+  checkpointSeq: number;
+  checkpointAt: Date;
+}
+
+/**
+ * The chain side of `audit_events` (`seq`, `prev_hash`, `hash`, the sealer's queue) and the
+ * tables `audit_chains`, `audit_checkpoints`, `audit_checkpoint_keys`. The only code that
+ * queries them besides `AuditEventsRepository`.
+ */
+@Injectable()
+export class AuditChainRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The chains with records ready to seal. */
+  async chainsToSeal(): Promise<string[]> {
+    const rows: { chain: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT chain FROM audit_events WHERE seq IS NULL AND (seal_after IS NULL OR seal_after <= now())`,
+    );
+    return rows.map((r) => r.chain);
+  }
+
+  /** The chains whose head moved since a checkpoint at least `ageMs` old. */
+  async chainsDueForCheckpoint(ageMs: number): Promise<string[]> {
+    const rows: { chain: string }[] = await this.dataSource.query(
+      `SELECT chain FROM audit_chains WHERE seq > checkpoint_seq AND checkpoint_at <= now() - $1 * interval '1 millisecond'`,
+      [ageMs],
+    );
+    return rows.map((r) => r.chain);
+  }
+
+  async ensureChain(chain: string): Promise<void> {
+    await this.dataSource.query(`INSERT INTO audit_chains (chain) VALUES ($1) ON CONFLICT DO NOTHING`, [chain]);
+  }
+
+  /**
+   * The chain's head, held for this transaction; null when another instance holds it (it is
+   * sealing the chain right now).
+   */
+  async holdHead(em: EntityManager, chain: string): Promise<ChainHead | null> {
+    const rows: { seq: string; hash: string | null; checkpoint_seq: string; checkpoint_at: Date }[] = await em.query(
+      `SELECT seq, hash, checkpoint_seq, checkpoint_at FROM audit_chains WHERE chain = $1 FOR UPDATE SKIP LOCKED`,
+      [chain],
+    );
+    if (rows.length === 0) return null;
+    const r = rows[0];
+    return { seq: Number(r.seq), hash: r.hash, checkpointSeq: Number(r.checkpoint_seq), checkpointAt: new Date(r.checkpoint_at) };
+  }
+
+  /** The oldest unsealed records of a chain, in `created_at` order. */
+  async unsealed(em: EntityManager, chain: string, limit: number): Promise<UnsealedRecord[]> {
+    const rows: Record<string, unknown>[] = await em.query(
+      `SELECT id, event, organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent,
+              (extract(epoch FROM created_at) * 1000)::bigint AS time_ms
+         FROM audit_events
+        WHERE chain = $1 AND seq IS NULL AND (seal_after IS NULL OR seal_after <= now())
+        ORDER BY created_at, id
+        LIMIT $2`,
+      [chain, limit],
+    );
+    return rows.map((r) => ({
+      id: r.id as string,
+      event: (r.event as Record<string, unknown> | null) ?? null,
+      source: {
+        id: r.id as string,
+        time: Number(r.time_ms),
+        organizationId: r.organization_id as string | null,
+        projectId: r.project_id as string | null,
+        actorType: r.actor_type as string,
+        actorId: r.actor_id as string | null,
+        action: r.action as string,
+        targetType: r.target_type as string | null,
+        targetId: r.target_id as string | null,
+        metadata: (r.metadata as Record<string, unknown>) ?? {},
+        ip: r.ip as string | null,
+        userAgent: r.user_agent as string | null,
+      },
+    }));
+  }
+
+  /** Seals records (and stores the events built for old rows) in one statement, and moves the head. */
+  async seal(
+    em: EntityManager,
+    chain: string,
+    links: { id: string; seq: number; prevHash: string; hash: string; event: Record<string, unknown> }[],
+  ): Promise<void> {
+    await queryReturning(
+      em,
+      `UPDATE audit_events AS a
+          SET seq = v.seq, prev_hash = v.prev_hash, hash = v.hash, event = coalesce(a.event, v.event::jsonb)
+         FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS v(id, seq, prev_hash, hash, event)
+        WHERE a.id = v.id AND a.seq IS NULL`,
+      [links.map((l) => l.id), links.map((l) => l.seq), links.map((l) => l.prevHash), links.map((l) => l.hash), links.map((l) => JSON.stringify(l.event))],
+    );
+    const last = links[links.length - 1];
+    await em.query(`UPDATE audit_chains SET seq = $2, hash = $3 WHERE chain = $1`, [chain, last.seq, last.hash]);
+  }
+
+  async saveCheckpoint(em: EntityManager, chain: string, checkpoint: Checkpoint, publicKey: string): Promise<void> {
+    await em.query(`INSERT INTO audit_checkpoint_keys (key_id, public_key) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [checkpoint.keyId, publicKey]);
+    await em.query(`INSERT INTO audit_checkpoints (chain, seq, hash, key_id, signature, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, [
+      chain,
+      checkpoint.seq,
+      checkpoint.hash,
+      checkpoint.keyId,
+      checkpoint.signature,
+      new Date(checkpoint.time),
+    ]);
+    await em.query(`UPDATE audit_chains SET checkpoint_seq = $2, checkpoint_at = $3 WHERE chain = $1`, [chain, checkpoint.seq, new Date(checkpoint.time)]);
+  }
+
+  /** Up to `limit` sealed records after `afterSeq`, in `seq` order, optionally within a time range: one short query, no transaction. */
+  async sealedPage(chain: string, afterSeq: number, limit: number, range: { from?: Date; to?: Date } = {}): Promise<SealedRecord[]> {
+    const params: unknown[] = [chain, afterSeq, limit];
+    const where = timeRangeSql(params, range);
+    const rows: { id: string; seq: string; prev_hash: string; hash: string; event: Record<string, unknown>; created_at: Date }[] = await this.dataSource.query(
+      `SELECT id, seq, prev_hash, hash, event, created_at FROM audit_events
+        WHERE chain = $1 AND seq > $2 ${where}
+        ORDER BY seq LIMIT $3`,
+      params,
+    );
+    return rows.map((r) => ({ id: r.id, seq: Number(r.seq), prevHash: r.prev_hash, hash: r.hash, event: r.event, createdAt: r.created_at }));
+  }
+
+  /** The chain's checkpoints with `seq` in (afterSeq, throughSeq], in order. */
+  async checkpoints(chain: string, afterSeq = 0, throughSeq = Number.MAX_SAFE_INTEGER): Promise<Checkpoint[]> {
+    const rows: { seq: string; hash: string; key_id: string; signature: string; created_at: Date }[] = await this.dataSource.query(
+      `SELECT seq, hash, key_id, signature, created_at FROM audit_checkpoints WHERE chain = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
+      [chain, afterSeq, throughSeq],
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), hash: r.hash, keyId: r.key_id, signature: r.signature, time: new Date(r.created_at).getTime() }));
+  }
+
+  /** Every public key a checkpoint was signed with. */
+  async publicKeys(): Promise<{ keyId: string; publicKey: string; createdAt: string }[]> {
+    const rows: { key_id: string; public_key: string; created_at: Date }[] = await this.dataSource.query(
+      `SELECT key_id, public_key, created_at FROM audit_checkpoint_keys ORDER BY created_at, key_id`,
+    );
+    return rows.map((r) => ({ keyId: r.key_id, publicKey: r.public_key, createdAt: new Date(r.created_at).toISOString() }));
+  }
+}
