@@ -2,13 +2,12 @@ import { Logger } from '@nestjs/common';
 import request from 'supertest';
 import { AGENT_PERMISSION_NAMES, CapabilityRegistry } from '@app/capabilities';
 import { createProject } from './factories';
-import { insertConnectedClient } from './factories/grants';
 import { createTeam } from './factories/rest';
 import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';
+import { type CredentialKind as Kind, tokenOfKind } from './helpers/credential-kinds';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
-type Kind = 'oauth' | 'id_jag' | 'derived';
 
 const refusal = (rule: string) => `Refused by the organisation's policy (rule "${rule}").`;
 
@@ -27,25 +26,6 @@ describe('organisation policy at the MCP endpoint', () => {
     await request(t.baseUrl).put(path).set('Authorization', `Bearer ${team.admin.jwt}`).send({ version, rules }).expect(200);
   };
 
-  /** A token of each credential kind for one project: OAuth, traded for an ID-JAG, derived from a service key. */
-  async function tokenOf(team: Team, project: { id: string }, kind: Kind): Promise<string> {
-    if (kind === 'derived') {
-      const org = `/api/organizations/${team.organization.id}`;
-      const auth = { Authorization: `Bearer ${team.admin.jwt}` };
-      const key = (await request(t.baseUrl).post(`${org}/agent-service-keys`).set(auth).send({ name: 'machine' }).expect(201)).body as { id: string };
-      const derived = await request(t.baseUrl).post(`${org}/agent-service-keys/${key.id}/tokens`).set(auth).send({ projectId: project.id }).expect(201);
-      return (derived.body as { token: string }).token;
-    }
-    const { grantId, accessToken } = await insertConnectedClient(t.dataSource, {
-      userId: team.member.id,
-      organizationId: team.organization.id,
-      projectId: project.id,
-      permissions: [...AGENT_PERMISSION_NAMES],
-    });
-    if (kind === 'id_jag') await t.dataSource.query(`UPDATE oauth_grants SET id_jag_issuer = 'https://idp.example.test' WHERE id = $1`, [grantId]);
-    return accessToken;
-  }
-
   async function setUp(kind: Kind, version = '2025-11-25') {
     const team = await createTeam(t);
     const project = await createProject(t.dataSource, team.organization.id, 'Project Bluebird');
@@ -53,7 +33,7 @@ describe('organisation policy at the MCP endpoint', () => {
       `INSERT INTO tasks (project_id, title, description) VALUES ($1, 'Secret launch plan', 'Do not leak') RETURNING id`,
       [project.id],
     );
-    const connected = await connectClient(t.baseUrl, version, { Authorization: `Bearer ${await tokenOf(team, project, kind)}` });
+    const connected = await connectClient(t.baseUrl, version, { Authorization: `Bearer ${await tokenOfKind(t, team, project, kind)}` });
     return { team, project, taskId: (task as { id: string }).id, ...connected };
   }
 
