@@ -1,9 +1,9 @@
-import request from 'supertest';
 import { AGENT_PERMISSION_NAMES, CapabilityRegistry } from '@app/capabilities';
 import { createProject } from './factories';
 import { insertConnectedClient } from './factories/grants';
 import { createTeam } from './factories/rest';
 import { connectClient } from './helpers/mcp';
+import { savePolicy as savePolicyOf } from './helpers/policy';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
@@ -17,11 +17,7 @@ describe('approvals requested by agents’ calls', () => {
   afterAll(() => t.close());
   afterEach(() => jest.restoreAllMocks());
 
-  const savePolicy = async (team: Team, rules: object[]) => {
-    const path = `/api/organizations/${team.organization.id}/policy`;
-    const { version } = (await request(t.baseUrl).get(path).set('Authorization', `Bearer ${team.admin.jwt}`).expect(200)).body as { version: number };
-    await request(t.baseUrl).put(path).set('Authorization', `Bearer ${team.admin.jwt}`).send({ version, rules }).expect(200);
-  };
+  const savePolicy = (team: Team, rules: object[]) => savePolicyOf(t, team, rules);
 
   async function setUp(userOf: (team: Team) => string = (team) => team.member.id, version = '2025-06-18') {
     const team = await createTeam(t);

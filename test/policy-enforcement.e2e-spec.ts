@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
-import request from 'supertest';
 import { AGENT_PERMISSION_NAMES, CapabilityRegistry } from '@app/capabilities';
 import { createProject } from './factories';
 import { createTeam } from './factories/rest';
 import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';
 import { type CredentialKind as Kind, tokenOfKind } from './helpers/credential-kinds';
+import { savePolicy as savePolicyOf } from './helpers/policy';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
@@ -20,11 +20,7 @@ describe('organisation policy at the MCP endpoint', () => {
   afterAll(() => t.close());
   afterEach(() => jest.restoreAllMocks());
 
-  const savePolicy = async (team: Team, rules: object[]) => {
-    const path = `/api/organizations/${team.organization.id}/policy`;
-    const { version } = (await request(t.baseUrl).get(path).set('Authorization', `Bearer ${team.admin.jwt}`).expect(200)).body as { version: number };
-    await request(t.baseUrl).put(path).set('Authorization', `Bearer ${team.admin.jwt}`).send({ version, rules }).expect(200);
-  };
+  const savePolicy = (team: Team, rules: object[]) => savePolicyOf(t, team, rules);
 
   async function setUp(kind: Kind, version = '2025-11-25') {
     const team = await createTeam(t);
