@@ -28,6 +28,7 @@ const ALLOWED_IMPORTS = {
   'api-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'common'],
   discovery: ['credentials', 'capabilities', 'config', 'common'],
   health: ['credentials', 'database', 'config', 'common'],
+  'audit-sinks': ['outbound', 'credentials', 'audit', 'observability', 'database', 'config', 'common'],
   policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'database', 'common'],
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
   sso: ['auth', 'organizations', 'identity', 'outbound', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'database', 'config', 'common'],

@@ -59,8 +59,13 @@ describe('Dashboard: accepting an invitation as a signed-in person', () => {
     expect(accepted.status).toBe(303);
     expect(accepted.headers.location).toBe(`/orgs/${org.organization.id}/projects?done=joined`);
     expect(await isMember(invitedId)).toBe(true);
+    // Accepting ended that session and set a new one, which opens the organisation (SPEC §10).
+    const renewed = ([] as string[]).concat(accepted.headers['set-cookie'] ?? []).find((c) => c.startsWith('ag_session='))!;
+    const joined = new DashboardClient(t.baseUrl, decodeURIComponent(renewed.split(';')[0]!.slice('ag_session='.length)));
+    expect((await invited.get(`/orgs/${org.organization.id}/projects`)).status).toBe(303);
+    expect((await joined.get(`/orgs/${org.organization.id}/projects`)).status).toBe(200);
     // Used once: a second post is the "no longer works" page.
-    expect((await invited.post('/invitation/accept', { token: invitation.token })).status).toBe(404);
-    expect((await invited.get(`/invitation?token=nonsense`)).status).toBe(404);
+    expect((await joined.post('/invitation/accept', { token: invitation.token })).status).toBe(404);
+    expect((await joined.get(`/invitation?token=nonsense`)).status).toBe(404);
   });
 });

@@ -51,6 +51,9 @@ describeBrowser('the Single sign-on page in a real browser (Debian Chromium)', (
       await page.getByRole('link', { name: 'Single sign-on' }).click();
       await page.getByRole('heading', { name: 'Connect an identity provider' }).waitFor();
       expect(page.url()).toBe(ssoUrl);
+      // The organisation's own redirect URI is shown before anything is connected, the one REST gives.
+      const ownUri = (await request(t.baseUrl).get(`${identityProviderPath(orgId)}/redirect-uri`).auth(org.admin.session, { type: 'bearer' }).expect(200)).body.redirectUri;
+      expect(await page.locator('#sso-redirect-uri').textContent()).toBe(ownUri);
 
       await page.getByLabel('Issuer').fill(idp.issuer);
       await page.getByLabel('Client ID', { exact: true }).fill('agent-gateway');
@@ -69,7 +72,7 @@ describeBrowser('the Single sign-on page in a real browser (Debian Chromium)', (
       await page.getByRole('button', { name: 'Connect' }).click();
       await page.getByText('Identity provider connected.').waitFor();
       await page.getByRole('heading', { name: 'Connected identity provider' }).waitFor();
-      expect(await page.locator('#sso-redirect-uri').textContent()).toBe(`${t.baseUrl}/auth/sso/callback`);
+      expect(await page.locator('#sso-redirect-uri').textContent()).toBe(ownUri);
       expect(await page.content()).not.toContain('test-idp-client-secret');
 
       // Both domains pending; publish the record of one and verify it.

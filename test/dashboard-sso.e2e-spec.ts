@@ -83,7 +83,10 @@ describe('the dashboard: Single sign-on (the organisation identity provider)', (
     expect(page.text).toContain('Identity provider connected.');
     expect(page.text).toContain(`<dt>Issuer</dt><dd><code>${idp.issuer}</code></dd>`);
     expect(page.text).toContain(`<code>${idp.issuer}/jwks</code> (1 signing key)`);
-    expect(page.text).toContain(`<code id="sso-redirect-uri">${t.baseUrl}/auth/sso/callback</code>`);
+    // The organisation's own redirect URI, the one REST shows.
+    const ownUri = ((await restSettings(org)).body as { redirectUri: string }).redirectUri;
+    expect(ownUri).toMatch(new RegExp(`^${t.baseUrl}/auth/sso/callback/[A-Za-z0-9_-]{22}$`));
+    expect(page.text).toContain(`<code id="sso-redirect-uri">${ownUri}</code>`);
     expect(page.text).toMatch(/id="sso-client-id" name="clientId" value="gateway-web"/);
     expect(page.text).toContain('<input type="password" id="sso-client-secret" name="clientSecret" value=""');
     expect(page.text).toMatch(/name="requireSso" value="true"[^>]* checked/);

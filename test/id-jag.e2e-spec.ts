@@ -228,6 +228,13 @@ describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG'
     expect(skewed.status).toBe(200);
   });
 
+  it('refuses an ID-JAG living longer than 600 s (exp - iat), even one issued long ago and not expired, and one not valid yet (nbf)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await refusal(await signedIdJag(idp, idJagClaims(idp, t, e, { iat: now, exp: now + 3600 })), 'invalid_grant', 'The ID-JAG lives longer than 600 seconds (exp - iat)');
+    await refusal(await signedIdJag(idp, idJagClaims(idp, t, e, { iat: now - 700, exp: now + 100 })), 'invalid_grant', 'The ID-JAG lives longer than 600 seconds (exp - iat)');
+    await refusal(await signedIdJag(idp, idJagClaims(idp, t, e, { iat: now, exp: now + 300, nbf: now + 200 })), 'invalid_grant', 'The ID-JAG is not valid yet (nbf)');
+  });
+
   it('refuses an unlinked sub and a member deactivated by provisioning', async () => {
     await refusal(
       await signedIdJag(idp, idJagClaims(idp, t, e, { sub: 'nobody-linked' })),

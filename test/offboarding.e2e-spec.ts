@@ -86,6 +86,7 @@ describe('offboarding: rk_ keys follow their creator (SPEC §8)', () => {
           role: 'admin',
           revokedTokens: 0,
           apiKeysRevoked: [rk.id],
+          scimTokensEnded: [],
           serviceKeys: [serviceKey.id],
           derivedTokens: res.body.offboarding.derivedTokens.map((d: { id: string }) => d.id),
         },

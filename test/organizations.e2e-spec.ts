@@ -300,8 +300,17 @@ describe('organisations, projects and members (SPEC §6)', () => {
       expect(JSON.stringify(await t.dataSource.query(`SELECT * FROM invitations`))).not.toContain(known.body.token);
       // With the link, the person joins with the invited role.
       const accepted = await api().post('/api/invitations/accept').auth(jwt, { type: 'bearer' }).send({ token: known.body.token }).expect(200);
-      expect(accepted.body).toEqual({ organizationId: team.organization.id, organizationName: team.organization.name, role: 'member' });
-      await api().get(`/api/organizations/${team.organization.id}/projects`).auth(jwt, { type: 'bearer' }).expect(200);
+      // Accepting ends the session that accepted and answers a new one, which opens the organisation (SPEC §10).
+      expect(accepted.body).toEqual({
+        organizationId: team.organization.id,
+        organizationName: team.organization.name,
+        role: 'member',
+        accessToken: expect.any(String),
+        tokenType: 'Bearer',
+        expiresIn: expect.any(Number),
+      });
+      await api().get('/api/me').auth(jwt, { type: 'bearer' }).expect(401);
+      await api().get(`/api/organizations/${team.organization.id}/projects`).auth(accepted.body.accessToken, { type: 'bearer' }).expect(200);
       expect(await events(team.organization.id, 'member.added')).toEqual([
         expect.objectContaining({ actor_id: newcomer.id, target_type: 'user', target_id: newcomer.id, metadata: { role: 'member', invitationId: known.body.id } }),
       ]);
@@ -345,9 +354,10 @@ describe('organisations, projects and members (SPEC §6)', () => {
       ]);
       const statuses = results.map((r) => r.status).sort();
       // One demotion wins; the other is refused, either as the last admin (409) or because its
-      // caller has just lost the admin role (403).
+      // caller has just been demoted, which replaced their membership: their session, older than
+      // it, no longer opens the organisation (401 session_predates_membership, SPEC §10).
       expect(statuses[0]).toBe(200);
-      expect([403, 409]).toContain(statuses[1]);
+      expect([401, 409]).toContain(statuses[1]);
       const [{ admins }] = await t.dataSource.query(`SELECT count(*)::int AS admins FROM memberships WHERE organization_id = $1 AND role = 'admin'`, [team.organization.id]);
       expect(admins).toBe(1);
     });
@@ -368,7 +378,7 @@ describe('organisations, projects and members (SPEC §6)', () => {
         userId: team.member.id,
         organizationId: team.organization.id,
         revokedTokens: 1,
-        offboarding: { apiKeys: { outcome: 'revoked', count: 0, items: [] }, serviceKeys: [], derivedTokens: [] },
+        offboarding: { apiKeys: { outcome: 'revoked', count: 0, items: [] }, scimTokensEnded: [], scimTokensHandedOver: [], serviceKeys: [], derivedTokens: [] },
       });
 
       const resolver = t.app.get(AgentTokenService);
@@ -377,7 +387,7 @@ describe('organisations, projects and members (SPEC §6)', () => {
       expect(await resolver.resolve(adminToken.token)).not.toBeNull();
       await api().get(`/api/organizations/${team.organization.id}/projects`).auth(team.member.jwt, { type: 'bearer' }).expect(404);
       expect(await events(team.organization.id, 'member.removed')).toEqual([
-        expect.objectContaining({ actor_id: team.admin.id, target_id: team.member.id, metadata: { role: 'member', revokedTokens: 1, apiKeysRevoked: [], serviceKeys: [], derivedTokens: [] } }),
+        expect.objectContaining({ actor_id: team.admin.id, target_id: team.member.id, metadata: { role: 'member', revokedTokens: 1, apiKeysRevoked: [], scimTokensEnded: [], serviceKeys: [], derivedTokens: [] } }),
       ]);
       await api().delete(`/api/organizations/${team.organization.id}/members/${team.member.id}`).auth(team.admin.jwt, { type: 'bearer' }).expect(404);
     });

@@ -47,9 +47,13 @@ describe('people over time: invitations, reset links, sign-out (SPEC §8)', () =
       const forged = `dgi_${'A'.repeat(49)}`;
       expect((await api().post('/api/invitations/accept').auth(sameEmailElsewhere, bearer).send({ token: forged }).expect(404)).body).toEqual(INVALID_INVITATION);
       expect(await isMember(team.organization.id, invited.id)).toBe(false);
-      // With the link: joined with the invited role.
-      await api().post('/api/invitations/accept').auth(sameEmailElsewhere, bearer).send({ token: invitation.token }).expect(200);
+      // With the link: joined with the invited role, with a new session that opens the organisation;
+      // the session that accepted has ended (a session never opens a membership younger than itself).
+      const accepted = await api().post('/api/invitations/accept').auth(sameEmailElsewhere, bearer).send({ token: invitation.token }).expect(200);
       expect(await isMember(team.organization.id, invited.id)).toBe(true);
+      expect(accepted.body).toMatchObject({ organizationId: team.organization.id, role: 'member', accessToken: expect.any(String), tokenType: 'Bearer' });
+      await api().get('/api/me').auth(sameEmailElsewhere, bearer).expect(401);
+      await api().get(`/api/organizations/${team.organization.id}/projects`).auth(accepted.body.accessToken, bearer).expect(200);
       // Single use: nobody else gets in with it.
       const second = await createUser(t.dataSource, { name: 'Sam Second' });
       const res = await api().post('/api/invitations/accept').auth(await sessionFor(t, second.id), bearer).send({ token: invitation.token }).expect(404);

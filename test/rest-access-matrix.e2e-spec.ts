@@ -206,6 +206,29 @@ const ROWS: Row[] = [
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'GET /api/organizations/:orgId/audit-sinks',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/audit-sinks` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/organizations/:orgId/audit-sinks',
+    // A public address literal: saved without a name to resolve.
+    call: async (_t, team) => ({ method: 'post', path: `${org(team)}/audit-sinks`, body: { kind: 'https', url: 'https://93.184.215.14/intake' } }),
+    expected: '201 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'DELETE /api/organizations/:orgId/audit-sinks/:id',
+    call: async (t, team) => {
+      const made = await request(t.baseUrl)
+        .post(`${org(team)}/audit-sinks`)
+        .set('Authorization', `Bearer ${team.admin.jwt}`)
+        .send({ kind: 'https', url: 'https://93.184.215.14/intake' })
+        .expect(201);
+      return { method: 'delete', path: `${org(team)}/audit-sinks/${(made.body as { id: string }).id}` };
+    },
+    expected: '204 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'POST /api/organizations/:orgId/oauth-clients',
     call: async (_t, team) => ({ method: 'post', path: `${org(team)}/oauth-clients`, body: { clientName: 'Enterprise AI client' } }),
     expected: '201 403 404 403 403 404 403 401 401 401',
@@ -213,6 +236,11 @@ const ROWS: Row[] = [
   {
     route: 'GET /api/organizations/:orgId/identity-provider',
     call: async (t, team) => ({ method: 'get', path: await freshIdentityProvider(t, team) }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'GET /api/organizations/:orgId/identity-provider/redirect-uri',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/identity-provider/redirect-uri` }),
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {

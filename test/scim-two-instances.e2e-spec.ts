@@ -63,7 +63,10 @@ const onPostgres = testDatabaseKind() === 'postgres';
     const bob = await signup(b.url, `bob@${domain}`);
     const invitation = await call(a.url, `/api/organizations/${orgId}/members`, { method: 'POST', token: admin.accessToken, body: { email: `bob@${domain}`, role: 'admin' } });
     expect(invitation.status).toBe(201);
-    expect((await call(b.url, '/api/invitations/accept', { method: 'POST', token: bob.accessToken, body: { token: invitation.body.token } })).status).toBe(200);
+    // Accepting ends the session that accepted and answers a new one (SPEC §10): Bob goes on with it.
+    const accepted = await call(b.url, '/api/invitations/accept', { method: 'POST', token: bob.accessToken, body: { token: invitation.body.token } });
+    expect(accepted.status).toBe(200);
+    bob.accessToken = accepted.body.accessToken as string;
     const rk = await call(b.url, `/api/organizations/${orgId}/api-keys`, { method: 'POST', token: bob.accessToken, body: { name: 'bob automation', permissions: ['projects:read'] } });
     expect(rk.status).toBe(201);
     const project = await call(a.url, `/api/organizations/${orgId}/projects`, { method: 'POST', token: admin.accessToken, body: { name: 'Shared' } });

@@ -97,7 +97,7 @@ describe('SCIM 2.0 provisioning', () => {
       ]);
     });
 
-    it('are made by admins only, and outlive the admin who made them', async () => {
+    it('are made by admins only, and end with the admin role of the admin who made them', async () => {
       const { admin, orgId, domain, token, scim } = await provisionedOrganization();
       const created = await scim.post('/Users', { schemas: [USER], userName: `mia@${domain}`, [GATEWAY]: { role: 'admin' } }).expect(201);
       const mia = await accountOf(`mia@${domain}`);
@@ -105,10 +105,10 @@ describe('SCIM 2.0 provisioning', () => {
       // Mia, an admin now, makes a token; a member may not.
       const miasToken = (await api().post(`/api/organizations/${orgId}/scim-tokens`).auth(miaJwt, { type: 'bearer' }).send({ name: 'Entra' }).expect(201)).body.token as string;
       await scim.patch(`/Users/${created.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: GATEWAY + ':role', value: 'member' }] }).expect(200);
-      await api().post(`/api/organizations/${orgId}/scim-tokens`).auth(miaJwt, { type: 'bearer' }).send({ name: 'x' }).expect(403);
-      // Mia leaves: the token she made keeps working, like a service key.
+      // Mia is demoted: the token she made ends with her admin role, as her rk_ keys do (SPEC §10).
+      await api().get('/scim/v2/Users').auth(miasToken, { type: 'bearer' }).expect(401);
+      await api().post(`/api/organizations/${orgId}/scim-tokens`).auth(await sessionFor(t, mia!.id), { type: 'bearer' }).send({ name: 'x' }).expect(403);
       await scim.delete(`/Users/${created.body.id}`).expect(204);
-      await api().get('/scim/v2/Users').auth(miasToken, { type: 'bearer' }).expect(200);
       await api().get('/scim/v2/Users').auth(token, { type: 'bearer' }).expect(200);
       await api().post(`/api/organizations/${orgId}/scim-tokens`).auth(admin.accessToken, { type: 'bearer' }).send({ name: '' }).expect(400);
     });
@@ -392,12 +392,18 @@ describe('SCIM 2.0 provisioning', () => {
 
     it('never removes or demotes the last admin', async () => {
       const org = await provisionedOrganization();
-      // The admin who signed up is provisioned too (already a member: no invitation).
-      const admin = await org.scim.post('/Users', { schemas: [USER], userName: `ada@${org.domain}`, [GATEWAY]: { role: 'admin' } }).expect(201);
+      // The admin who signed up is provisioned too (already a member: no invitation), by a token
+      // another admin made (a token never creates its own maker, SPEC §10); that admin then leaves.
+      const bob = await org.scim.post('/Users', { schemas: [USER], userName: `bob@${org.domain}`, [GATEWAY]: { role: 'admin' } }).expect(201);
+      const bobJwt = await sessionFor(t, (await accountOf(`bob@${org.domain}`))!.id);
+      const bobsToken = (await api().post(`/api/organizations/${org.orgId}/scim-tokens`).auth(bobJwt, { type: 'bearer' }).send({ name: 'Bob' }).expect(201)).body.token as string;
+      const admin = await api().post('/scim/v2/Users').auth(bobsToken, { type: 'bearer' }).set('Content-Type', SCIM_JSON).send(JSON.stringify({ schemas: [USER], userName: `ada@${org.domain}`, [GATEWAY]: { role: 'admin' } })).expect(201);
       expect(await t.dataSource.query(`SELECT 1 FROM invitations WHERE organization_id = $1`, [org.orgId])).toEqual([]);
+      await org.scim.delete(`/Users/${bob.body.id}`).expect(204);
       const path = `/Users/${admin.body.id}`;
-      const demote = await org.scim.patch(path, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: `${GATEWAY}:role`, value: 'member' }] }).expect(409);
-      expect(demote.body).toEqual(scimError(409));
+      // Ada's own token cannot change her role at all (403); removing her is the last-admin rule's (409).
+      const demote = await org.scim.patch(path, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: `${GATEWAY}:role`, value: 'member' }] }).expect(403);
+      expect(demote.body).toEqual(scimError(403));
       await org.scim.patch(path, { schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] }).expect(409);
       await org.scim.delete(path).expect(409);
       expect(await membership(org.orgId, org.admin.user.id)).toBe('admin');

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { browserApp } from './helpers/browser-app';
 import { CallbackServer } from './helpers/callback-server';
 import { Chromium, chromiumAvailable } from './helpers/chromium';
-import { connectWithVerifiedDomains, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectWithVerifiedDomains, redirectUriFor, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp } from './helpers/test-idp';
 import { createProject } from './factories';
@@ -30,8 +30,8 @@ describeBrowser('single sign-on in a real browser (Debian Chromium)', () => {
     idp = await startTestIdp();
     ({ t, browser, close } = await browserApp({ IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true', REGISTRATION_RATE_LIMIT_PER_MINUTE: '10000' }));
     callback = await CallbackServer.start();
-    await idp.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [`${t.baseUrl}/auth/sso/callback`] });
     admin = await signupOverHttp(t);
+    await idp.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [await redirectUriFor(t, admin.organization.id, admin.accessToken)] });
     domain = testDomain();
     await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, {
       issuer: idp.issuer,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connectWithVerifiedDomains, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectWithVerifiedDomains, redirectUriFor, startSingleSignOn, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp } from './helpers/test-idp';
 import { signupOverHttp, SignedUp } from './factories/rest';
@@ -9,7 +9,7 @@ let ipSeq = 0;
 const freshIp = () => `203.0.113.${++ipSeq}`;
 
 /**
- * The per-address limits on `GET /auth/sso/start` and `GET /auth/sso/callback` (each start reads
+ * The per-address limits on `POST /auth/sso/start` and `GET /auth/sso/callback` (each start reads
  * the IdP's discovery, each callback makes a token request to it): past the limit the page answers
  * 429 with `Retry-After` and says to wait, nothing goes to the IdP, and other addresses go on.
  */
@@ -27,8 +27,8 @@ describe('Single sign-on: request limits per client address', () => {
       SSO_CALLBACKS_PER_IP_PER_MINUTE: '2',
       TRUST_PROXY: 'true',
     });
-    await idp.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [`${t.baseUrl}/auth/sso/callback`] });
     admin = await signupOverHttp(t);
+    await idp.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [await redirectUriFor(t, admin.organization.id, admin.accessToken)] });
     domain = testDomain();
     await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, { issuer: idp.issuer, emailDomains: [domain] });
   });
@@ -40,7 +40,8 @@ describe('Single sign-on: request limits per client address', () => {
   const get = (path: string, ip: string, cookie?: string) =>
     fetch(new URL(path, t.baseUrl), { redirect: 'manual', headers: { 'X-Forwarded-For': ip, ...(cookie ? { cookie } : {}) } });
 
-  const startPath = (email: string) => `/auth/sso/start?${new URLSearchParams({ email, next: '/orgs' }).toString()}`;
+  /** The same-site POST start from `ip` (the start page before it is not counted). */
+  const start = (email: string, ip: string) => startSingleSignOn(t.baseUrl, email, { next: '/orgs', headers: { 'X-Forwarded-For': ip } });
 
   function stateCookie(res: Response): string | undefined {
     const line = res.headers.getSetCookie().find((c) => c.startsWith('ag_sso_state=') && !c.startsWith('ag_sso_state=;'));
@@ -65,19 +66,19 @@ describe('Single sign-on: request limits per client address', () => {
     const ip = freshIp();
     const email = `sam-${randomUUID().slice(0, 6)}@${domain}`;
     for (let i = 0; i < 3; i++) {
-      const res = await get(startPath(email), ip);
+      const res = await start(email, ip);
       expect(res.status).toBe(303);
       expect(res.headers.get('location')!.startsWith(`${idp.issuer}/`)).toBe(true);
     }
-    const refused = await get(startPath(email), ip);
+    const refused = await start(email, ip);
     await expectLimited(refused);
     expect(refused.headers.get('location')).toBeNull();
     expect(stateCookie(refused)).toBeUndefined();
 
     // Counted whatever the email: an unclaimed domain counts against the same address too.
-    await expectLimited(await get(`/auth/sso/start?${new URLSearchParams({ email: 'x@unclaimed.example.org', next: '/orgs' }).toString()}`, ip));
+    await expectLimited(await start('x@unclaimed.example.org', ip));
 
-    const elsewhere = await get(startPath(email), freshIp());
+    const elsewhere = await start(email, freshIp());
     expect(elsewhere.status).toBe(303);
     expect(elsewhere.headers.get('location')!.startsWith(`${idp.issuer}/`)).toBe(true);
 
@@ -94,14 +95,14 @@ describe('Single sign-on: request limits per client address', () => {
     // Two callbacks from the address: a forged one (no browser state) and a real sign-in.
     const forged = await get('/auth/sso/callback?state=x&code=y', callbackIp);
     expect(forged.status).toBe(400);
-    const first = await get(startPath(email), freshIp());
+    const first = await start(email, freshIp());
     const firstCallback = await idp.signInWithoutBrowser(first.headers.get('location')!, 'lia-sub');
     const signedIn = await get(firstCallback, callbackIp, stateCookie(first));
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('location')).toBe('/orgs');
 
     // The third, a real one with its browser state: refused, the state cookie is not spent.
-    const second = await get(startPath(email), freshIp());
+    const second = await start(email, freshIp());
     const cookie = stateCookie(second)!;
     const callback = await idp.signInWithoutBrowser(second.headers.get('location')!, 'lia-sub');
     const refused = await get(callback, callbackIp, cookie);

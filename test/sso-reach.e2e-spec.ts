@@ -7,7 +7,7 @@ import { addMember, createOrganization, createProject, createUser } from './fact
 import { insertConnectedClient } from './factories/grants';
 import { signupOverHttp } from './factories/rest';
 import { authorizePath, formChoices, openConsent, pkcePair, registerClient, RegisteredTestClient, TestBrowser } from './factories/oauth';
-import { connectWithVerifiedDomains, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectWithVerifiedDomains, startSingleSignOn, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp } from './helpers/test-idp';
 
@@ -227,7 +227,7 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
 
     const email = `rae-${randomUUID().slice(0, 6)}@${domain}`;
     idp.setAccount('rae-sub', { email, email_verified: true, name: 'Rae Reach' });
-    const started = await fetch(`${t.baseUrl}/auth/sso/start?${new URLSearchParams({ email }).toString()}`, { redirect: 'manual' });
+    const started = await startSingleSignOn(t.baseUrl, email);
     expect(started.status).toBe(303);
     const stateCookie = started.headers.getSetCookie().find((c) => c.startsWith('ag_sso_state='))!.split(';')[0]!;
     const callback = await idp.signInWithoutBrowser(started.headers.get('location')!, 'rae-sub');
@@ -252,12 +252,16 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     const newcomer = await createUser(t.dataSource);
     const invitation = await api().post(`/api/organizations/${orgA.id}/members`).auth(adminSso, { type: 'bearer' }).send({ email: newcomer.email, role: 'member' }).expect(201);
     const password = (await api().post('/api/auth/login').send({ email: newcomer.email, password: newcomer.password }).expect(200)).body.accessToken as string;
-    await api().post('/api/invitations/accept').auth(password, { type: 'bearer' }).send({ token: invitation.body.token }).expect(200);
+    const accepted = await api().post('/api/invitations/accept').auth(password, { type: 'bearer' }).send({ token: invitation.body.token }).expect(200);
     expect(await t.dataSource.query('SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2', [orgA.id, newcomer.id])).toEqual([{ role: 'member' }]);
-    expect((await api().get(`/api/organizations/${orgA.id}/projects`).auth(password, { type: 'bearer' }).expect(403)).body).toEqual(SSO_REQUIRED);
-    expect(memberOrgIds((await api().get('/api/me').auth(password, { type: 'bearer' }).expect(200)).body)).toEqual([]);
+    // Accepting ended that session and issued a new password session (SPEC §10), which stays closed there.
+    await api().get('/api/me').auth(password, { type: 'bearer' }).expect(401);
+    const renewed = accepted.body.accessToken as string;
+    expect(decodeJwt(renewed).sso_iss).toBeUndefined();
+    expect((await api().get(`/api/organizations/${orgA.id}/projects`).auth(renewed, { type: 'bearer' }).expect(403)).body).toEqual(SSO_REQUIRED);
+    expect(memberOrgIds((await api().get('/api/me').auth(renewed, { type: 'bearer' }).expect(200)).body)).toEqual([]);
     // The dashboard's home lists it with the single sign-on link instead of opening it.
-    const home = await api().get('/').set('Cookie', `ag_session=${password}`).redirects(0).expect(200);
+    const home = await api().get('/').set('Cookie', `ag_session=${renewed}`).redirects(0).expect(200);
     expect(home.text).toContain('Sign in to open your organisations');
     expect(home.text).toContain(`href="/auth/sso/start?email=${encodeURIComponent(newcomer.email)}&amp;next=${encodeURIComponent(`/orgs/${orgA.id}/projects`)}"`);
   });

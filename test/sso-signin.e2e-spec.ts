@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { connectIdentityProvider, connectWithVerifiedDomains, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectIdentityProvider, connectWithVerifiedDomains, redirectUriFor, startSingleSignOn, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp, type JwtPatch, type SigningChoice } from './helpers/test-idp';
 import { addMember, createUser } from './factories';
@@ -18,15 +18,17 @@ describe('Single sign-on: signing in through the organisation identity provider'
   let otherIdp: TestIdp;
   let admin: SignedUp;
   let domain: string;
+  let redirectUri: string;
 
   beforeAll(async () => {
     [idp, otherIdp] = await Promise.all([startTestIdp(), startTestIdp()]);
     // Every sign-in of this file comes from one address: the per-address limits (test/sso-limits) are out of the way.
     t = await startTestApp({ IDENTITY_PROVIDER_ALLOW_LOOPBACK: 'true', SSO_STARTS_PER_IP_PER_MINUTE: '1000', SSO_CALLBACKS_PER_IP_PER_MINUTE: '1000' });
-    for (const provider of [idp, otherIdp]) {
-      await provider.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [`${t.baseUrl}/auth/sso/callback`] });
-    }
     admin = await signupOverHttp(t);
+    redirectUri = await redirectUriFor(t, admin.organization.id, admin.accessToken);
+    for (const provider of [idp, otherIdp]) {
+      await provider.addClient({ clientId: TEST_IDP_CLIENT_ID, clientSecret: TEST_IDP_CLIENT_SECRET, redirectUris: [redirectUri] });
+    }
     domain = testDomain();
     await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, {
       issuer: idp.issuer,
@@ -54,7 +56,7 @@ describe('Single sign-on: signing in through the organisation identity provider'
 
   /** `/auth/sso/start` for the email: the IdP's authorization URL and the browser's state cookie. */
   async function start(email: string, next?: string) {
-    const res = await get(`/auth/sso/start?${new URLSearchParams({ email, ...(next ? { next } : {}) }).toString()}`);
+    const res = await startSingleSignOn(t.baseUrl, email, { next });
     expect(res.status).toBe(303);
     const state = cookiesOf(res).get('ag_sso_state');
     return { location: res.headers.get('location')!, cookie: state ? `ag_sso_state=${state}` : undefined, res };
@@ -94,7 +96,7 @@ describe('Single sign-on: signing in through the organisation identity provider'
     expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
       response_type: 'code',
       client_id: TEST_IDP_CLIENT_ID,
-      redirect_uri: `${t.baseUrl}/auth/sso/callback`,
+      redirect_uri: redirectUri,
       scope: 'openid email profile',
       code_challenge_method: 'S256',
       login_hint: email,
@@ -275,7 +277,7 @@ describe('Single sign-on: signing in through the organisation identity provider'
 
     const again = await start(email);
     const state = new URL(again.location).searchParams.get('state')!;
-    const refused = await get(`/auth/sso/callback?${new URLSearchParams({ state, error: 'access_denied', error_description: '<b>evil</b> text' })}`, again.cookie);
+    const refused = await get(`${new URL(redirectUri).pathname}?${new URLSearchParams({ state, error: 'access_denied', error_description: '<b>evil</b> text' })}`, again.cookie);
     expect(refused.status).toBe(401);
     const page = await refused.text();
     expect(page).toContain('The identity provider did not sign you in (access_denied).');
@@ -288,7 +290,7 @@ describe('Single sign-on: signing in through the organisation identity provider'
     const pending = testDomain('pending');
     await connectIdentityProvider(t, other.organization.id, other.accessToken, { issuer: otherIdp.issuer, emailDomains: [pending] });
     for (const email of [`pat@${pending}`, 'someone@gmail.com', 'not-an-email']) {
-      const res = await get(`/auth/sso/start?${new URLSearchParams({ email, next: '/orgs' })}`);
+      const res = await startSingleSignOn(t.baseUrl, email, { next: '/orgs' });
       expect(res.status).toBe(303);
       const back = new URL(res.headers.get('location')!, t.baseUrl);
       expect(back.pathname).toBe('/login');
@@ -322,6 +324,10 @@ describe('Single sign-on: signing in through the organisation identity provider'
     const notRouted = await post(`pat@${pending}`);
     expect(notRouted.status).toBe(400);
     expect(await notRouted.text()).toContain('This email address is not set up for single sign-on. Sign in with your password.');
+    // The button itself posts the form to POST /auth/sso/start with the form's start token (SPEC §10).
+    const formHtml = await (await get('/login?next=%2Forgs')).text();
+    expect(formHtml).toMatch(/<button type="submit" name="sso" value="continue" formaction="\/auth\/sso\/start"/);
+    expect(formHtml).toMatch(/name="sso_csrf_token" value="[^"]+"/);
   });
 
   it('gives an IdP asserting the email of a password account of another organisation nothing', async () => {

@@ -7,6 +7,8 @@
  *   as that admin (a session JWT: `sessionFor(t, userId)` or a signup's `accessToken`), with
  *   defaults for what `settings` leaves out (clientId `gateway-test`, a client secret, no domains,
  *   defaultRole member); expects 200 and answers the settings as shown (`IdentityProviderView`).
+ *   First, as an admin does, it reads the organisation's own redirect URI and adds it to the
+ *   client at the issuer when that is a test IdP of this process (`allowRedirectUri`).
  *   The issuer's discovery document and key set are fetched when saved, so `settings.issuer` must
  *   be a running IdP (`startTestIdp()` of `./test-idp`).
  * - `verifyDomainForTests(t, orgId, domain)`: marks a domain the organisation claims as verified,
@@ -18,6 +20,8 @@
  * - `insertIdentityProvider(t, orgId, options)`: settings written straight through the identity
  *   library's directory, with no IdP running and no checks (a precondition for tests of access
  *   rules; a sign-in needs a real IdP and `connectIdentityProvider`).
+ * - `redirectUriFor(t, orgId, adminJwt)`: the organisation's own redirect URI
+ *   (`GET …/identity-provider/redirect-uri`), to register at the test IdP before connecting it.
  * - `testDomain()`: a fresh domain name per call (`sso-1a2b3c4d.example.com`), so tests never
  *   share a claim (a verified domain belongs to one organisation in the whole database).
  */
@@ -27,6 +31,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { DOMAIN_TXT_RESOLVER, IdentityProviderDirectory, IdentityProviderSettings, type ClaimedDomainView, type IdentityProviderInput, type IdentityProviderView } from '@app/identity';
 import type { TestApp } from './test-app';
+import { runningTestIdp } from './test-idp';
 
 export const TEST_IDP_CLIENT_ID = 'gateway-test';
 export const TEST_IDP_CLIENT_SECRET = 'gateway-test-client-secret';
@@ -56,12 +61,21 @@ export async function connectIdentityProvider(
   adminJwt: string,
   settings: Partial<IdentityProviderInput> & { issuer: string },
 ): Promise<IdentityProviderView> {
+  const settingsSent = identityProviderSettings(settings);
+  await runningTestIdp(settings.issuer)?.allowRedirectUri(settingsSent.clientId, await redirectUriFor(t, orgId, adminJwt));
   const res = await request(t.baseUrl)
     .put(identityProviderPath(orgId))
     .set('Authorization', `Bearer ${adminJwt}`)
-    .send(identityProviderSettings(settings));
+    .send(settingsSent);
   if (res.status !== 200) throw new Error(`PUT identity-provider answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body as IdentityProviderView;
+}
+
+/** The organisation's own redirect URI (made on first use), as an admin reads it before connecting an IdP. */
+export async function redirectUriFor(t: Pick<TestApp, 'baseUrl'>, orgId: string, adminJwt: string): Promise<string> {
+  const res = await request(t.baseUrl).get(`${identityProviderPath(orgId)}/redirect-uri`).set('Authorization', `Bearer ${adminJwt}`);
+  if (res.status !== 200) throw new Error(`GET identity-provider/redirect-uri answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return (res.body as { redirectUri: string }).redirectUri;
 }
 
 /** Marks a claimed domain verified as the operator's command line does (no DNS); answers the claim. */
@@ -155,4 +169,25 @@ export class FakeTxtRecords {
     if (!found) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
     return found;
   }
+}
+
+/**
+ * Starts single sign-on as the browser does (SPEC §10): `GET /auth/sso/start?email=…&next=…` (the
+ * start page, its CSRF cookie and token), then the same-site `POST /auth/sso/start` with them.
+ * Answers the POST's response, unfollowed (303 to the IdP with the `ag_sso_state` cookie, or back
+ * to the sign-in page); `headers` are added to the POST (say, an `x-forwarded-for`).
+ */
+export async function startSingleSignOn(baseUrl: string, email: string, options: { next?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+  const query = new URLSearchParams({ email, ...(options.next ? { next: options.next } : {}) });
+  const page = await fetch(`${baseUrl}/auth/sso/start?${query.toString()}`, { redirect: 'manual' });
+  if (page.status !== 200) throw new Error(`GET /auth/sso/start answered ${page.status}`);
+  const token = /name="sso_csrf_token" value="([^"]+)"/.exec(await page.text())?.[1];
+  const cookie = page.headers.getSetCookie().find((c) => c.startsWith('ag_sso_start_csrf='))?.split(';')[0];
+  if (!token || !cookie) throw new Error('the start page carries no CSRF token');
+  return fetch(`${baseUrl}/auth/sso/start`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, 'sec-fetch-site': 'same-origin', ...(options.headers ?? {}) },
+    body: new URLSearchParams({ email, next: options.next ?? '/', sso_csrf_token: token }).toString(),
+  });
 }

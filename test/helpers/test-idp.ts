@@ -119,6 +119,11 @@ export interface TestIdp {
   issuer: string;
   /** Registers a confidential client (authorization code when it has redirect URIs, and the token exchange). */
   addClient(client: TestIdpClient): Promise<void>;
+  /**
+   * Adds a redirect URI to a client registered with redirect URIs (as an admin adds an
+   * organisation's own redirect URI at the IdP); nothing for an unknown client or one without any.
+   */
+  allowRedirectUri(clientId: string, uri: string): Promise<void>;
   /** Creates or replaces the account with this subject (its claims are read at each sign-in). */
   setAccount(sub: string, account: TestIdpAccount): void;
   /** Performs the IdP side of an authorization request; returns the redirect to the relying party. */
@@ -206,6 +211,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
   const accounts = new Map<string, TestIdpAccount>();
   const idJagClientIds = new Map<string, string>();
   const redirectUris = new Map<string, string[]>();
+  const clients = new Map<string, TestIdpClient>();
   const adapter = createMemoryAdapter(0); // shared by every provider instance: survives key rotation
   const cookieKeys = [randomBytes(32).toString('base64url')];
   let foreignKey: Promise<SigningKey> | undefined; // made when first used: RSA key generation is slow
@@ -416,6 +422,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
   const idp: TestIdp = {
     issuer,
     async addClient(client) {
+      clients.set(client.clientId, client);
       if (client.idJagClientId) idJagClientIds.set(client.clientId, client.idJagClientId);
       redirectUris.set(client.clientId, client.redirectUris ?? []);
       await provider.Client.adapter.upsert(client.clientId, {
@@ -426,6 +433,11 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
         grant_types: client.redirectUris?.length ? ['authorization_code', TOKEN_EXCHANGE_GRANT] : [TOKEN_EXCHANGE_GRANT],
         token_endpoint_auth_method: client.tokenEndpointAuthMethod ?? 'client_secret_basic',
       });
+    },
+    async allowRedirectUri(clientId, uri) {
+      const client = clients.get(clientId);
+      if (!client?.redirectUris?.length || client.redirectUris.includes(uri)) return;
+      await idp.addClient({ ...client, redirectUris: [...client.redirectUris, uri] });
     },
     setAccount(sub, account) {
       accounts.set(sub, { ...account });
@@ -526,9 +538,19 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
       discoveryPatch = { ...discoveryPatch, ...fields };
     },
     async stop() {
+      RUNNING.delete(issuer);
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
     },
   };
+  RUNNING.set(issuer, idp);
   return idp;
+}
+
+/** The test IdPs running in this process, by issuer. */
+const RUNNING = new Map<string, TestIdp>();
+
+/** The running test IdP of this issuer, if any (the helpers of `./identity` register redirect URIs there). */
+export function runningTestIdp(issuer: string): TestIdp | undefined {
+  return RUNNING.get(issuer);
 }

@@ -17,6 +17,7 @@ import { ObservabilityModule } from '@app/observability';
 import { OAuthModule } from '@app/oauth';
 import { OrganizationsModule, ProjectCapabilitiesModule } from '@app/organizations';
 import { PolicyModule } from '@app/policy';
+import { AuditSinksModule } from '@app/audit-sinks';
 import { ScimModule } from '@app/scim';
 import { ServiceKeysModule } from '@app/service-keys';
 import { SsoModule } from '@app/sso';
@@ -59,6 +60,7 @@ export class AppModule {
         DashboardModule,
         ScimModule,
         PolicyModule,
+        AuditSinksModule,
       ],
       controllers: options.controllers ?? [],
       providers: [

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import { SsoRouting } from '@app/identity';
 import {
   hashPassword,
   InvalidInvitationError,
@@ -44,6 +45,7 @@ export class AccountsService {
     private readonly users: UserDirectory,
     private readonly organizations: OrganizationDirectory,
     private readonly invitations: InvitationDirectory,
+    private readonly routing: SsoRouting,
   ) {}
 
   async createAccount(input: NewAccount, via: 'signup' | 'cli', origin?: RequestOrigin): Promise<CreatedAccount> {
@@ -62,6 +64,8 @@ export class AccountsService {
         const accepted = await this.invitations.accept(invitationHash, user.id, em);
         if (!accepted) throw new InvalidInvitationError();
         const { invitation } = accepted;
+        // An email SCIM deprovisioned in that organisation is not brought back by a link (SPEC §10).
+        if (await this.routing.isDeprovisioned(invitation.organizationId, input.email, em)) throw new InvalidInvitationError();
         for (const action of ['invitation.accepted', 'member.added'] as const) {
           await this.audit.record(em, {
             organizationId: invitation.organizationId,

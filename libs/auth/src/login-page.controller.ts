@@ -2,7 +2,7 @@ import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestj
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
-import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
+import { Public, safeNextPath, setSessionCookie, SSO_START_FORM } from '@app/credentials';
 import { SsoRouting } from '@app/identity';
 import { FormCsrf, PageErrorFilter, sendPage, sendRedirect, singleParam } from '@app/web';
 import { InvalidLoginError, TooManyLoginAttemptsError } from './auth.errors';
@@ -29,6 +29,7 @@ const SSO_NOTICES: Record<string, string> = {
 @Controller('login')
 export class LoginPageController {
   private readonly csrf: FormCsrf;
+  private readonly ssoCsrf: FormCsrf;
 
   constructor(
     private readonly config: AppConfig,
@@ -36,6 +37,7 @@ export class LoginPageController {
     private readonly sso: SsoRouting,
   ) {
     this.csrf = new FormCsrf(config, { cookie: LOGIN_CSRF_COOKIE, path: '/login' });
+    this.ssoCsrf = new FormCsrf(config, SSO_START_FORM);
   }
 
   @Get()
@@ -46,7 +48,15 @@ export class LoginPageController {
     sendPage(
       res,
       200,
-      loginPage({ next, email, notice, ssoHref: await this.ssoHref(email, next), csrfToken: this.csrf.issue(req, res), signupHref: this.signupHref(next) }),
+      loginPage({
+        next,
+        email,
+        notice,
+        ssoHref: await this.ssoHref(email, next),
+        csrfToken: this.csrf.issue(req, res),
+        ssoCsrfToken: this.ssoCsrf.issue(req, res),
+        signupHref: this.signupHref(next),
+      }),
     );
   }
 
@@ -57,7 +67,7 @@ export class LoginPageController {
     const password = singleParam(body, 'password').value ?? '';
     const accepted = this.csrf.verify(req, singleParam(body, 'csrf_token').value);
     const ssoHref = await this.ssoHref(emailParam(email), next);
-    const view = { next, email, ssoHref, csrfToken: this.csrf.issue(req, res), signupHref: this.signupHref(next) };
+    const view = { next, email, ssoHref, csrfToken: this.csrf.issue(req, res), ssoCsrfToken: this.ssoCsrf.issue(req, res), signupHref: this.signupHref(next) };
     if (!accepted) {
       sendPage(res, 403, loginPage({ ...view, error: 'The sign-in form expired. Please sign in again.' }));
       return;

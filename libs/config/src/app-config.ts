@@ -74,6 +74,8 @@ export class AppConfig {
   readonly outboundAllowLoopback: boolean;
   /** `SECRETS_KEYS` in order, the first current; empty when unset (SPEC §10, "Stored outbound secrets"). */
   readonly secretsKeys: readonly SecretsKey[];
+  /** The longest wait between two attempts to deliver to an audit sink that refuses. */
+  readonly auditSinkMaxBackoffSeconds: number;
   /** Client ID Metadata Document fetches per requesting IP address, and per target host, per minute. */
   readonly clientMetadataFetchesPerIpPerMinute: number;
   readonly clientMetadataFetchesPerHostPerMinute: number;
@@ -146,6 +148,7 @@ export class AppConfig {
     this.outboundAllowHosts = parseOutboundAllowHosts(env.OUTBOUND_ALLOW_HOSTS).hosts;
     this.outboundAllowLoopback = env.OUTBOUND_ALLOW_LOOPBACK;
     this.secretsKeys = env.SECRETS_KEYS === undefined ? [] : parseSecretsKeys(env.SECRETS_KEYS).keys;
+    this.auditSinkMaxBackoffSeconds = env.AUDIT_SINK_MAX_BACKOFF_SECONDS;
     this.clientMetadataFetchesPerIpPerMinute = env.CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE;
     this.clientMetadataFetchesPerHostPerMinute = env.CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE;
     this.shutdownDelaySeconds = env.SHUTDOWN_DELAY_SECONDS ?? (env.NODE_ENV === 'production' ? 5 : 0);

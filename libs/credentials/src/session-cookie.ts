@@ -68,7 +68,14 @@ export function safeNextPath(next: unknown, baseUrl: string, fallback = '/'): st
 export const SSO_SIGN_IN_COOKIES = {
   state: { name: 'ag_sso_state', path: '/auth/sso/callback' },
   link: { name: 'ag_sso_link', path: '/auth/sso/link' },
+  switch: { name: 'ag_sso_switch', path: '/auth/sso/switch' },
 } as const;
+
+/**
+ * The CSRF cookie of the forms that start single sign-on (`POST /auth/sso/start`): the sign-in
+ * page's form and the start page carry its token (`sso_csrf_token`), `FormCsrf` of `@app/web`.
+ */
+export const SSO_START_FORM = { cookie: 'ag_sso_start_csrf', path: '/auth/sso/start' } as const;
 
 /** Sign-out's cookies: the session cookie and any single sign-on state the browser holds. */
 export function clearSignInCookies(res: Response, config: AppConfig): void {

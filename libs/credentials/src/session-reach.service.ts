@@ -10,9 +10,11 @@ import type { SessionPrincipal } from './principal';
  * - `sso_required`: the organisation requires single sign-on through its identity provider, and
  *   the session is a password one (or a single sign-on through another issuer);
  * - `other_sign_in_required`: the session is a single sign-on through an issuer that is not the
- *   organisation's identity provider (another organisation's, or the organisation has none).
+ *   organisation's identity provider (another organisation's, or the organisation has none);
+ * - `session_predates_membership`: the session was issued before the person's current membership
+ *   began (a removal, demotion or deprovisioning ended the one it was issued under; SPEC §10).
  */
-export type SessionReachRefusal = 'sso_required' | 'other_sign_in_required';
+export type SessionReachRefusal = 'sso_required' | 'other_sign_in_required' | 'session_predates_membership';
 
 /** The session's part of the refusal: only the issuer it was opened through (null for a password). */
 type SessionKind = Pick<SessionPrincipal, 'ssoIssuer'>;
@@ -41,16 +43,17 @@ export class SessionReachError extends DomainError {
     readonly refusal: SessionReachRefusal,
     readonly signInHref: string,
   ) {
-    super(
-      refusal,
-      refusal === 'sso_required'
-        ? 'This organization requires single sign-on: sign in with single sign-on (/auth/sso/start) to open it'
-        : "This session was opened through single sign-on with another identity provider, which does not open this organization: sign in again with your password or this organization's single sign-on",
-      'forbidden',
-    );
+    super(refusal, REFUSAL_MESSAGES[refusal], refusal === 'session_predates_membership' ? 'unauthenticated' : 'forbidden');
     this.name = 'SessionReachError';
   }
 }
+
+const REFUSAL_MESSAGES: Record<SessionReachRefusal, string> = {
+  sso_required: 'This organization requires single sign-on: sign in with single sign-on (/auth/sso/start) to open it',
+  other_sign_in_required:
+    "This session was opened through single sign-on with another identity provider, which does not open this organization: sign in again with your password or this organization's single sign-on",
+  session_predates_membership: 'This session was issued before your current membership of this organization began: sign in again to open it',
+};
 
 /** An organisation of the person's that this session does not open, and why. */
 export type ClosedOrganization<T> = T & { refusal: SessionReachRefusal };
@@ -81,23 +84,34 @@ export class SessionReach {
    * `SessionReachError` when they are but this session does not open it.
    */
   async roleIn(session: SessionPrincipal, organizationId: string, next?: string): Promise<MembershipRole | null> {
-    const role = await this.memberships.roleOf(session.userId, organizationId);
-    if (!role) return null;
-    const refusal = await this.refusalIn(session, organizationId);
+    const membership = await this.memberships.roleForSession(session.userId, organizationId, session.sessionId);
+    if (!membership) return null;
+    const refusal = membership.predates ? 'session_predates_membership' : await this.refusalIn(session, organizationId);
     if (refusal) throw await this.refusalError(session, refusal, next);
-    return role;
+    return membership.role;
   }
 
-  /** Sorts some of the person's organisations into those the session opens and those it does not (order kept). */
-  async sort<T extends { id: string }>(session: SessionKind, organizations: readonly T[], em?: EntityManager): Promise<{ open: T[]; closed: ClosedOrganization<T>[] }> {
-    const rules = await this.providers.signInRules(
-      organizations.map((o) => o.id),
-      em,
-    );
+  /**
+   * Sorts some of the person's organisations into those the session opens and those it does not
+   * (order kept). With the session's person and id, organisations whose current membership began
+   * after the session was issued are closed too (`session_predates_membership`).
+   */
+  async sort<T extends { id: string }>(
+    session: SessionKind & Partial<Pick<SessionPrincipal, 'userId' | 'sessionId'>>,
+    organizations: readonly T[],
+    em?: EntityManager,
+  ): Promise<{ open: T[]; closed: ClosedOrganization<T>[] }> {
+    const [rules, predating] = await Promise.all([
+      this.providers.signInRules(
+        organizations.map((o) => o.id),
+        em,
+      ),
+      session.userId && session.sessionId && organizations.length > 0 ? this.memberships.startedAfterSession(session.userId, session.sessionId) : new Set<string>(),
+    ]);
     const open: T[] = [];
     const closed: ClosedOrganization<T>[] = [];
     for (const organization of organizations) {
-      const refusal = sessionReachRefusal(session, rules.get(organization.id) ?? null);
+      const refusal = predating.has(organization.id) ? 'session_predates_membership' : sessionReachRefusal(session, rules.get(organization.id) ?? null);
       if (refusal) closed.push({ ...organization, refusal });
       else open.push(organization);
     }

@@ -25,6 +25,11 @@ export class DashboardPageFilter implements ExceptionFilter {
       sendRedirect(res, 303, `/login?next=${encodeURIComponent(exception.returnTo)}`);
       return;
     }
+    if (exception instanceof SessionReachError && exception.refusal === 'session_predates_membership') {
+      // An older session than the membership: the sign-in page, as for no session (SPEC §10).
+      sendRedirect(res, 303, exception.signInHref);
+      return;
+    }
     if (exception instanceof SessionReachError) {
       sendPage(res, 403, sessionReachPage(exception));
       return;

@@ -3,7 +3,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { ConflictError, NotFoundError } from '@app/common';
-import { AppConfig } from '@app/config';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@app/database';
 import { MEMBERSHIP_ROLES, ProjectDirectory } from '@app/tenancy';
 import { DomainTxtLookup } from './domain-txt-resolver';
@@ -12,6 +11,7 @@ import type { IdentityProviderDomain, IdentityProviderRecord, IdJagClient, RoleM
 import { IdentityProviderError } from './identity.errors';
 import { IdentityProviderDirectory } from './identity-provider.directory';
 import { IdpMetadata, type IdpDiscovery } from './idp-metadata.service';
+import { SsoRedirectUris } from './sso-redirect-uris.service';
 
 /** Bounds on what one organisation's settings may hold. */
 export const IDENTITY_PROVIDER_LIMITS = {
@@ -73,8 +73,13 @@ export interface IdentityProviderView {
   clientId: string;
   /** Always true once connected: the secret is stored, never shown. */
   clientSecretSet: boolean;
-  /** What to register at the IdP as the redirect (callback) URI. */
+  /** What to register at the IdP as the redirect (callback) URI: this organisation's own (SPEC §10). */
   redirectUri: string;
+  /**
+   * Connected before per-IdP redirect URIs: the shared `{BASE_URL}/auth/sso/callback` is still
+   * accepted for it until an admin confirms the new URI is registered.
+   */
+  legacyRedirectUri: boolean;
   emailDomains: string[];
   domains: ClaimedDomainView[];
   defaultRole: 'member';
@@ -126,14 +131,14 @@ export class IdentityProviderSettings {
     private readonly projects: ProjectDirectory,
     private readonly txt: DomainTxtLookup,
     private readonly audit: AuditService,
-    private readonly config: AppConfig,
+    private readonly redirectUris: SsoRedirectUris,
   ) {}
 
   /** The organisation's settings, or null when it has no identity provider. */
   async get(organizationId: string): Promise<IdentityProviderView | null> {
     const record = await this.directory.find(organizationId);
     if (!record) return null;
-    return this.view(record, await this.directory.domains(organizationId));
+    return this.view(record, await this.directory.domains(organizationId), await this.redirectUris.uriFor(organizationId));
   }
 
   /**
@@ -230,7 +235,7 @@ export class IdentityProviderSettings {
         },
       });
       const saved = (await this.directory.find(organizationId, em))!;
-      return this.view(saved, await this.directory.domains(organizationId, em));
+      return this.view(saved, await this.directory.domains(organizationId, em), await this.redirectUris.uriFor(organizationId, em));
     });
   }
 
@@ -401,13 +406,14 @@ export class IdentityProviderSettings {
     };
   }
 
-  private view(record: IdentityProviderRecord, domains: IdentityProviderDomain[]): IdentityProviderView {
+  private view(record: IdentityProviderRecord, domains: IdentityProviderDomain[], redirectUri: string): IdentityProviderView {
     return {
       organizationId: record.organizationId,
       issuer: record.issuer,
       clientId: record.clientId,
       clientSecretSet: true,
-      redirectUri: `${this.config.baseUrl}/auth/sso/callback`,
+      redirectUri,
+      legacyRedirectUri: record.legacyRedirectUri,
       emailDomains: domains.map((d) => d.domain),
       domains: domains.map(domainView),
       defaultRole: record.defaultRole,

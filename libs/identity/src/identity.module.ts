@@ -10,6 +10,9 @@ import { TenancyModule } from '@app/tenancy';
 import { IdpTokenEndpoint } from './idp-token-endpoint.service';
 import { SsoRouting } from './sso-routing.service';
 import { ProvisionedUserDirectory } from './provisioned-users.directory';
+import { IdentityProviderRedirectDirectory } from './identity-provider-redirects.directory';
+import { SsoRedirectUris } from './sso-redirect-uris.service';
+import { SsoStateDirectory } from './sso-states.directory';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -18,7 +21,7 @@ import { ProvisionedUserDirectory } from './provisioned-users.directory';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris, SsoStateDirectory],
 })
 export class IdentityModule {}

@@ -12,3 +12,5 @@ export { PUBLIC_EMAIL_DOMAINS } from './public-email-domains';
 export * from './idp-token-endpoint.service';
 export * from './sso-routing.service';
 export * from './provisioned-users.directory';
+export * from './sso-redirect-uris.service';
+export * from './sso-states.directory';

@@ -185,6 +185,7 @@ export class ConsentDecisionService {
 const CLOSED_ORGANIZATION_ERROR: Readonly<Record<SessionReachRefusal, string>> = {
   sso_required: "That project's organisation requires single sign-on: sign in with single sign-on to give access to its projects.",
   other_sign_in_required: "This session, a single sign-on through another organisation's identity provider, does not open that project's organisation: sign in again to give access to its projects.",
+  session_predates_membership: "This session was issued before your current membership of that project's organisation began: sign in again to give access to its projects.",
 };
 
 /** The "Project name" (and its organisation) of a project to create on approval, with what is wrong with the name. */

@@ -27,6 +27,8 @@ export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 const ACCEPTED_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 /** Clock skew tolerated on `exp` and `iat`. */
 const SKEW_SECONDS = 60;
+/** The longest an ID-JAG may live (`exp - iat`) and the oldest `iat` accepted (SPEC §10). */
+const MAX_ID_JAG_AGE_SECONDS = 600;
 const MAX_ASSERTION_LENGTH = 16 * 1024;
 const MAX_JTI_LENGTH = 256;
 
@@ -236,6 +238,9 @@ export class IdJagExchangeService {
     if (claims.exp + SKEW_SECONDS <= now) throw invalidGrant('The ID-JAG has expired (exp)');
     if (typeof claims.iat !== 'number') throw invalidGrant('The ID-JAG has no iat claim');
     if (claims.iat - SKEW_SECONDS > now) throw invalidGrant('The ID-JAG was issued in the future (iat)');
+    if (claims.exp - claims.iat > MAX_ID_JAG_AGE_SECONDS) throw invalidGrant(`The ID-JAG lives longer than ${MAX_ID_JAG_AGE_SECONDS} seconds (exp - iat)`);
+    if (now - claims.iat > MAX_ID_JAG_AGE_SECONDS + SKEW_SECONDS) throw invalidGrant(`The ID-JAG was issued more than ${MAX_ID_JAG_AGE_SECONDS} seconds ago (iat)`);
+    if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf - SKEW_SECONDS > now)) throw invalidGrant('The ID-JAG is not valid yet (nbf)');
     if (typeof claims.jti !== 'string' || !claims.jti) throw invalidGrant('The ID-JAG has no jti claim');
     if (claims.jti.length > MAX_JTI_LENGTH) throw invalidGrant(`The ID-JAG's jti is longer than ${MAX_JTI_LENGTH} characters`);
     if (typeof claims.sub !== 'string' || !claims.sub) throw invalidGrant('The ID-JAG has no sub claim');

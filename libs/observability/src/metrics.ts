@@ -78,6 +78,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly auditSinkLag = new Gauge({
+    name: 'agent_gateway_audit_sink_lag_records',
+    help: 'Sealed audit records not yet delivered, the most behind sink of each kind among the organisations this instance delivers',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   constructor(@Optional() dataSource?: DataSource) {
     collectDefaultMetrics({ register: this.registry, prefix: 'agent_gateway_' });
     const pool = () => (dataSource?.isInitialized ? (dataSource.driver as unknown as { master?: PoolCounts }).master : undefined);
@@ -114,6 +121,11 @@ export class Metrics {
 
   recordRevocation(kind: 'service_key' | 'project_token' | 'api_key' | 'grant' | 'refresh_token_reuse'): void {
     this.revocations.inc({ kind });
+  }
+
+  /** After a delivery round: the largest lag of the sinks of one kind (`https`, `splunk_hec`, `otlp`). */
+  setAuditSinkLag(kind: 'https' | 'splunk_hec' | 'otlp', records: number): void {
+    this.auditSinkLag.set({ kind }, records);
   }
 
   /** The Prometheus text exposition. */

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
-import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
+import { CurrentPrincipal, OrganizationRoute, type Principal, RequestActor, RestAuth } from '@app/credentials';
 import { AcceptedInvitationDto, AcceptInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
 import { ListInvitationsQueryDto } from './dto/list-invitations-query.dto';
 import { InvitationsService } from './invitations.service';
@@ -57,7 +57,8 @@ export class InvitationAcceptanceController {
   accept(
     @Body() body: AcceptInvitationDto,
     @RequestActor() actor: AuditActor,
+    @CurrentPrincipal() principal: Principal | undefined,
   ): Promise<AcceptedInvitationDto> {
-    return this.invitations.accept(body, actor);
+    return this.invitations.accept(body, actor, { session: principal?.kind === 'session' ? principal : undefined });
   }
 }

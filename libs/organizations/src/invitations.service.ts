@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AppConfig } from '@app/config';
-import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES, userOf } from '@app/credentials';
+import { generateToken, hashToken, isWellFormedToken, SessionPrincipal, SessionTokenService, TOKEN_PREFIXES, userOf } from '@app/credentials';
 import {
   InvalidInvitationError,
   InvitationDirectory,
@@ -35,6 +35,7 @@ export class InvitationsService {
     private readonly invitations: InvitationDirectory,
     private readonly organizations: OrganizationDirectory,
     private readonly memberships: MembershipDirectory,
+    private readonly sessions: SessionTokenService,
   ) {}
 
   async invite(organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitationDto> {
@@ -119,9 +120,15 @@ export class InvitationsService {
    * A signed-in person presents the link: they join with the invited role. The link is used
    * once; a person who already is a member gets 409 and the link stays usable. With
    * `onlyForEmail` (the dashboard's invitation page), an invitation for another email is refused
-   * (403) and stays usable too.
+   * (403) and stays usable too. With `session` (the session that presented it), that session ends
+   * and a new one is issued (the same kind of sign-in), which opens the organisation: an older
+   * session never opens a membership that began after it (SPEC §10).
    */
-  async accept(input: { token: string }, actor: AuditActor, options: { onlyForEmail?: string } = {}): Promise<AcceptedInvitationDto> {
+  async accept(
+    input: { token: string },
+    actor: AuditActor,
+    options: { onlyForEmail?: string; session?: SessionPrincipal } = {},
+  ): Promise<AcceptedInvitationDto> {
     const { token } = input;
     const userId = userOf(actor);
     if (!userId || !isWellFormedToken(token, TOKEN_PREFIXES.invitation)) throw new InvalidInvitationError();
@@ -147,7 +154,11 @@ export class InvitationsService {
       return used;
     });
     const organization = await this.organizations.findForMember(userId, invitation.organizationId);
-    return { organizationId: invitation.organizationId, organizationName: organization?.name ?? '', role: invitation.role };
+    const accepted = { organizationId: invitation.organizationId, organizationName: organization?.name ?? '', role: invitation.role };
+    if (!options.session) return accepted;
+    await this.sessions.end(options.session);
+    const renewed = await this.sessions.issue(userId, actor.origin ?? {}, { ssoIssuer: options.session.ssoIssuer });
+    return { ...accepted, ...renewed };
   }
 }
 

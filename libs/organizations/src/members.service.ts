@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { CredentialRevoker, MemberRemovalPreview, OffboardingReport } from '@app/credential-store';
-import { userOf } from '@app/credentials';
+import { ScimTokenOffboarding, type ScimTokensOffboarded, userOf } from '@app/credentials';
 import { InvitationDirectory, MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import type { MemberDto, MemberListDto, OffboardingDto, RemovedMemberDto } from './dto/member.dto';
 import { HandOverToSelfError, LastAdminError, MemberNotFoundError } from './organizations.errors';
@@ -23,7 +24,25 @@ export class MembersService {
     private readonly organizations: OrganizationDirectory,
     private readonly memberships: MembershipDirectory,
     private readonly invitations: InvitationDirectory,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  /** The `scim_` tokens the person made end (or pass to `handOverTo`) with their admin role (SPEC §10). */
+  private async offboardScimTokens(
+    em: EntityManager,
+    organizationId: string,
+    userId: string,
+    options: { handOverTo: string | null; reason: 'member_removed' | 'member_demoted' },
+    actor: AuditActor,
+  ): Promise<ScimTokensOffboarded> {
+    let offboarding: ScimTokenOffboarding | undefined;
+    try {
+      offboarding = this.moduleRef.get(ScimTokenOffboarding, { strict: false });
+    } catch {
+      offboarding = undefined; // no SCIM library in this application: no tokens to end
+    }
+    return offboarding ? offboarding.endOrHandOverCreatedBy(em, organizationId, userId, options, actor) : { outcome: 'revoked', tokens: [] };
+  }
 
   /**
    * A page of the members, in the order they joined, then by user id (keyset: `nextCursor`); with
@@ -91,6 +110,7 @@ export class MembersService {
       current.role === 'admin'
         ? await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_demoted' }, actor)
         : null;
+    const scimTokens = report ? await this.offboardScimTokens(em, organizationId, userId, { handOverTo, reason: 'member_demoted' }, actor) : null;
     if (current.role === 'admin') await this.endInvitationsBy(em, organizationId, userId, 'member_demoted', actor);
     await this.audit.record(em, {
       organizationId,
@@ -98,9 +118,9 @@ export class MembersService {
       action: 'member.role_changed',
       targetType: 'user',
       targetId: userId,
-      metadata: { from: current.role, to: role, ...(input.source ? { source: input.source } : {}), ...(report ? auditSummary(report) : {}) },
+      metadata: { from: current.role, to: role, ...(input.source ? { source: input.source } : {}), ...(report ? auditSummary(report, scimTokens!) : {}) },
     });
-    return { ...current, role, ...(report ? { offboarding: offboardingDto(organizationId, report) } : {}) };
+    return { ...current, role, ...(report ? { offboarding: offboardingDto(organizationId, report, scimTokens!) } : {}) };
   }
 
   /**
@@ -109,21 +129,29 @@ export class MembersService {
    */
   async remove(organizationId: string, userId: string, input: { handOver?: boolean }, actor: AuditActor): Promise<RemovedMemberDto> {
     const handOverTo = this.handOverTarget(userId, actor, input.handOver);
-    return this.dataSource.transaction((em) => this.removeIn(em, organizationId, userId, { handOverTo }, actor));
+    return this.dataSource.transaction((em) => this.removeIn(em, organizationId, userId, { handOverTo, byAdmin: true }, actor));
   }
 
   /**
    * `remove` inside the caller's transaction (`em`), for an offboarding that commits with other
    * writes (SCIM deprovisioning): the same lock, last-admin rule, revocations and audit event.
    */
-  async removeIn(em: EntityManager, organizationId: string, userId: string, input: { handOverTo: string | null }, actor: AuditActor): Promise<RemovedMemberDto> {
+  async removeIn(
+    em: EntityManager,
+    organizationId: string,
+    userId: string,
+    input: { handOverTo: string | null; byAdmin?: boolean; deprovisioned?: boolean },
+    actor: AuditActor,
+  ): Promise<RemovedMemberDto> {
     const { handOverTo } = input;
     await this.organizations.lock(organizationId, em);
     const current = await this.memberOrFail(em, organizationId, userId);
     if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
-    await this.memberships.remove(organizationId, userId, em);
+    // An admin's removal sticks: a later single sign-on does not add the person back (SPEC §10).
+    await this.memberships.remove(organizationId, userId, em, { byAdmin: input.byAdmin, deprovisioned: input.deprovisioned });
     const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
     const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);
+    const scimTokens = await this.offboardScimTokens(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);
     await this.endInvitationsBy(em, organizationId, userId, 'member_removed', actor);
     await this.audit.record(em, {
       organizationId,
@@ -131,9 +159,9 @@ export class MembersService {
       action: 'member.removed',
       targetType: 'user',
       targetId: userId,
-      metadata: { role: current.role, revokedTokens, ...auditSummary(report) },
+      metadata: { role: current.role, revokedTokens, ...auditSummary(report, scimTokens) },
     });
-    return { userId, organizationId, revokedTokens, offboarding: offboardingDto(organizationId, report) };
+    return { userId, organizationId, revokedTokens, offboarding: offboardingDto(organizationId, report, scimTokens) };
   }
 
   /**
@@ -184,18 +212,21 @@ function toDto(member: MemberRecord): MemberDto {
 }
 
 /** What the audit event of a removal or demotion records about the person's credentials. */
-function auditSummary(report: OffboardingReport): Record<string, unknown> {
+function auditSummary(report: OffboardingReport, scimTokens: ScimTokensOffboarded): Record<string, unknown> {
   return {
     [report.apiKeys.outcome === 'revoked' ? 'apiKeysRevoked' : 'apiKeysHandedOver']: report.apiKeys.keys.map((k) => k.id),
+    [scimTokens.outcome === 'revoked' ? 'scimTokensEnded' : 'scimTokensHandedOver']: scimTokens.tokens.map((k) => k.id),
     serviceKeys: report.serviceKeys.map((k) => k.id),
     derivedTokens: report.derivedTokens.map((t) => t.id),
   };
 }
 
-function offboardingDto(organizationId: string, report: OffboardingReport): OffboardingDto {
+function offboardingDto(organizationId: string, report: OffboardingReport, scimTokens: ScimTokensOffboarded): OffboardingDto {
   const base = `/api/organizations/${organizationId}`;
   return {
     apiKeys: { outcome: report.apiKeys.outcome, count: report.apiKeys.keys.length, items: report.apiKeys.keys },
+    scimTokensEnded: scimTokens.outcome === 'revoked' ? scimTokens.tokens : [],
+    scimTokensHandedOver: scimTokens.outcome === 'handed_over' ? scimTokens.tokens : [],
     serviceKeys: report.serviceKeys.map((k) => ({
       ...k,
       tokens: { method: 'GET', path: `${base}/agent-service-keys/${k.id}/tokens` },

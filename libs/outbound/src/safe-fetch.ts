@@ -53,6 +53,11 @@ export interface FetcherOptions {
    * token endpoint. The same defences apply; the answer must still be a 200 within the bounds.
    */
   form?: Record<string, string>;
+  /**
+   * A body to POST as it is (an audit sink's NDJSON batch, a Splunk HEC event): the same defences
+   * apply. Exclusive with `form`.
+   */
+  body?: { contentType: string; data: Buffer };
   /** Extra request headers (an `Authorization: Basic` of the client): sent, never put in an error. */
   headers?: Record<string, string>;
   /** Statuses whose body is answered (default 200 only): a token endpoint's 400 carries its `error`. */
@@ -133,18 +138,18 @@ function exchange(url: URL, target: ResolvedAddress, options: FetcherOptions, to
     host: target.address,
     family: target.family,
     port: url.port || (url.protocol === 'https:' ? 443 : 80),
-    path: options.form ? `${url.pathname}${url.search}` : url.pathname,
-    method: options.form ? 'POST' : 'GET',
+    path: options.form || options.body ? `${url.pathname}${url.search}` : url.pathname,
+    method: options.form || options.body ? 'POST' : 'GET',
     headers: { ...options.headers, Host: url.host, Accept: 'application/json', 'User-Agent': options.wording.userAgent },
     lookup: pinnedLookup,
     agent: false,
   };
   if (!ipLiteral(url.hostname)) requestOptions.servername = url.hostname;
-  const payload = options.form ? Buffer.from(new URLSearchParams(options.form).toString()) : undefined;
+  const payload = options.form ? Buffer.from(new URLSearchParams(options.form).toString()) : options.body?.data;
   if (payload) {
     requestOptions.headers = {
       ...requestOptions.headers,
-      'Content-Type': 'application/x-www-form-urlencoded',
+      'Content-Type': options.form ? 'application/x-www-form-urlencoded' : options.body!.contentType,
       'Content-Length': String(payload.length),
     };
   }

@@ -2,7 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { generateToken, hashToken, ScimPrincipal, ScimTokenResolver, secretHint, secretLast4, TOKEN_PREFIXES, userOf } from '@app/credentials';
+import {
+  generateToken,
+  hashToken,
+  ScimPrincipal,
+  ScimTokenOffboarding,
+  ScimTokenResolver,
+  type ScimTokensOffboarded,
+  secretHint,
+  secretLast4,
+  TOKEN_PREFIXES,
+  userOf,
+} from '@app/credentials';
 import { isUuid } from '@app/common';
 import type { CreatedScimTokenDto, RevokedScimTokenDto, ScimTokenDto, ScimTokenListDto } from './dto/scim-token.dto';
 import { ScimToken } from './entities/scim-token.entity';
@@ -16,7 +27,7 @@ const LAST_USED_PRECISION_MS = 60_000;
  * organisation's SCIM tokens (each audited); the guard resolves a presented one by its digest.
  */
 @Injectable()
-export class ScimTokensService extends ScimTokenResolver {
+export class ScimTokensService extends ScimTokenResolver implements ScimTokenOffboarding {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
@@ -83,6 +94,46 @@ export class ScimTokensService extends ScimTokenResolver {
       });
       return { id: row.id, revokedAt: new Date(row.revoked_at).toISOString() };
     });
+  }
+
+  /**
+   * The live tokens `userId` made in the organisation end (or pass to `handOverTo`), each audited
+   * (`scim_token.revoked` or `scim_token.handed_over`, with the reason), in `em`'s transaction
+   * (SPEC §10: `scim_` tokens follow the rule of `rk_` keys).
+   */
+  async endOrHandOverCreatedBy(
+    em: EntityManager,
+    organizationId: string,
+    userId: string,
+    options: { handOverTo: string | null; reason: 'member_removed' | 'member_demoted' },
+    actor: AuditActor,
+  ): Promise<ScimTokensOffboarded> {
+    const { handOverTo, reason } = options;
+    const result = await this.repo(em)
+      .createQueryBuilder()
+      .update()
+      .set(handOverTo ? { createdBy: handOverTo } : { revokedAt: () => 'now()' })
+      .where('organization_id = :organizationId AND created_by = :userId AND revoked_at IS NULL', { organizationId, userId })
+      .returning('id, name')
+      .updateEntity(false)
+      .execute();
+    const tokens = (result.raw as { id: string; name: string }[]).map((r) => ({ id: r.id, name: r.name }));
+    for (const token of tokens) {
+      await this.audit.record(em, {
+        organizationId,
+        ...actor,
+        action: handOverTo ? 'scim_token.handed_over' : 'scim_token.revoked',
+        targetType: 'scim_token',
+        targetId: token.id,
+        metadata: { name: token.name, reason, createdBy: userId, ...(handOverTo ? { handedOverTo: handOverTo } : {}) },
+      });
+    }
+    return { outcome: handOverTo ? 'handed_over' : 'revoked', tokens };
+  }
+
+  /** Who made a live token (null: unknown, revoked, or made by no person). */
+  async makerOf(scimTokenId: string, em?: EntityManager): Promise<string | null> {
+    return (await this.repo(em).findOne({ where: { id: scimTokenId }, select: { id: true, createdBy: true } }))?.createdBy ?? null;
   }
 
   /** The live token behind a presented `scim_` secret (form already checked), or null: revoked or past its expiry (the database's clock). */

@@ -5,7 +5,8 @@ import { AppConfig } from '@app/config';
 import { IdentityLinkDirectory, IdentityProviderDirectory, ProvisionedUser, ProvisionedUserDirectory } from '@app/identity';
 import { InvitationsService, MembersService } from '@app/organizations';
 import { InvitationDirectory, MembershipDirectory, NO_PASSWORD, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import { ScimDomainNotVerifiedError, ScimError, ScimUserNameTakenError, ScimUserNotFoundError } from './scim.errors';
+import { ScimDomainNotVerifiedError, ScimError, ScimTokenMakerError, ScimUserNameTakenError, ScimUserNotFoundError } from './scim.errors';
+import { ScimTokensService } from './scim-tokens.service';
 import { parseFilter } from './scim-filter';
 import { SCIM_MAX_RESULTS, SCIM_SCHEMAS } from './scim-schemas';
 import { applyPatch, parseUserResource, type ScimUserInput, type ScimUserState } from './scim-user.input';
@@ -47,7 +48,17 @@ export class ScimUsersService {
     private readonly invitationRows: InvitationDirectory,
     private readonly members: MembersService,
     private readonly invitations: InvitationsService,
+    private readonly tokens: ScimTokensService,
   ) {}
+
+  /**
+   * Refuses a change a `scim_` token makes to the person who made it (create, reactivate, role):
+   * a deprovisioned admin must not reinstate themselves with a token they made (SPEC §10).
+   */
+  private async assertNotMaker(em: EntityManager, actor: AuditActor, userId: string | null, what: string): Promise<void> {
+    if (!userId || actor.actorType !== 'scim_token' || !actor.actorId) return;
+    if ((await this.tokens.makerOf(actor.actorId, em)) === userId) throw new ScimTokenMakerError(what);
+  }
 
   private get base(): string {
     return `${this.config.baseUrl}/scim/v2`;
@@ -82,6 +93,7 @@ export class ScimUsersService {
       if (existing && !existing.deletedAt) throw new ScimUserNameTakenError();
       if (existing) await this.provisioned.forgetDeleted(existing.id, em);
       const state = initialState(input);
+      await this.assertNotMaker(em, actor, existing?.userId ?? (await this.users.idByEmail(state.userName, em)), 'create');
       // An account SCIM made before the client deleted the person stays one SCIM made.
       const previous = existing?.accountCreated && existing.userId ? existing : null;
       const placed = state.active ? await this.provision(em, organizationId, state, previous, actor, input.role !== undefined) : await this.unplaced(em, state, previous);
@@ -165,6 +177,9 @@ export class ScimUsersService {
       let userId = row.userId;
       let invitationId = row.invitationId;
       let offboarding: Record<string, unknown> | null = null;
+      const target = row.userId ?? (await this.users.idByEmail(row.userName, em));
+      if (!current.active && wanted.active) await this.assertNotMaker(em, actor, target, 'reactivate');
+      else if (wanted.role !== current.role) await this.assertNotMaker(em, actor, target, 'change the role of');
       if (current.active && !wanted.active) {
         offboarding = await this.deprovision(em, organizationId, row, actor);
       } else if (!current.active && wanted.active) {
@@ -258,17 +273,19 @@ export class ScimUsersService {
   /** Withdraws the pending invitation SCIM sent (if still open), with its audit event. */
   private async withdrawInvitation(em: EntityManager, organizationId: string, invitationId: string, reason: string, actor: AuditActor) {
     const withdrawn = await this.invitationRows.withdraw(organizationId, invitationId, em);
-    if (withdrawn) {
-      await this.audit.record(em, {
-        organizationId,
-        ...actor,
-        action: 'invitation.withdrawn',
-        targetType: 'invitation',
-        targetId: withdrawn.id,
-        metadata: { email: withdrawn.email, role: withdrawn.role, reason },
-      });
-    }
+    if (withdrawn) await this.recordWithdrawn(em, organizationId, withdrawn, reason, actor);
     return withdrawn;
+  }
+
+  private recordWithdrawn(em: EntityManager, organizationId: string, invitation: { id: string; email: string; role: string }, reason: string, actor: AuditActor): Promise<void> {
+    return this.audit.record(em, {
+      organizationId,
+      ...actor,
+      action: 'invitation.withdrawn',
+      targetType: 'invitation',
+      targetId: invitation.id,
+      metadata: { email: invitation.email, role: invitation.role, reason },
+    });
   }
 
   private async deprovision(em: EntityManager, organizationId: string, row: ProvisionedUser, actor: AuditActor): Promise<Record<string, unknown>> {
@@ -279,15 +296,22 @@ export class ScimUsersService {
         out.invitationWithdrawn = withdrawn.id;
       }
     }
+    // Every other pending invitation of the organisation to the person's emails goes too: an old
+    // link must not bring them back (SPEC §10).
+    const account = row.userId ? await this.users.findById(row.userId, em) : null;
+    const others = await this.invitationRows.withdrawOpenTo(organizationId, [row.userName, ...(account ? [account.email] : [])], em);
+    for (const invitation of others) await this.recordWithdrawn(em, organizationId, invitation, 'scim_deprovisioned', actor);
+    if (others.length) out.invitationsWithdrawn = others.map((i) => i.id);
     // The person, and whoever accepted the invitation SCIM sent if that was another account.
     const accepted = row.invitationId ? await this.invitationRows.acceptedBy(organizationId, row.invitationId, em) : null;
     const people = [...new Set([row.userId, accepted].filter((id): id is string => id !== null))];
     for (const userId of people) {
       if (!(await this.memberships.roleOf(userId, organizationId, em))) continue;
-      const removed = await this.members.removeIn(em, organizationId, userId, { handOverTo: null }, actor);
+      const removed = await this.members.removeIn(em, organizationId, userId, { handOverTo: null, deprovisioned: true }, actor);
       out.membershipRemoved = true;
       out.revokedTokens = ((out.revokedTokens as number | undefined) ?? 0) + removed.revokedTokens;
       out.apiKeysRevoked = [...((out.apiKeysRevoked as string[] | undefined) ?? []), ...removed.offboarding.apiKeys.items.map((k) => k.id)];
+      out.scimTokensEnded = [...((out.scimTokensEnded as string[] | undefined) ?? []), ...removed.offboarding.scimTokensEnded.map((k) => k.id)];
       out.serviceKeysToRotate = [
         ...((out.serviceKeysToRotate as { id: string; name: string }[] | undefined) ?? []),
         ...removed.offboarding.serviceKeys.map((k) => ({ id: k.id, name: k.name })),

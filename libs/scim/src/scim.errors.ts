@@ -43,6 +43,13 @@ export class ScimError extends DomainError {
   }
 }
 
+/** A `scim_` token cannot create, reactivate or change the role of the person who made it (SPEC §10). */
+export class ScimTokenMakerError extends ScimError {
+  constructor(what: string) {
+    super('scim_token_maker', `This SCIM token cannot ${what} the person who made it: ask another admin of the organisation`, 'forbidden');
+  }
+}
+
 export class ScimUserNotFoundError extends ScimError {
   constructor() {
     super('not_found', 'No such user in this organisation', 'not_found');

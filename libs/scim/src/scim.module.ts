@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ScimTokenResolver } from '@app/credentials';
+import { ScimTokenOffboarding, ScimTokenResolver } from '@app/credentials';
 import { IdentityModule } from '@app/identity';
 import { OrganizationsModule } from '@app/organizations';
 import { TenancyModule } from '@app/tenancy';
@@ -17,7 +17,12 @@ import { ScimUsersService } from './scim-users.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ScimToken]), IdentityModule, OrganizationsModule, TenancyModule],
   controllers: [ScimTokensController, ScimController],
-  providers: [ScimTokensService, ScimUsersService, { provide: ScimTokenResolver, useExisting: ScimTokensService }],
+  providers: [
+    ScimTokensService,
+    ScimUsersService,
+    { provide: ScimTokenResolver, useExisting: ScimTokensService },
+    { provide: ScimTokenOffboarding, useExisting: ScimTokensService },
+  ],
   exports: [ScimTokensService],
 })
 export class ScimModule {}

@@ -3,8 +3,8 @@ import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTa
 import type { AuditActor } from '@app/audit';
 import { ApiErrors, NotFoundError } from '@app/common';
 import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
-import { IdentityProviderSettings } from '@app/identity';
-import { ClaimedDomainDto, IdentityProviderDto, PutIdentityProviderDto } from './dto/identity-provider.dto';
+import { IdentityProviderSettings, SsoRedirectUris } from '@app/identity';
+import { ClaimedDomainDto, IdentityProviderDto, PutIdentityProviderDto, RedirectUriDto } from './dto/identity-provider.dto';
 
 /**
  * The organisation's OpenID Connect identity provider and its email domains (admin session
@@ -15,7 +15,21 @@ import { ClaimedDomainDto, IdentityProviderDto, PutIdentityProviderDto } from '.
 @Controller('api/organizations/:orgId/identity-provider')
 @OrganizationRoute('orgId')
 export class IdentityProviderController {
-  constructor(private readonly settings: IdentityProviderSettings) {}
+  constructor(
+    private readonly settings: IdentityProviderSettings,
+    private readonly redirectUris: SsoRedirectUris,
+  ) {}
+
+  @Get('redirect-uri')
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({
+    summary: "The organisation's own redirect URI to register at its identity provider, made on first use and kept for the organisation (admin session only)",
+  })
+  @ApiOkResponse({ type: RedirectUriDto })
+  @ApiErrors(401, 403, 404)
+  async redirectUri(@Param('orgId') orgId: string): Promise<RedirectUriDto> {
+    return { redirectUri: await this.redirectUris.uriFor(orgId) };
+  }
 
   @Get()
   @RestAuth({ sessionOnly: true })

@@ -2,5 +2,6 @@ export * from './dto/identity-provider.dto';
 export * from './id-token.verifier';
 export * from './roles-from-groups';
 export * from './sso-sign-in.service';
+export * from './sso-sign-in.parts';
 export * from './sso.errors';
 export * from './sso.module';

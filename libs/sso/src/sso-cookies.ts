@@ -14,6 +14,8 @@ export interface SignInState {
   codeVerifier: string;
   organizationId: string;
   issuer: string;
+  /** The redirect URI the authorization request named: the callback must arrive there. */
+  redirectUri: string;
   next: string;
 }
 
@@ -41,6 +43,13 @@ interface CookieKind {
 /** Names and paths are those sign-out clears (`SSO_SIGN_IN_COOKIES` of `@app/credentials`). */
 export const STATE_COOKIE: CookieKind = { ...SSO_SIGN_IN_COOKIES.state, purpose: 'sso-state' };
 export const LINK_COOKIE: CookieKind = { ...SSO_SIGN_IN_COOKIES.link, purpose: 'sso-link' };
+export const SWITCH_COOKIE: CookieKind = { ...SSO_SIGN_IN_COOKIES.switch, purpose: 'sso-switch' };
+
+/** A finished single sign-on waiting for the person to confirm it may replace the browser's session of another account. */
+export interface PendingSwitch {
+  accessToken: string;
+  next: string;
+}
 
 /**
  * The browser-bound state of a single sign-on: an encrypted JWT (`dir`, A256GCM, a key derived

@@ -1,17 +1,20 @@
-import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { requestOrigin } from '@app/audit';
 import { InvalidLoginError, TooManyLoginAttemptsError } from '@app/auth';
 import { DomainError, HTTP_STATUS_OF_KIND, retryAfterOf } from '@app/common';
 import { AppConfig } from '@app/config';
-import { Public, safeNextPath, setSessionCookie } from '@app/credentials';
+import { Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie, SSO_START_FORM } from '@app/credentials';
+import { UserDirectory } from '@app/tenancy';
+import { SSO_CALLBACK_PATH } from '@app/identity';
 import { FormCsrf, sendPage, sendRedirect, singleParam } from '@app/web';
-import { LINK_COOKIE, PendingLink, SignInState, SsoCookies, STATE_COOKIE } from './sso-cookies';
+import { LINK_COOKIE, PendingLink, PendingSwitch, SignInState, SsoCookies, STATE_COOKIE, SWITCH_COOKIE } from './sso-cookies';
 import { SsoRateLimitService } from './sso-rate-limit.service';
-import { SsoNotSetUpError, SsoSignInService } from './sso-sign-in.service';
+import { SsoSignInService } from './sso-sign-in.service';
+import { SsoNotSetUpError } from './sso-sign-in.parts';
 import { SsoSignInError } from './sso.errors';
-import { linkPage, ssoErrorPage } from './views/sso.view';
+import { linkPage, ssoErrorPage, startPage, switchPage } from './views/sso.view';
 
 /** The link form's CSRF cookie (the form is shown before any session exists). */
 const LINK_CSRF_COOKIE = 'ag_sso_link_csrf';
@@ -28,20 +31,43 @@ const LINK_CSRF_COOKIE = 'ag_sso_link_csrf';
 export class SsoSignInController {
   private readonly cookies: SsoCookies;
   private readonly csrf: FormCsrf;
+  private readonly startCsrf: FormCsrf;
+  private readonly switchCsrf: FormCsrf;
 
   constructor(
     private readonly config: AppConfig,
     private readonly signIn: SsoSignInService,
     private readonly limits: SsoRateLimitService,
+    private readonly sessions: SessionTokenService,
+    private readonly users: UserDirectory,
   ) {
     this.cookies = new SsoCookies(config);
     this.csrf = new FormCsrf(config, { cookie: LINK_CSRF_COOKIE, path: '/auth/sso/link' });
+    this.startCsrf = new FormCsrf(config, SSO_START_FORM);
+    this.switchCsrf = new FormCsrf(config, { cookie: 'ag_sso_switch_csrf', path: '/auth/sso/switch' });
   }
 
+  /** The start page: a form that POSTs the start (no redirect, nothing counted: SPEC §10). */
   @Get('start')
-  async start(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  showStart(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): void {
     const next = safeNextPath(singleParam(query, 'next').value, this.config.baseUrl);
-    const email = singleParam(query, 'email').value?.trim() ?? '';
+    const email = (singleParam(query, 'email').value?.trim() ?? '').slice(0, 320);
+    sendPage(res, 200, startPage({ email, next, csrfToken: this.startCsrf.issue(req, res) }));
+  }
+
+  /**
+   * Starting single sign-on: a same-site POST of the sign-in page's or the start page's form with
+   * its CSRF token (a cross-site POST, or one without the token, is refused with 403).
+   */
+  @Post('start')
+  async start(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const next = safeNextPath(singleParam(body, 'next').value, this.config.baseUrl);
+    const email = singleParam(body, 'email').value?.trim() ?? '';
+    if (!this.startCsrf.verify(req, singleParam(body, 'sso_csrf_token').value)) {
+      const error = 'This sign-in was not started from this site, or its form expired. Continue again.';
+      sendPage(res, 403, startPage({ email: email.slice(0, 320), next, csrfToken: this.startCsrf.issue(req, res), error }));
+      return;
+    }
     try {
       await this.limits.countStart(requestOrigin(req).ip ?? null);
       const started = await this.signIn.start(email, next);
@@ -57,8 +83,19 @@ export class SsoSignInController {
     }
   }
 
+  /** The shared redirect URI, for IdPs connected before per-IdP redirect URIs (SPEC §10). */
   @Get('callback')
-  async callback(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  legacyCallback(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.callback(query, `${this.config.baseUrl}${SSO_CALLBACK_PATH}`, req, res);
+  }
+
+  /** An organisation's own redirect URI. */
+  @Get('callback/:callbackId')
+  ownCallback(@Param('callbackId') callbackId: string, @Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.callback(query, `${this.config.baseUrl}${SSO_CALLBACK_PATH}/${encodeURIComponent(callbackId)}`, req, res);
+  }
+
+  private async callback(query: Record<string, unknown>, arrivedOn: string, req: Request, res: Response): Promise<void> {
     const state = await this.cookies.read<SignInState>(req, STATE_COOKIE);
     try {
       await this.limits.countCallback(requestOrigin(req).ip ?? null);
@@ -77,17 +114,72 @@ export class SsoSignInController {
           return [name, param.value];
         }),
       );
-      const outcome = await this.signIn.callback(state, params, requestOrigin(req));
+      const outcome = await this.signIn.callback(state, params, arrivedOn, requestOrigin(req));
       if (outcome.kind === 'link_required') {
         await this.cookies.set(res, LINK_COOKIE, outcome.link);
         sendRedirect(res, 303, '/auth/sso/link');
         return;
       }
-      setSessionCookie(res, outcome.accessToken, this.config);
-      sendRedirect(res, 303, outcome.next);
+      await this.signInOrAsk(req, res, outcome.accessToken, outcome.next);
     } catch (error) {
       this.fail(res, error, next);
     }
+  }
+
+  /**
+   * Sets the new session, unless the browser holds a live session of another account: then the
+   * person is asked first (`/auth/sso/switch`), so a sign-in another site pushed cannot silently
+   * replace theirs (SPEC §10).
+   */
+  private async signInOrAsk(req: Request, res: Response, accessToken: string, next: string): Promise<void> {
+    const current = readSessionCookie(req, this.config);
+    const held = current ? await this.sessions.resolve(current) : null;
+    const signedIn = await this.sessions.resolve(accessToken);
+    if (held && signedIn && held.userId !== signedIn.userId) {
+      await this.cookies.set<PendingSwitch>(res, SWITCH_COOKIE, { accessToken, next });
+      sendRedirect(res, 303, '/auth/sso/switch');
+      return;
+    }
+    setSessionCookie(res, accessToken, this.config);
+    sendRedirect(res, 303, next);
+  }
+
+  @Get('switch')
+  async showSwitch(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const view = await this.switchView(req);
+    if (!view) return this.fail(res, switchExpired());
+    sendPage(res, 200, switchPage({ ...view, csrfToken: this.switchCsrf.issue(req, res) }));
+  }
+
+  /** "Continue as …" sets the new session; "Stay signed in as …" ends it and keeps the browser's. */
+  @Post('switch')
+  async submitSwitch(@Body() body: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const pending = await this.cookies.read<PendingSwitch>(req, SWITCH_COOKIE);
+    const view = await this.switchView(req);
+    if (!pending || !view) return this.fail(res, switchExpired());
+    if (!this.switchCsrf.verify(req, singleParam(body, 'csrf_token').value)) {
+      sendPage(res, 403, switchPage({ ...view, csrfToken: this.switchCsrf.issue(req, res) }));
+      return;
+    }
+    this.cookies.clear(res, SWITCH_COOKIE);
+    this.switchCsrf.clear(res);
+    if (singleParam(body, 'choice').value === 'switch') {
+      setSessionCookie(res, pending.accessToken, this.config);
+      sendRedirect(res, 303, pending.next);
+      return;
+    }
+    const unwanted = await this.sessions.resolve(pending.accessToken);
+    if (unwanted) await this.sessions.end(unwanted);
+    sendRedirect(res, 303, '/');
+  }
+
+  private async switchView(req: Request): Promise<{ currentEmail: string; newEmail: string } | null> {
+    const pending = await this.cookies.read<PendingSwitch>(req, SWITCH_COOKIE);
+    const current = readSessionCookie(req, this.config);
+    const [held, signedIn] = await Promise.all([current ? this.sessions.resolve(current) : null, pending ? this.sessions.resolve(pending.accessToken) : null]);
+    if (!held || !signedIn) return null;
+    const [a, b] = await Promise.all([this.users.findById(held.userId), this.users.findById(signedIn.userId)]);
+    return a && b ? { currentEmail: a.email, newEmail: b.email } : null;
   }
 
   @Get('link')
@@ -146,6 +238,10 @@ export class SsoSignInController {
     if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
     sendPage(res, HTTP_STATUS_OF_KIND[error.kind], ssoErrorPage(error.message, next));
   }
+}
+
+function switchExpired(): SsoSignInError {
+  return new SsoSignInError('switch_expired', 'There is no single sign-on waiting in this browser, or it took longer than 10 minutes. Start again from the sign-in page.', 'invalid_input');
 }
 
 function linkExpired(): SsoSignInError {

@@ -8,42 +8,22 @@ import { SessionTokenService } from '@app/credentials';
 import {
   IdentityLinkDirectory,
   IdentityProviderDirectory,
-  IdentityProviderError,
   IdpMetadata,
   IdpTokenEndpoint,
+  SsoRedirectUris,
   SsoRouting,
+  SsoStateDirectory,
   type IdentityProviderRecord,
 } from '@app/identity';
 import { LastAdminError, MembersService } from '@app/organizations';
 import { hasPassword, MembershipDirectory, MembershipRole, NO_PASSWORD, normalizeEmail, UserDirectory } from '@app/tenancy';
 import { IdTokenVerifier, type IdTokenClaims } from './id-token.verifier';
 import { desiredRole } from './roles-from-groups';
-import type { PendingLink, SignInState } from './sso-cookies';
+import { SSO_STATE_TTL_SECONDS, type PendingLink, type SignInState } from './sso-cookies';
 import { SsoSignInError } from './sso.errors';
 import { idpVouchesForEmail } from './email-vouched';
-
-/** The OpenID scopes asked for: the standard ones (a groups claim, when configured, comes with them or not at all). */
-export const SSO_SCOPES = 'openid email profile';
-
-/** An error code as an IdP may send it in the redirect; anything else is shown as "error". */
-const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
-
-export interface StartedSignIn {
-  authorizationUrl: string;
-  state: SignInState;
-}
-
-/** How a callback ends: a session, or a password check before an existing account is linked. */
-export type SignInOutcome =
-  | { kind: 'signed_in'; accessToken: string; next: string }
-  | { kind: 'link_required'; link: PendingLink };
-
-/** The refusal for an email that no organisation routes to single sign-on (nothing said about who else uses it). */
-export class SsoNotSetUpError extends SsoSignInError {
-  constructor() {
-    super('sso_not_set_up', 'This email address is not set up for single sign-on. Sign in with your password.', 'invalid_input');
-  }
-}
+import { SsoCallbackChecks } from './sso-callback-checks';
+import { alreadyLinked, deprovisioned, displayName, reachIdp, SSO_SCOPES, SsoNotSetUpError, tenantOf, type SignInOutcome, type StartedSignIn } from './sso-sign-in.parts';
 
 /**
  * Single sign-on with an organisation's OpenID Connect identity provider: the authorization code
@@ -72,11 +52,10 @@ export class SsoSignInService {
     private readonly sessions: SessionTokenService,
     private readonly auth: AuthService,
     private readonly audit: AuditService,
+    private readonly redirectUris: SsoRedirectUris,
+    private readonly states: SsoStateDirectory,
+    private readonly checks: SsoCallbackChecks,
   ) {}
-
-  get redirectUri(): string {
-    return `${this.config.baseUrl}/auth/sso/callback`;
-  }
 
   /** Whether the email's domain routes to single sign-on (what the sign-in page asks). */
   async isRouted(email: string): Promise<boolean> {
@@ -89,7 +68,9 @@ export class SsoSignInService {
     if (!route) throw new SsoNotSetUpError();
     const provider = await this.providers.find(route.organizationId);
     if (!provider) throw new SsoNotSetUpError();
-    const discovery = await this.reach(() => this.metadata.discovery(provider.issuer));
+    const discovery = await reachIdp(() => this.metadata.discovery(provider.issuer));
+    // The IdP's own redirect URI; the shared one only for an IdP connected before (SPEC §10).
+    const redirectUri = provider.legacyRedirectUri ? this.redirectUris.legacyUri : await this.redirectUris.uriFor(route.organizationId);
     const codeVerifier = randomBytes(32).toString('base64url');
     const state: SignInState = {
       state: randomBytes(32).toString('base64url'),
@@ -97,13 +78,14 @@ export class SsoSignInService {
       codeVerifier,
       organizationId: route.organizationId,
       issuer: provider.issuer,
+      redirectUri,
       next,
     };
     const url = new URL(discovery.authorization_endpoint);
     const params = {
       response_type: 'code',
       client_id: provider.clientId,
-      redirect_uri: this.redirectUri,
+      redirect_uri: redirectUri,
       scope: SSO_SCOPES,
       state: state.state,
       nonce: state.nonce,
@@ -112,52 +94,39 @@ export class SsoSignInService {
       login_hint: normalizeEmail(email),
     };
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    await this.states.record(state.state, route.organizationId, SSO_STATE_TTL_SECONDS);
     return { authorizationUrl: url.href, state };
   }
 
   /**
-   * The IdP's redirect back: checked against the browser's state (`null`: no cookie, expired or
-   * not ours), the code exchanged, the ID token checked, then the account resolved.
+   * The IdP's redirect back, arriving on `arrivedOn` (the redirect URI it was sent to): checked
+   * against the browser's state (`null`: no cookie, expired or not ours) and the redirect URI that
+   * state's IdP was given, the code exchanged, the ID token checked, then the account resolved.
    */
   async callback(
     state: SignInState | null,
     query: { state?: string; code?: string; error?: string; iss?: string },
+    arrivedOn: string,
     origin: RequestOrigin,
   ): Promise<SignInOutcome> {
-    if (!state) {
-      throw new SsoSignInError(
-        'sso_state_missing',
-        'This sign-in was not started in this browser, or it took longer than 10 minutes. Start again from the sign-in page.',
-        'invalid_input',
-      );
-    }
-    if (!query.state || query.state !== state.state) {
-      throw new SsoSignInError('sso_state_mismatch', 'This answer of the identity provider does not belong to the sign-in this browser started (state mismatch). Start again.', 'invalid_input');
-    }
-    if (query.error !== undefined) {
-      const code = ERROR_CODE.test(query.error) ? query.error : 'error';
-      throw new SsoSignInError('idp_error', `The identity provider did not sign you in (${code}).`, 'unauthenticated');
-    }
-    if (query.iss !== undefined && query.iss !== state.issuer) {
-      throw new SsoSignInError('sso_issuer_mismatch', 'The answer came from another identity provider than the one this sign-in started with.', 'invalid_input');
-    }
-    if (!query.code) throw new SsoSignInError('sso_code_missing', 'The identity provider sent no authorization code.', 'invalid_input');
-    const provider = await this.providers.find(state.organizationId);
-    const clientSecret = provider && provider.issuer === state.issuer ? await this.providers.clientSecretOf(state.organizationId) : null;
+    const { code, state: started } = await this.checks.answer(state, query, arrivedOn);
+    const provider = await this.providers.find(started.organizationId);
+    if (provider) await this.checks.legacyUri(provider, query.iss, arrivedOn);
+    const clientSecret = provider && provider.issuer === started.issuer ? await this.providers.clientSecretOf(started.organizationId) : null;
     if (!provider || clientSecret === null) {
       throw new SsoSignInError('sso_not_set_up', 'Single sign-on was changed or switched off for this organisation meanwhile. Start again.', 'invalid_input');
     }
-    const { idToken } = await this.reach(() =>
+    const { idToken } = await reachIdp(() =>
       this.tokenEndpoint.exchangeCode(provider.issuer, {
-        code: query.code!,
-        codeVerifier: state.codeVerifier,
-        redirectUri: this.redirectUri,
+        code,
+        codeVerifier: started.codeVerifier,
+        redirectUri: started.redirectUri,
         clientId: provider.clientId,
         clientSecret,
       }),
     );
-    const claims = await this.idTokens.verify(idToken, { issuer: provider.issuer, clientId: provider.clientId, nonce: state.nonce });
-    return this.resolve(provider, claims, state.next, origin);
+    const claims = await this.idTokens.verify(idToken, { issuer: provider.issuer, clientId: provider.clientId, nonce: started.nonce });
+    return this.resolve(provider, claims, started.next, origin);
   }
 
   /**
@@ -277,12 +246,14 @@ export class SsoSignInService {
     const { organizationId, issuer } = provider;
     let role = await this.memberships.roleOf(userId, organizationId);
     if (!role) {
-      role = roles.role;
-      await this.dataSource.transaction(async (em) => {
+      role = await this.dataSource.transaction(async (em) => {
         if (await this.routing.isDeprovisioned(organizationId, email, em)) throw deprovisioned();
+        // An admin removed them: the sign-in goes on without the membership (a new invitation lifts it).
+        if (await this.memberships.removedByAdmin(organizationId, userId, em)) return null;
         if (await this.memberships.add(organizationId, userId, roles.role, em)) {
           await this.audit.record(em, { organizationId, actorType: 'user', actorId: userId, origin, action: 'member.added', targetType: 'user', targetId: userId, metadata: { role: roles.role, via: 'sso' } });
         }
+        return roles.role;
       });
     } else if (roles.groupsRole && roles.groupsRole !== role) {
       try {
@@ -311,50 +282,4 @@ export class SsoSignInService {
   private recordLinked(em: EntityManager, organizationId: string, userId: string, issuer: string, via: string, origin: RequestOrigin): Promise<void> {
     return this.audit.record(em, { organizationId, actorType: 'user', actorId: userId, origin, action: 'sso.linked', targetType: 'user', targetId: userId, metadata: { issuer, via } });
   }
-
-  /** Runs a call to the IdP; its failures become this sign-in's refusal (the message names the IdP's problem, never a secret). */
-  private async reach<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (error instanceof IdentityProviderError) throw new SsoSignInError(error.code, `${error.message.replace(/\.$/, '')}.`, error.kind === 'unavailable' ? 'unavailable' : 'unauthenticated');
-      throw error;
-    }
-  }
-}
-
-function alreadyLinked(): SsoSignInError {
-  return new SsoSignInError(
-    'already_linked',
-    'Your identity provider account or this account is already linked to another one here. Ask an administrator of your organisation.',
-    'conflict',
-  );
-}
-
-function deprovisioned(): SsoSignInError {
-  return new SsoSignInError(
-    'deprovisioned',
-    "Your organisation's identity provisioning removed your access to it. Ask an administrator of your organisation.",
-    'forbidden',
-  );
-}
-
-/** A name for a new account: the ID token's `name`, else given and family names, else the email's local part. */
-function displayName(claims: IdTokenClaims, email: string): string {
-  const clean = (value: unknown) => (typeof value === 'string' ? value.replace(/[\u0000-\u001f\u007f]/g, '').trim() : '');
-  const name = clean(claims.name) || [clean(claims.given_name), clean(claims.family_name)].filter(Boolean).join(' ');
-  return (name || email.split('@')[0]!).slice(0, 100);
-}
-
-/**
- * The IdP tenant an ID token names (`tenant`, as ID-JAGs carry it; Microsoft Entra's `tid`):
- * recorded at an admin's sign-in so that ID-JAGs of an issuer shared by several tenants reach the
- * right organisation.
- */
-function tenantOf(claims: IdTokenClaims): string | null {
-  for (const name of ['tenant', 'tid']) {
-    const value = claims[name];
-    if (typeof value === 'string' && value.length > 0 && value.length <= 200) return value;
-  }
-  return null;
 }

@@ -1,3 +1,4 @@
+import { SsoCallbackChecks } from './sso-callback-checks';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
@@ -18,7 +19,7 @@ import { SsoSignInService } from './sso-sign-in.service';
 @Module({
   imports: [IdentityModule, AuthModule, OrganizationsModule, RateLimitModule, TenancyModule],
   controllers: [IdentityProviderController, SsoSignInController],
-  providers: [SsoSignInService, SsoRateLimitService, IdTokenVerifier],
+  providers: [SsoSignInService, SsoRateLimitService, IdTokenVerifier, SsoCallbackChecks],
   exports: [SsoSignInService],
 })
 export class SsoModule {}

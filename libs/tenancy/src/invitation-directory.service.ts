@@ -56,6 +56,9 @@ const STATUS_CONDITION: Record<InvitationStatus, string> = {
  * is one conditional update (still open → accepted), so two people presenting the same link at
  * once cannot both join.
  */
+/** The person was not deprovisioned from the invitation's organisation by SCIM (no invitation brings them back: SPEC §10). */
+const NOT_DEPROVISIONED = `NOT EXISTS (SELECT 1 FROM membership_endings e WHERE e.organization_id = invitations.organization_id AND e.user_id = :userId AND e.deprovisioned)`;
+
 @Injectable()
 export class InvitationDirectory {
   constructor(private readonly dataSource: DataSource) {}
@@ -155,6 +158,20 @@ export class InvitationDirectory {
     return (result.raw as RawInvitation[]).map(fromRaw);
   }
 
+  /** Withdraws every open invitation of the organisation to any of these emails (compared in lower case), in `em`'s transaction. */
+  async withdrawOpenTo(organizationId: string, emails: readonly string[], em: EntityManager): Promise<InvitationRecord[]> {
+    if (emails.length === 0) return [];
+    const result = await this.repo(em)
+      .createQueryBuilder()
+      .update()
+      .set({ withdrawnAt: () => 'now()' })
+      .where(`organization_id = :organizationId AND lower(email) IN (:...emails) AND ${OPEN}`, { organizationId, emails: [...new Set(emails.map((e) => e.toLowerCase()))] })
+      .returning('*')
+      .updateEntity(false)
+      .execute();
+    return (result.raw as RawInvitation[]).map(fromRaw);
+  }
+
   /**
    * Uses the invitation behind the link for `userId`: one conditional update, so a link is used
    * once. Null when the link is unknown, used, withdrawn or expired, or when its inviter may no
@@ -165,7 +182,7 @@ export class InvitationDirectory {
       .createQueryBuilder()
       .update()
       .set({ acceptedAt: () => 'now()', acceptedBy: userId })
-      .where(`token_hash = :tokenHash AND ${OPEN} AND ${INVITER_MAY_STILL_INVITE}`, { tokenHash })
+      .where(`token_hash = :tokenHash AND ${OPEN} AND ${INVITER_MAY_STILL_INVITE} AND ${NOT_DEPROVISIONED}`, { tokenHash, userId })
       .returning('*')
       .updateEntity(false)
       .execute();
@@ -189,7 +206,10 @@ export class InvitationDirectory {
       .returning('user_id')
       .updateEntity(false)
       .execute();
-    return { invitation, joined: (result.raw as unknown[]).length > 0 };
+    const joined = (result.raw as unknown[]).length > 0;
+    // Joining by invitation lifts an admin's earlier removal (SPEC §10).
+    if (joined) await em.query('UPDATE membership_endings SET removed = false WHERE organization_id = $1 AND user_id = $2 AND removed', [invitation.organizationId, userId]);
+    return { invitation, joined };
   }
 }
 

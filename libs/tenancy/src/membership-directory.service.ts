@@ -3,6 +3,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import type { KeysetPosition } from '@app/common';
 import { isUuid } from '@app/database';
 import { Membership } from './entities/membership.entity';
+import { MembershipEnding } from './entities/membership-ending.entity';
 import { containsPattern } from './project-directory.service';
 import { User } from './entities/user.entity';
 import type { MembershipRole } from './roles';
@@ -21,6 +22,13 @@ export interface MemberRecord {
  * change it take the caller's EntityManager, so the change commits with the rest of the caller's
  * transaction (see `OrganizationDirectory.lock` for serialising the changes of one organisation).
  */
+/**
+ * Whether the membership `m` began after the session `:sessionId` was issued: its last ending
+ * (`membership_endings`) is later than the session's `sessions` row (or the session has no row).
+ */
+const PREDATES_SQL = `EXISTS (SELECT 1 FROM membership_endings e WHERE e.organization_id = m.organization_id AND e.user_id = m.user_id
+  AND e.ended_at > COALESCE((SELECT s.created_at FROM sessions s WHERE s.id = :sessionId AND s.user_id = m.user_id), 'infinity'::timestamptz))`;
+
 @Injectable()
 export class MembershipDirectory {
   constructor(private readonly dataSource: DataSource) {}
@@ -78,15 +86,70 @@ export class MembershipDirectory {
       .returning('user_id')
       .updateEntity(false)
       .execute();
-    return (result.raw as unknown[]).length > 0;
+    const added = (result.raw as unknown[]).length > 0;
+    // Joining again (an invitation, SCIM) lifts an admin's removal.
+    if (added) {
+      await (em ?? this.dataSource.manager).query(
+        'UPDATE membership_endings SET removed = false, deprovisioned = false WHERE organization_id = $1 AND user_id = $2 AND (removed OR deprovisioned)',
+        [organizationId, userId],
+      );
+    }
+    return added;
   }
 
+  /** Whether an admin removed the person from the organisation and nothing (an invitation, SCIM) brought them back since. */
+  async removedByAdmin(organizationId: string, userId: string, em?: EntityManager): Promise<boolean> {
+    return (em ?? this.dataSource.manager).getRepository(MembershipEnding).existsBy({ organizationId, userId, removed: true });
+  }
+
+  /** A demotion (to `member`) replaces the membership: it begins anew, so older sessions no longer open the organisation. */
   async changeRole(organizationId: string, userId: string, role: MembershipRole, em?: EntityManager): Promise<void> {
     await this.repo(em).update({ organizationId, userId }, { role });
+    if (role !== 'admin') await this.recordEnding(organizationId, userId, {}, em);
   }
 
-  async remove(organizationId: string, userId: string, em?: EntityManager): Promise<void> {
+  /** Records that the person's membership ended or was replaced now (an upsert): sessions issued before never open it again. */
+  private async recordEnding(organizationId: string, userId: string, how: { byAdmin?: boolean; deprovisioned?: boolean }, em?: EntityManager): Promise<void> {
+    await (em ?? this.dataSource.manager).query(
+      `INSERT INTO membership_endings (organization_id, user_id, ended_at, removed, deprovisioned) VALUES ($1, $2, now(), $3, $4)
+       ON CONFLICT (organization_id, user_id) DO UPDATE SET ended_at = now(), removed = EXCLUDED.removed, deprovisioned = EXCLUDED.deprovisioned`,
+      [organizationId, userId, how.byAdmin === true, how.deprovisioned === true],
+    );
+  }
+
+  /**
+   * The person's role in the organisation for one of their sessions (its `sessions` row id): null
+   * without a membership; `predates` when the current membership began (its last ending) after the
+   * session was issued, compared in SQL in one query.
+   */
+  async roleForSession(userId: string, organizationId: string, sessionId: string): Promise<{ role: MembershipRole; predates: boolean } | null> {
+    const row = await this.repo()
+      .createQueryBuilder('m')
+      .select('m.role', 'role')
+      .addSelect(`${PREDATES_SQL}`, 'predates')
+      .where('m.user_id = :userId AND m.organization_id = :organizationId', { userId, organizationId, sessionId })
+      .getRawOne<{ role: MembershipRole; predates: boolean }>();
+    return row ? { role: row.role, predates: row.predates === true } : null;
+  }
+
+  /** The organisations whose current membership of the person began after this session of theirs was issued. */
+  async startedAfterSession(userId: string, sessionId: string): Promise<Set<string>> {
+    const rows = await this.repo()
+      .createQueryBuilder('m')
+      .select('m.organization_id', 'organization_id')
+      .where('m.user_id = :userId', { userId, sessionId })
+      .andWhere(PREDATES_SQL)
+      .getRawMany<{ organization_id: string }>();
+    return new Set(rows.map((r) => r.organization_id));
+  }
+
+  /**
+   * Ends the membership; `byAdmin`: an admin's removal, which a later single sign-on does not undo;
+   * `deprovisioned`: SCIM's, which no invitation undoes.
+   */
+  async remove(organizationId: string, userId: string, em?: EntityManager, how: { byAdmin?: boolean; deprovisioned?: boolean } = {}): Promise<void> {
     await this.repo(em).delete({ organizationId, userId });
+    await this.recordEnding(organizationId, userId, how, em);
   }
 
   async countAdmins(organizationId: string, em?: EntityManager): Promise<number> {

@@ -35,8 +35,8 @@ export class UserDirectory {
     return this.repo().existsBy({ id: userId });
   }
 
-  async findById(userId: string): Promise<UserProfile | null> {
-    const user = await this.repo().findOne({ where: { id: userId }, select: { id: true, email: true, name: true, createdAt: true } });
+  async findById(userId: string, em?: EntityManager): Promise<UserProfile | null> {
+    const user = await this.repo(em).findOne({ where: { id: userId }, select: { id: true, email: true, name: true, createdAt: true } });
     return user ? { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt } : null;
   }
 

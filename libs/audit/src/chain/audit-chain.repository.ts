@@ -148,6 +148,12 @@ export class AuditChainRepository {
     return rows.map((r) => ({ id: r.id, seq: Number(r.seq), prevHash: r.prev_hash, hash: r.hash, event: r.event, createdAt: r.created_at }));
   }
 
+  /** The `seq` of the chain's last sealed record (0 for a chain with none). */
+  async headSeq(chain: string): Promise<number> {
+    const rows: { seq: string }[] = await this.dataSource.query(`SELECT seq FROM audit_chains WHERE chain = $1`, [chain]);
+    return rows.length === 0 ? 0 : Number(rows[0].seq);
+  }
+
   /** The chain's checkpoints with `seq` in (afterSeq, throughSeq], in order. */
   async checkpoints(chain: string, afterSeq = 0, throughSeq = Number.MAX_SAFE_INTEGER): Promise<Checkpoint[]> {
     const rows: { seq: string; hash: string; key_id: string; signature: string; created_at: Date }[] = await this.dataSource.query(

@@ -70,6 +70,16 @@ export class AuditChainService {
     return this.export(organizationId, range);
   }
 
+  /** The `seq` of the chain's last sealed record (0 for a chain with none): where a new sink starts, and what its lag is measured against. */
+  headSeq(chain: string): Promise<number> {
+    return this.chains.headSeq(chain);
+  }
+
+  /** The chain's checkpoints with `seq` in (afterSeq, throughSeq], in order. */
+  checkpoints(chain: string, afterSeq: number, throughSeq: number): Promise<Checkpoint[]> {
+    return this.chains.checkpoints(chain, afterSeq, throughSeq);
+  }
+
   async *export(chain: string, range: ExportRange): AsyncGenerator<ExportLine> {
     let after = range.afterSeq ?? 0;
     for (;;) {

@@ -3,6 +3,8 @@ import { html, HtmlPage, page } from '@app/web';
 export interface LoginView {
   next: string;
   csrfToken: string;
+  /** The token of `POST /auth/sso/start`, which the single sign-on button posts the form to. */
+  ssoCsrfToken: string;
   email?: string;
   error?: string;
   signupHref?: string;
@@ -14,7 +16,8 @@ export interface LoginView {
 
 /**
  * Email first, then the password; posts to /login and continues to `next` (a path on this
- * service). "Continue with single sign-on" (a second button of the same form) sends the email to
+ * service). "Continue with single sign-on" (a second button of the same form) posts the email to
+ * `POST /auth/sso/start` (with that form's token, a same-site POST: SPEC §10), which sends it to
  * single sign-on when its domain is claimed by an organisation; once the page knows the email
  * and its domain is claimed, it links straight to `/auth/sso/start`.
  */
@@ -29,11 +32,12 @@ ${view.ssoHref ? html`<div class="notice" id="sso-offer"><p>Your organisation si
 <form method="post" action="/login" novalidate>
 <input type="hidden" name="next" value="${view.next}">
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
+<input type="hidden" name="sso_csrf_token" value="${view.ssoCsrfToken}">
 <label for="email">Email</label>
 <input type="email" id="email" name="email" autocomplete="username" required value="${view.email ?? ''}"${view.error ? html` aria-describedby="login-error" aria-invalid="true"` : ''}>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${view.error ? html` aria-describedby="login-error" aria-invalid="true"` : ''}>
-<div class="actions"><button type="submit" class="primary">Sign in</button><button type="submit" name="sso" value="continue" formnovalidate>Continue with single sign-on</button></div>
+<div class="actions"><button type="submit" class="primary">Sign in</button><button type="submit" name="sso" value="continue" formaction="/auth/sso/start" formnovalidate>Continue with single sign-on</button></div>
 </form>
 ${view.signupHref ? html`<p class="muted">No account yet? <a href="${view.signupHref}">Create one</a>.</p>` : ''}
 </div>`,

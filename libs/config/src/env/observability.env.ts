@@ -25,6 +25,13 @@ export function ObservabilityVariables<B extends EnvBase>(Base: B) {
     @Min(1)
     @Max(65535)
     METRICS_PORT?: number;
+
+    /** The longest wait between two attempts to deliver to an audit sink that refuses. */
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(3600)
+    AUDIT_SINK_MAX_BACKOFF_SECONDS = 30;
   }
   return ObservabilityVariables;
 }

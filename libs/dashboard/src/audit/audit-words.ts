@@ -40,11 +40,13 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'identity_provider.updated': 'Single sign-on settings changed',
   'identity_provider.removed': 'Single sign-on disconnected',
   'identity_provider.domain_verified': 'Email domain verified',
+  'identity_provider.redirect_uri_confirmed': 'Single sign-on redirect URI confirmed',
   'sso.sign_in': 'Signed in with single sign-on',
   'sso.linked': 'Account linked to single sign-on',
   'sso.account_created': 'Account created by single sign-on',
   'scim_token.created': 'SCIM token created',
   'scim_token.revoked': 'SCIM token revoked',
+  'scim_token.handed_over': 'SCIM token handed over',
   'scim.user_created': 'Person provisioned (SCIM)',
   'scim.user_updated': 'Provisioned person changed (SCIM)',
   'scim.user_deactivated': 'Person deprovisioned (SCIM)',
@@ -57,6 +59,8 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'approval.consumed': 'Approved tool call run',
   'mcp.refused': 'MCP requests refused',
   'policy.updated': 'Policy changed',
+  'audit_sink.created': 'Audit sink added',
+  'audit_sink.deleted': 'Audit sink removed',
   'session.reauthenticated': 'Signed in again to confirm a change',
   'sign_in.succeeded': 'Signed in',
   'sign_in.failed': 'Sign-in failed',
@@ -229,6 +233,12 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return 'Exported the audit trail as OCSF';
       case 'policy.updated':
         return `Changed the policy (version ${str(m.oldVersion)} to ${str(m.newVersion)})`;
+      case 'identity_provider.redirect_uri_confirmed':
+        return `Confirmed that the identity provider ${quoted(str(m.issuer))} uses this organisation's own redirect URI`;
+      case 'audit_sink.created':
+        return `Added the ${str(m.kind)} audit sink ${str(m.url)}`;
+      case 'audit_sink.deleted':
+        return `Removed the ${str(m.kind)} audit sink ${str(m.url)}`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;

@@ -1,7 +1,8 @@
 import { Body, Get, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { InvitationForAnotherEmailError, InvitationsService } from '@app/organizations';
-import { PageAuth } from '@app/credentials';
+import { AppConfig } from '@app/config';
+import { PageAuth, setSessionCookie } from '@app/credentials';
 import { InvalidInvitationError, normalizeEmail } from '@app/tenancy';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { Dashboard, DashboardContext } from '../dashboard-context';
@@ -17,7 +18,10 @@ import { invitationGonePage, invitationPage, InvitationView } from './invitation
  */
 @DashboardController('invitation')
 export class InvitationPageController {
-  constructor(private readonly invitations: InvitationsService) {}
+  constructor(
+    private readonly invitations: InvitationsService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Get()
   @PageAuth()
@@ -32,7 +36,9 @@ export class InvitationPageController {
   async accept(@Dashboard() ctx: DashboardContext, @Body() body: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const token = singleParam(body, 'token').value ?? '';
     try {
-      const joined = await this.invitations.accept({ token }, ctx.actor, { onlyForEmail: ctx.user.email });
+      const joined = await this.invitations.accept({ token }, ctx.actor, { onlyForEmail: ctx.user.email, session: ctx.principal });
+      // The accepting session has ended: the new one opens the organisation (SPEC §10).
+      if (joined.accessToken) setSessionCookie(res, joined.accessToken, this.config);
       sendRedirect(res, 303, `${sectionPath(joined.organizationId, 'projects')}?done=joined`);
     } catch (error) {
       if (error instanceof InvalidInvitationError) return sendPage(res, 404, invitationGonePage(ctx));

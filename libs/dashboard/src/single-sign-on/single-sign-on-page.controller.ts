@@ -2,7 +2,7 @@ import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { DomainError, HTTP_STATUS_OF_KIND, NotFoundError } from '@app/common';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
-import { IdentityProviderSettings, type IdentityProviderInput, type IdentityProviderView } from '@app/identity';
+import { IdentityProviderSettings, SsoRedirectUris, type IdentityProviderInput, type IdentityProviderView } from '@app/identity';
 import { ProjectsService } from '@app/organizations';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
@@ -30,6 +30,7 @@ const NOTICES: Record<string, string> = {
   'id-jag-saved': 'AI client settings saved.',
   verified: 'Domain verified.',
   removed: 'Identity provider disconnected.',
+  'redirect-uri': 'Only this organisation\'s own redirect URI is accepted from now on.',
 };
 
 /** Which form field each refusal of the settings service stands next to (the rest: above the form). */
@@ -85,6 +86,7 @@ export class SingleSignOnPageController {
   constructor(
     private readonly settings: IdentityProviderSettings,
     private readonly projects: ProjectsService,
+    private readonly redirectUris: SsoRedirectUris,
   ) {}
 
   @Get()
@@ -178,6 +180,15 @@ export class SingleSignOnPageController {
     sendRedirect(res, 303, `${ssoPath(orgId)}?done=verified`);
   }
 
+  /** "I registered the new URI": the shared redirect URI stops being accepted for this IdP. */
+  @Post('redirect-uri')
+  @PageAuth()
+  async confirmRedirectUri(@Dashboard() ctx: DashboardContext, @Res() res: Response): Promise<void> {
+    const orgId = currentOrganization(ctx).id;
+    await this.redirectUris.confirmNewUri(orgId, ctx.actor);
+    sendRedirect(res, 303, `${ssoPath(orgId)}?done=redirect-uri`);
+  }
+
   @Get('remove')
   @PageAuth()
   async confirmRemove(@Dashboard() ctx: DashboardContext, @Res() res: Response): Promise<void> {
@@ -204,6 +215,7 @@ export class SingleSignOnPageController {
     const settings = await this.settings.get(orgId);
     const idJag = options.idJag ?? idJagFormOf(settings);
     const picker = options.picker ?? { query: '' };
+    const redirectUris = { redirectUri: await this.redirectUris.uriFor(orgId), legacyUri: this.redirectUris.legacyUri };
     const [choices, projectNames] = await Promise.all([
       this.choices(orgId, picker),
       this.projects.namesOf(orgId, [...new Set(idJag.clients.map((c) => c.projectId).filter((id) => id !== ''))]),
@@ -217,6 +229,7 @@ export class SingleSignOnPageController {
         idJag,
         choices,
         projectNames,
+        redirectUris,
         notice: options.notice,
         domainError: options.domainError,
       }),

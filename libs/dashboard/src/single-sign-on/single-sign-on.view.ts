@@ -6,6 +6,7 @@ import { csrfField, dashboardPage, sectionPath } from '../views/layout';
 import { pickerPager, pickerSearch } from '../views/picker';
 import { ACTIONS_HEADER, dataTable } from '../views/table';
 import { when } from '../views/when';
+import { redirectUriCard, type RedirectUriView } from './redirect-uri.view';
 
 /** The fields of the settings form an error can stand next to. */
 export type SettingsField = 'issuer' | 'clientId' | 'clientSecret' | 'emailDomains' | 'defaultRole' | 'groupsClaim' | 'roleMappings' | 'requireSso' | 'form';
@@ -46,6 +47,7 @@ export interface SingleSignOnView {
   choices: ProjectChoices;
   /** Names of the projects the stored rows point at (a row's project stays shown when not on the picker's page). */
   projectNames: Map<string, string>;
+  redirectUris: RedirectUriView;
   notice?: string;
   /** A refused verification, next to its domain. */
   domainError?: { domain: string; message: string };
@@ -96,9 +98,10 @@ export function singleSignOnPage(ctx: DashboardContext, view: SingleSignOnView):
     notice: view.notice,
     body: html`<h1>Single sign-on</h1>
 <p class="muted">People whose email address is in one of this organisation's verified domains sign in through your company's OpenID Connect identity provider. Step-by-step set-ups for Okta, Microsoft Entra ID and Google Workspace are in the gateway's docs/sso.md.</p>
+${redirectUriCard(ctx, settings, view.redirectUris)}
 ${settings ? connectionCard(settings) : ''}
 ${settings ? domainsCard(ctx, settings, view.domainError) : ''}
-${settingsCard(ctx, settings, view.form)}
+${settingsCard(ctx, settings, view.form, view.redirectUris.redirectUri)}
 ${settings ? idJagCard(ctx, settings, view) : ''}
 ${settings ? html`<section class="card" aria-labelledby="sso-remove-title"><h2 id="sso-remove-title">Disconnect</h2>
 <p>Stops single sign-on for this organisation and drops its domain claims. Accounts and memberships stay; people without a password then need a password-reset link to sign in.</p>
@@ -112,7 +115,6 @@ function connectionCard(settings: IdentityProviderView): SafeHtml {
 <h2 id="sso-connection-title">Connected identity provider</h2>
 <dl>
 <dt>Issuer</dt><dd><code>${settings.issuer}</code></dd>
-<dt>Redirect URI to register at the identity provider</dt><dd><code id="sso-redirect-uri">${settings.redirectUri}</code></dd>
 <dt>First sign-in of an admin through it</dt><dd>${when(settings.adminSignedInAt, 'Not yet')}</dd>
 </dl>
 ${d
@@ -162,7 +164,7 @@ function described(id: string, message: string | undefined, hint = true): SafeHt
   return html`${ids ? html` aria-describedby="${ids}"` : ''}${message ? html` aria-invalid="true"` : ''}`;
 }
 
-function settingsCard(ctx: DashboardContext, settings: IdentityProviderView | null, form: SettingsForm): SafeHtml {
+function settingsCard(ctx: DashboardContext, settings: IdentityProviderView | null, form: SettingsForm, redirectUri: string): SafeHtml {
   const orgId = ctx.organization!.id;
   const { errors } = form;
   const rows = [...form.roleMappings];
@@ -178,7 +180,7 @@ ${DEFAULT_SUBMIT}
 ${fieldError('sso-issuer', errors.issuer)}
 <input type="text" id="sso-issuer" name="issuer" value="${form.issuer}" autocomplete="off" spellcheck="false"${described('sso-issuer', errors.issuer)}>
 <label for="sso-client-id">Client ID</label>
-<p class="hint" id="sso-client-id-hint">Of the web application you created for this gateway at the identity provider; its redirect URI is <code>${redirectHint(settings)}</code>.</p>
+<p class="hint" id="sso-client-id-hint">Of the web application you created for this gateway at the identity provider; its redirect URI is <code>${redirectUri}</code>.</p>
 ${fieldError('sso-client-id', errors.clientId)}
 <input type="text" id="sso-client-id" name="clientId" value="${form.clientId}" autocomplete="off" spellcheck="false"${described('sso-client-id', errors.clientId)}>
 <label for="sso-client-secret">Client secret</label>
@@ -214,10 +216,6 @@ ${fieldError('sso-require', errors.requireSso)}
 <div class="actions"><button type="submit" class="primary">${settings ? 'Save settings' : 'Connect'}</button></div>
 </form>
 </section>`;
-}
-
-function redirectHint(settings: IdentityProviderView | null): string {
-  return settings?.redirectUri ?? '{BASE_URL}/auth/sso/callback';
 }
 
 function mappingRow(m: { group: string; role: string }, i: number): SafeHtml {

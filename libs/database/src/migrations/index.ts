@@ -13,11 +13,15 @@ import { SignInSessions1764000018000 } from './1764000018000-sign-in-sessions';
 import { EnterpriseIdentity1764000019000 } from './1764000019000-enterprise-identity';
 import { Scim1764000019400 } from './1764000019400-scim';
 import { IdJag1764000019500 } from './1764000019500-id-jag';
+import { PerIdpRedirectUris1764000020000 } from './1764000020000-per-idp-redirect-uris';
+import { MembershipStart1764000020100 } from './1764000020100-membership-start';
+import { SsoStates1764000020200 } from './1764000020200-sso-states';
 import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry';
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 import { Approvals1764000024000 } from './1764000024000-approvals';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
+import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -36,9 +40,13 @@ export const MIGRATIONS = [
   EnterpriseIdentity1764000019000,
   Scim1764000019400,
   IdJag1764000019500,
+  PerIdpRedirectUris1764000020000,
+  MembershipStart1764000020100,
+  SsoStates1764000020200,
   ScimTokenExpiry1764000022000,
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
   Approvals1764000024000,
   AuditChain1764000025000,
+  AuditSinks1764000026000,
 ];

@@ -58,6 +58,13 @@ export class IdentityProviderRecord {
   @Column('timestamptz', { nullable: true })
   adminSignedInAt: Date | null;
 
+  /**
+   * Connected before per-IdP redirect URIs: the shared `/auth/sso/callback` is still accepted for
+   * this IdP (with `iss` required where the issuer advertises it) until an admin clears the flag.
+   */
+  @Column('boolean', { default: false })
+  legacyRedirectUri: boolean;
+
   /** What the issuer's discovery document said when the settings were saved (shown, not trusted). */
   @Column('jsonb', { nullable: true })
   discovery: { [key: string]: string | number | boolean | string[] | null } | null;

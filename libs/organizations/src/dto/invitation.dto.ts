@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
@@ -66,6 +66,17 @@ export class AcceptedInvitationDto {
 
   @ApiProperty({ enum: MEMBERSHIP_ROLES })
   role: MembershipRole;
+
+  @ApiPropertyOptional({
+    description: 'A new session JWT that opens the organisation; the session that accepted has ended (sessions older than a membership never open it)',
+  })
+  accessToken?: string;
+
+  @ApiPropertyOptional({ enum: ['Bearer'] })
+  tokenType?: 'Bearer';
+
+  @ApiPropertyOptional({ description: 'Seconds until the new session expires' })
+  expiresIn?: number;
 }
 
 export class ResetLinkDto {

@@ -78,9 +78,20 @@ export class HeldDerivedTokenDto extends DerivedTokenRefDto {
  * handed over), and the service keys they created with the tokens derived from them (kept
  * working: machines use them; rotate them).
  */
+export class OffboardedScimTokenDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+}
+
 export class OffboardingDto {
   @ApiProperty({ type: OffboardedApiKeysDto })
   apiKeys: OffboardedApiKeysDto;
+
+  @ApiProperty({ type: [OffboardedScimTokenDto], description: 'The SCIM tokens the person made, ended with their admin role (SPEC §10)' })
+  scimTokensEnded: OffboardedScimTokenDto[];
+
+  @ApiProperty({ type: [OffboardedScimTokenDto], description: 'The SCIM tokens the person made, handed over to the acting admin (handOver)' })
+  scimTokensHandedOver: OffboardedScimTokenDto[];
 
   @ApiProperty({ type: [HeldServiceKeyDto] })
   serviceKeys: HeldServiceKeyDto[];

@@ -176,7 +176,12 @@ export class IdentityProviderDto {
   @ApiProperty() issuer: string;
   @ApiProperty() clientId: string;
   @ApiProperty({ description: 'The client secret is stored (it is never shown)' }) clientSecretSet: boolean;
-  @ApiProperty({ example: 'https://gateway.example.com/auth/sso/callback', description: 'The redirect URI to register at the IdP' }) redirectUri: string;
+  @ApiProperty({ example: 'https://gateway.example.com/auth/sso/callback/3q2-7wX1vXg9yQ0bA8cK2w', description: "The organisation's own redirect URI to register at the IdP" })
+  redirectUri: string;
+  @ApiProperty({
+    description: 'Connected before per-IdP redirect URIs: the shared {BASE_URL}/auth/sso/callback is still accepted for it until an admin confirms the new URI is registered',
+  })
+  legacyRedirectUri: boolean;
   @ApiProperty({ type: [String], description: 'The claimed domains, as sent' }) emailDomains: string[];
   @ApiProperty({ type: [ClaimedDomainDto] }) domains: ClaimedDomainDto[];
   @ApiProperty({ enum: ['member'] }) defaultRole: 'member';
@@ -190,4 +195,9 @@ export class IdentityProviderDto {
   @ApiProperty({ type: DiscoverySummaryDto, nullable: true }) discovery: DiscoverySummaryDto | null;
   @ApiProperty({ format: 'date-time' }) createdAt: Date;
   @ApiProperty({ format: 'date-time' }) updatedAt: Date;
+}
+
+/** `GET …/identity-provider/redirect-uri`: what to register at the IdP, before anything is connected. */
+export class RedirectUriDto {
+  @ApiProperty({ example: 'https://gateway.example.com/auth/sso/callback/3q2-7wX1vXg9yQ0bA8cK2w' }) redirectUri: string;
 }

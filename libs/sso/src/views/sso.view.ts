@@ -17,6 +17,43 @@ export function ssoErrorPage(message: string, next?: string): HtmlPage {
   );
 }
 
+/**
+ * `GET /auth/sso/start?email=…&next=…`: the form that starts single sign-on (a same-site POST with
+ * its own CSRF token), never a redirect, so another site cannot start a sign-in by navigation.
+ */
+export function startPage(view: { email: string; next: string; csrfToken: string; error?: string }): HtmlPage {
+  return page(
+    'Continue with single sign-on',
+    html`<div class="card">
+<h1>Continue with single sign-on</h1>
+${view.error ? html`<div class="error" role="alert" id="start-error">${view.error}</div>` : ''}
+<form method="post" action="/auth/sso/start" novalidate>
+<input type="hidden" name="sso_csrf_token" value="${view.csrfToken}">
+<input type="hidden" name="next" value="${view.next}">
+<label for="email">Email</label>
+<input type="email" id="email" name="email" autocomplete="username" value="${view.email}" required>
+<div class="actions"><button type="submit" class="primary">Continue with single sign-on</button></div>
+</form>
+<p class="muted"><a href="${loginHref(view.next)}">Back to sign in</a></p>
+</div>`,
+  );
+}
+
+/** The browser already holds a session of another account: asks before replacing it (SPEC §10). */
+export function switchPage(view: { currentEmail: string; newEmail: string; csrfToken: string }): HtmlPage {
+  return page(
+    'Switch account?',
+    html`<div class="card">
+<h1>Switch account?</h1>
+<p>This browser is signed in as <strong id="switch-current">${view.currentEmail}</strong>. Single sign-on has just signed you in as <strong id="switch-new">${view.newEmail}</strong>.</p>
+<form method="post" action="/auth/sso/switch" novalidate>
+<input type="hidden" name="csrf_token" value="${view.csrfToken}">
+<div class="actions"><button type="submit" name="choice" value="switch" class="primary">Continue as ${view.newEmail}</button><button type="submit" name="choice" value="stay">Stay signed in as ${view.currentEmail}</button></div>
+</form>
+</div>`,
+  );
+}
+
 export interface LinkView {
   email: string;
   issuerHost: string;

@@ -1,0 +1,4 @@
+export * from './audit-sinks.module';
+export * from './audit-sinks.dto';
+export { AuditSinksService } from './audit-sinks.service';
+export { AuditSinkDelivery } from './delivery/sink-delivery';

@@ -1,0 +1,73 @@
+import { IdentityProviderError } from '@app/identity';
+import type { IdTokenClaims } from './id-token.verifier';
+import type { PendingLink, SignInState } from './sso-cookies';
+import { SsoSignInError } from './sso.errors';
+
+/** The OpenID scopes asked for: the standard ones (a groups claim, when configured, comes with them or not at all). */
+export const SSO_SCOPES = 'openid email profile';
+
+/** An error code as an IdP may send it in the redirect; anything else is shown as "error". */
+export const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export interface StartedSignIn {
+  authorizationUrl: string;
+  state: SignInState;
+}
+
+/** How a callback ends: a session, or a password check before an existing account is linked. */
+export type SignInOutcome =
+  | { kind: 'signed_in'; accessToken: string; next: string }
+  | { kind: 'link_required'; link: PendingLink };
+
+/** The refusal for an email that no organisation routes to single sign-on (nothing said about who else uses it). */
+export class SsoNotSetUpError extends SsoSignInError {
+  constructor() {
+    super('sso_not_set_up', 'This email address is not set up for single sign-on. Sign in with your password.', 'invalid_input');
+  }
+}
+
+export function alreadyLinked(): SsoSignInError {
+  return new SsoSignInError(
+    'already_linked',
+    'Your identity provider account or this account is already linked to another one here. Ask an administrator of your organisation.',
+    'conflict',
+  );
+}
+
+export function deprovisioned(): SsoSignInError {
+  return new SsoSignInError(
+    'deprovisioned',
+    "Your organisation's identity provisioning removed your access to it. Ask an administrator of your organisation.",
+    'forbidden',
+  );
+}
+
+/** A name for a new account: the ID token's `name`, else given and family names, else the email's local part. */
+export function displayName(claims: IdTokenClaims, email: string): string {
+  const clean = (value: unknown) => (typeof value === 'string' ? value.replace(/[\u0000-\u001f\u007f]/g, '').trim() : '');
+  const name = clean(claims.name) || [clean(claims.given_name), clean(claims.family_name)].filter(Boolean).join(' ');
+  return (name || email.split('@')[0]!).slice(0, 100);
+}
+
+/**
+ * The IdP tenant an ID token names (`tenant`, as ID-JAGs carry it; Microsoft Entra's `tid`):
+ * recorded at an admin's sign-in so that ID-JAGs of an issuer shared by several tenants reach the
+ * right organisation.
+ */
+export function tenantOf(claims: IdTokenClaims): string | null {
+  for (const name of ['tenant', 'tid']) {
+    const value = claims[name];
+    if (typeof value === 'string' && value.length > 0 && value.length <= 200) return value;
+  }
+  return null;
+}
+
+/** Runs a call to the IdP; its failures become this sign-in's refusal (the message names the IdP's problem, never a secret). */
+export async function reachIdp<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof IdentityProviderError) throw new SsoSignInError(error.code, `${error.message.replace(/\.$/, '')}.`, error.kind === 'unavailable' ? 'unavailable' : 'unauthenticated');
+    throw error;
+  }
+}
