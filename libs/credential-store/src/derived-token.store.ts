@@ -21,6 +21,10 @@ export class DerivedTokenStore {
     return this.tokens.pageForServiceKey(...args);
   }
 
+  isLive(...args: Parameters<AgentTokensRepository['isLive']>): ReturnType<AgentTokensRepository['isLive']> {
+    return this.tokens.isLive(...args);
+  }
+
   findDerived(...args: Parameters<AgentTokensRepository['findDerived']>): ReturnType<AgentTokensRepository['findDerived']> {
     return this.tokens.findDerived(...args);
   }

@@ -4,7 +4,10 @@ import { AuditModule } from '@app/audit';
 import { CapabilitiesModule } from '@app/capabilities';
 import { CredentialStoreModule } from '@app/credential-store';
 import { TenancyModule } from '@app/tenancy';
+import { ApprovalDecisions } from './approvals/approval-decisions';
+import { ApprovalDecisionsRepository } from './approvals/approval-decisions.repository';
 import { ApprovalRequests } from './approvals/approval-requests';
+import { ApprovalsController } from './approvals/approvals.controller';
 import { ApprovalsRepository } from './approvals/approvals.repository';
 import { Approval } from './entities/approval.entity';
 import { OrganizationPolicy } from './entities/organization-policy.entity';
@@ -16,8 +19,8 @@ import { PolicyService } from './policy.service';
 /** The organisation's policy over agents' calls: its table, the per-call check, the REST routes. */
 @Module({
   imports: [TypeOrmModule.forFeature([OrganizationPolicy, Approval]), CapabilitiesModule, CredentialStoreModule, TenancyModule, AuditModule],
-  controllers: [PolicyController],
-  providers: [PolicyRepository, PolicyGate, PolicyService, ApprovalsRepository, ApprovalRequests],
-  exports: [PolicyGate, PolicyService],
+  controllers: [PolicyController, ApprovalsController],
+  providers: [PolicyRepository, PolicyGate, PolicyService, ApprovalsRepository, ApprovalRequests, ApprovalDecisionsRepository, ApprovalDecisions],
+  exports: [PolicyGate, PolicyService, ApprovalDecisions],
 })
 export class PolicyModule {}

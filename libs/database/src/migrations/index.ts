@@ -20,6 +20,7 @@ import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry'
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 import { Approvals1764000024000 } from './1764000024000-approvals';
+import { ApprovalDecisions1764000024001 } from './1764000024001-approval-decisions';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
 
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
   Approvals1764000024000,
+  ApprovalDecisions1764000024001,
   AuditChain1764000025000,
   AuditSinks1764000026000,
 ];

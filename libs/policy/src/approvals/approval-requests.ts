@@ -103,7 +103,7 @@ export class ApprovalRequests {
       if (load.requestedLastHour >= MAX_REQUESTS_PER_HOUR) {
         throw new ApprovalUnavailable('too_many_approval_requests', `This credential requested ${MAX_REQUESTS_PER_HOUR} approvals in the last hour, the most it may; try again later.`);
       }
-      const row = await this.approvals.insert(em, { ...binding, bindingSha256, tokenId: call.tokenId, arguments: args, settings });
+      const row = await this.approvals.insert(em, { ...binding, bindingSha256, tokenId: call.tokenId, arguments: args, settings, ruleDescription: rule.description ?? null });
       if (!row) throw new Error('approvals: a pending approval appeared under the credential lock');
       await this.record(call, 'approval.requested', row.id, binding, em);
       return { id: row.id, created: true };

@@ -26,6 +26,7 @@ export interface NewApproval extends ApprovalBinding {
   tokenId: string;
   arguments: Record<string, unknown>;
   settings: Required<ApprovalSettings>;
+  ruleDescription: string | null;
 }
 
 export interface ApprovalRow {
@@ -60,8 +61,8 @@ const LOAD = statement(
 const INSERT = statement(
   'approvals.insert',
   `INSERT INTO approvals (organization_id, project_id, tool, arguments, arguments_sha256, client_id, credential_kind, credential_id,
-                         token_id, user_id, rule_id, rule_sha256, settings, binding_sha256, expires_at)
-   VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, now() + make_interval(secs => $15))
+                         token_id, user_id, rule_id, rule_sha256, settings, binding_sha256, expires_at, rule_description)
+   VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, now() + make_interval(secs => $15), $16)
    ON CONFLICT (binding_sha256) WHERE status = 'pending' DO NOTHING
    RETURNING id, status, expires_at`,
 );
@@ -119,6 +120,7 @@ export class ApprovalsRepository {
       JSON.stringify(a.settings),
       a.bindingSha256,
       a.settings.ttlSeconds,
+      a.ruleDescription,
     ]);
     return row ?? null;
   }

@@ -72,4 +72,20 @@ export class Approval {
 
   @Column('timestamptz', { nullable: true })
   consumedAt: Date | null;
+
+  @Column('text', { nullable: true })
+  ruleDescription: string | null;
+
+  /** The distinct people who approved (a `count: 2` rule needs two). */
+  @Column('uuid', { array: true, default: () => "'{}'" })
+  approvedBy: string[];
+
+  @Column('uuid', { nullable: true })
+  deniedBy: string | null;
+
+  @Column('text', { nullable: true })
+  decisionReason: string | null;
+
+  @Column('text', { nullable: true })
+  voidedReason: string | null;
 }
