@@ -18,6 +18,8 @@ export class ApprovalRequired extends DomainError {
     readonly approvalId: string,
     readonly url: string,
     readonly ruleId: string,
+    /** The rule's lifetime of a pending approval (a 2026-07-28 `requestState` lives this plus 600 s). */
+    readonly ttlSeconds: number,
   ) {
     super('approval_required', `This call needs a person's approval (rule "${ruleId}"): ${url} — call again once it is approved.`, 'forbidden');
   }
@@ -109,7 +111,7 @@ export class ApprovalRequests {
       return { id: row.id, created: true };
     });
     if (!created) await this.record(call, 'approval.pending', id, binding);
-    throw new ApprovalRequired(id, this.urlOf(id), rule.id);
+    throw new ApprovalRequired(id, this.urlOf(id), rule.id, settings.ttlSeconds);
   }
 
   private async record(call: AgentCall, action: AuditAction, approvalId: string, binding: ApprovalBinding, em = this.dataSource.manager): Promise<void> {
