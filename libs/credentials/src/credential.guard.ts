@@ -12,6 +12,7 @@ import type { Request } from 'express';
 import passport from 'passport';
 import { AppConfig } from '@app/config';
 import { Metrics } from '@app/observability';
+import { requestOrigin, type RequestOrigin } from '@app/audit';
 import { ACCESS_METADATA, ORGANIZATION_ROUTE_METADATA, RouteAccess } from './access.decorators';
 import { AgentTokenService } from './agent-token.service';
 import { McpUnauthorizedException } from './mcp-unauthorized';
@@ -26,7 +27,7 @@ import { credentialForm, isWellFormedToken, TOKEN_PREFIXES } from './token-forma
 export type AuthenticatedRequest = Request & {
   principal?: Principal;
   /** For the MCP SDK: the agent token as an `AuthInfo`. */
-  auth?: { token: string; clientId: string; scopes: string[]; expiresAt?: number; extra: { principal: AgentPrincipal } };
+  auth?: { token: string; clientId: string; scopes: string[]; expiresAt?: number; extra: { principal: AgentPrincipal; origin: RequestOrigin } };
 };
 
 const BEARER_RE = /^Bearer[ ]+([^\s]+)[ ]*$/i;
@@ -152,7 +153,7 @@ export class CredentialGuard implements CanActivate {
       clientId: principal.clientId ?? principal.serviceKeyId ?? principal.tokenId,
       scopes: [...principal.permissions],
       ...(principal.expiresAt ? { expiresAt: Math.floor(principal.expiresAt.getTime() / 1000) } : {}),
-      extra: { principal },
+      extra: { principal, origin: requestOrigin(req) },
     };
     return true;
   }

@@ -42,7 +42,13 @@ export function derivedTokenConflict(error: unknown): 'active' | 'rotating' | nu
  * What a request needs of its live token (everything but the digest and the lifecycle times),
  * and the version of its organisation's policy (0: none), read in the same statement.
  */
-export type LiveAgentToken = Omit<AgentToken, 'tokenHash' | 'createdAt' | 'revokedAt' | 'secretLast4' | 'validUntil'> & { policyVersion: number };
+export type LiveAgentToken = Omit<AgentToken, 'tokenHash' | 'createdAt' | 'revokedAt' | 'secretLast4' | 'validUntil'> & {
+  policyVersion: number;
+  /** The service key's name (a project token), for the audit records' actor. */
+  serviceKeyName: string | null;
+  /** The person's email (a token of an OAuth grant), for the audit records' actor. */
+  userEmail: string | null;
+};
 
 interface LiveAgentTokenRow {
   id: string;
@@ -57,6 +63,8 @@ interface LiveAgentTokenRow {
   expires_at: Date | null;
   last_used_at: Date | null;
   policy_version: number;
+  service_key_name: string | null;
+  user_email: string | null;
 }
 
 const FIND_LIVE_BY_HASH = statement(
@@ -64,7 +72,10 @@ const FIND_LIVE_BY_HASH = statement(
   `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id,
     LEAST(expires_at, valid_until) AS expires_at, last_used_at,
     -- The policy library's published read of its table (docs/policy.md): no extra round trip per call.
-    organization_policy_version(organization_id) AS policy_version
+    organization_policy_version(organization_id) AS policy_version,
+    (SELECT name FROM service_keys WHERE service_keys.id = agent_tokens.service_key_id) AS service_key_name,
+    -- The tenancy library's published read of users (the audit records' actor).
+    person_email(user_id) AS user_email
   FROM "agent_tokens"
   WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
     AND (valid_until IS NULL OR valid_until > now())`,
@@ -102,6 +113,8 @@ export class AgentTokensRepository {
       expiresAt: row.expires_at,
       lastUsedAt: row.last_used_at,
       policyVersion: row.policy_version,
+      serviceKeyName: row.service_key_name,
+      userEmail: row.user_email,
     };
   }
 

@@ -22,6 +22,7 @@ import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-aut
 import { Approvals1764000024000 } from './1764000024000-approvals';
 import { ApprovalDecisions1764000024001 } from './1764000024001-approval-decisions';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
+import { PersonEmailRead1764000025100 } from './1764000025100-person-email-read';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
@@ -50,5 +51,6 @@ export const MIGRATIONS = [
   Approvals1764000024000,
   ApprovalDecisions1764000024001,
   AuditChain1764000025000,
+  PersonEmailRead1764000025100,
   AuditSinks1764000026000,
 ];
