@@ -4,6 +4,7 @@ import { AuditActor, AuditService } from '@app/audit';
 import { AGENT_PERMISSION_NAMES, CapabilityRegistry } from '@app/capabilities';
 import { ConflictError, DomainError } from '@app/common';
 import { MembershipDirectory, ProjectDirectory } from '@app/tenancy';
+import { ApprovalDecisions } from './approvals/approval-decisions';
 import { canonicalSha256, LazyCallFacts } from './call-facts';
 import { CompiledPolicy } from './compiled-policy';
 import type { EvaluatePolicyDto, PolicyDto, PolicyEvaluationDto } from './policy.dto';
@@ -26,6 +27,7 @@ export class PolicyService {
     private readonly memberships: MembershipDirectory,
     private readonly audit: AuditService,
     private readonly gate: PolicyGate,
+    private readonly approvals: ApprovalDecisions,
   ) {}
 
   get(organizationId: string): Promise<PolicyDto> {
@@ -57,6 +59,8 @@ export class PolicyService {
         targetId: organizationId,
         metadata: { oldVersion: expected, newVersion: saved.version, rulesSha256: canonicalSha256(saved.rules) },
       });
+      // An approval under a rule that is gone or changed can no longer be consumed: voided now.
+      await this.approvals.voidChangedRules(em, organizationId, saved.rules);
       return saved;
     });
   }

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { statement, statementIn } from '@app/database';
 import type { ApprovalStatus } from '../entities/approval.entity';
 import type { ApprovalSettings } from '../policy-rules';
+import { CONSUME_WITHIN_SECONDS } from './approvals.repository';
 
 /** An approval as its readers see it (the row, in the shape the REST answer and the page use). */
 export interface StoredApproval {
@@ -66,9 +67,19 @@ const DENY = statement(
    WHERE id = $1 AND status = 'pending' AND expires_at > now()
    RETURNING ${COLUMNS}`,
 );
+// A pending approval past its lifetime, or an approved one not consumed within 600 s of the decision.
 const EXPIRE = statement(
   'approvals.expire',
-  `UPDATE approvals SET status = 'expired' WHERE id = $1 AND status = 'pending' AND expires_at <= now() RETURNING ${COLUMNS}`,
+  `UPDATE approvals SET status = 'expired'
+   WHERE id = $1 AND ((status = 'pending' AND expires_at <= now())
+                      OR (status = 'approved' AND decided_at <= now() - make_interval(secs => ${CONSUME_WITHIN_SECONDS})))
+   RETURNING ${COLUMNS}`,
+);
+const VOID_RULES_GONE = statement(
+  'approvals.void_rules_gone',
+  `UPDATE approvals SET status = 'voided', voided_reason = 'rule_changed'
+   WHERE organization_id = $1 AND status IN ('pending', 'approved') AND NOT ((rule_id || ':' || rule_sha256) = ANY($2::text[]))
+   RETURNING ${COLUMNS}`,
 );
 const VOID = statement(
   'approvals.void',
@@ -111,7 +122,12 @@ export class ApprovalDecisionsRepository {
     return row ?? null;
   }
 
-  /** Marks a pending approval past its lifetime expired; null when it is not (or no longer) one. */
+  /** Voids the organisation's live approvals whose rule (`<id>:<sha256>`) is not among `kept`. */
+  voidRulesGone(em: EntityManager, organizationId: string, kept: string[]): Promise<StoredApproval[]> {
+    return statementIn<StoredApproval>(em, VOID_RULES_GONE, [organizationId, kept]);
+  }
+
+  /** Marks a pending approval past its lifetime, or an approved one unused 600 s after its decision, expired; null when it is neither. */
   async expire(em: EntityManager, id: string): Promise<StoredApproval | null> {
     const [row] = await statementIn<StoredApproval>(em, EXPIRE, [id]);
     return row ?? null;

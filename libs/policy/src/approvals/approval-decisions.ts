@@ -4,9 +4,12 @@ import { type AuditAction, type AuditActor, AuditService } from '@app/audit';
 import { CapabilityRegistry } from '@app/capabilities';
 import { ConflictError, DomainError, isUuid, NotFoundError } from '@app/common';
 import { DerivedTokenStore, OAuthGrantStore } from '@app/credential-store';
-import { MembershipDirectory, type MembershipRole } from '@app/tenancy';
+import { MembershipDirectory, type MembershipRole, ProjectDirectory } from '@app/tenancy';
+import { canonicalSha256 } from '../call-facts';
+import type { PolicyRule } from '../policy-rules';
 import type { ApprovalStatus } from '../entities/approval.entity';
 import { ApprovalDecisionsRepository, type StoredApproval } from './approval-decisions.repository';
+import { CONSUME_WITHIN_SECONDS } from './approvals.repository';
 import { approverIds, ApprovalRequests } from './approval-requests';
 
 /** Who is looking at an approval: a person and their role in its organisation. */
@@ -48,6 +51,7 @@ export class ApprovalDecisions {
     private readonly approvals: ApprovalDecisionsRepository,
     private readonly requests: ApprovalRequests,
     private readonly memberships: MembershipDirectory,
+    private readonly projects: ProjectDirectory,
     private readonly grants: OAuthGrantStore,
     private readonly tokens: DerivedTokenStore,
     private readonly registry: CapabilityRegistry,
@@ -96,7 +100,7 @@ export class ApprovalDecisions {
   async decide(organizationId: string, id: string, viewer: ApprovalViewer, decision: ApprovalDecision, reason: string | null, actor: AuditActor): Promise<ApprovalView> {
     const found = await this.view(organizationId, id, viewer);
     if (found.status === 'voided' && found.voidedReason === 'credential_ended') throw credentialEnded();
-    if (found.status !== 'pending') throw notPending(found.status);
+    if (found.status !== 'pending') throw notPending(found.status, found.voidedReason);
     const eligible = await this.eligibleApprovers(found);
     if (!eligible.includes(viewer.userId)) throw new NotAnApproverError();
     if (!(await this.credentialAlive(found))) {
@@ -125,27 +129,55 @@ export class ApprovalDecisions {
    */
   async voidOne(approval: StoredApproval, reason: string, em: EntityManager = this.dataSource.manager): Promise<boolean> {
     const row = await this.approvals.void(em, approval.id, reason);
-    if (row) await this.record(em, row, 'approval.voided', { actorType: 'system', actorId: null }, { reason });
+    if (row) await this.record(em, row, 'approval.voided', SYSTEM, { reason });
     return row !== null;
   }
 
-  /** Marks a pending approval past its lifetime expired (audited), and voids one whose credential ended. */
+  /**
+   * Voids the organisation's pending and approved approvals whose rule is gone or changed (a saved
+   * policy), in the caller's transaction; audited `approval.voided` with the reason `rule_changed`.
+   */
+  async voidChangedRules(em: EntityManager, organizationId: string, rules: readonly PolicyRule[]): Promise<void> {
+    const kept = rules.filter((r) => r.effect === 'approve').map((r) => `${r.id}:${canonicalSha256(r)}`);
+    for (const row of await this.approvals.voidRulesGone(em, organizationId, kept)) {
+      await this.record(em, row, 'approval.voided', SYSTEM, { reason: 'rule_changed' });
+    }
+  }
+
+  /**
+   * An approval as it stands now: a pending one past its lifetime, or an approved one unused 600 s
+   * after its decision, is marked expired; a live one is voided when the requester is no longer a
+   * member (`member_removed`), its project was deleted (`project_deleted`) or its credential ended
+   * (`credential_ended`). Each change is audited.
+   */
   private async settle(approval: StoredApproval): Promise<StoredApproval> {
-    if (approval.status === 'pending' && approval.expiresAt.getTime() <= Date.now()) {
-      const expired = await this.approvals.expire(this.dataSource.manager, approval.id);
+    const em = this.dataSource.manager;
+    const now = Date.now();
+    const lapsed =
+      (approval.status === 'pending' && approval.expiresAt.getTime() <= now) ||
+      (approval.status === 'approved' && approval.decidedAt !== null && approval.decidedAt.getTime() + CONSUME_WITHIN_SECONDS * 1000 <= now);
+    if (lapsed) {
+      const expired = await this.approvals.expire(em, approval.id);
       if (expired) {
-        await this.record(this.dataSource.manager, expired, 'approval.expired', { actorType: 'system', actorId: null }, {});
+        await this.record(em, expired, 'approval.expired', SYSTEM, {});
         return expired;
       }
     }
-    if ((approval.status === 'pending' || approval.status === 'approved') && !(await this.credentialAlive(approval))) {
-      const voided = await this.approvals.void(this.dataSource.manager, approval.id, 'credential_ended');
-      if (voided) {
-        await this.record(this.dataSource.manager, voided, 'approval.voided', { actorType: 'system', actorId: null }, { reason: 'credential_ended' });
-        return voided;
-      }
-    }
-    return approval;
+    if (approval.status !== 'pending' && approval.status !== 'approved') return approval;
+    const reason = await this.endedBy(approval);
+    if (!reason) return approval;
+    const voided = await this.approvals.void(em, approval.id, reason);
+    if (!voided) return (await this.approvals.find(approval.organizationId, approval.id)) ?? approval;
+    await this.record(em, voided, 'approval.voided', SYSTEM, { reason });
+    return voided;
+  }
+
+  /** Why a live approval can no longer be used, or null. */
+  private async endedBy(approval: StoredApproval): Promise<string | null> {
+    if (approval.userId && !(await this.memberships.roleOf(approval.userId, approval.organizationId))) return 'member_removed';
+    if (!(await this.projects.namesOf([approval.projectId])).has(approval.projectId)) return 'project_deleted';
+    if (!(await this.credentialAlive(approval))) return 'credential_ended';
+    return null;
   }
 
   /** The members who may decide it now: the rule's approvers, without the requester unless `selfApproval`. */
@@ -204,10 +236,12 @@ export function bindingOf(a: StoredApproval): Record<string, unknown> {
   };
 }
 
+const SYSTEM: AuditActor = { actorType: 'system', actorId: null };
+
 function credentialEnded(): ConflictError {
   return new ConflictError('credential_ended', 'The credential that made this call has ended (revoked or expired); the approval is voided');
 }
 
-function notPending(status: ApprovalStatus): ConflictError {
-  return new ConflictError('approval_not_pending', `This approval is ${status}; only a pending approval can be decided`);
+function notPending(status: ApprovalStatus, reason?: string | null): ConflictError {
+  return new ConflictError('approval_not_pending', `This approval is ${status}${reason ? ` (${reason.replace(/_/g, ' ')})` : ''}; only a pending approval can be decided`);
 }
