@@ -29,7 +29,7 @@ const ALLOWED_IMPORTS = {
   discovery: ['credentials', 'capabilities', 'config', 'common'],
   health: ['credentials', 'database', 'config', 'common'],
   'audit-sinks': ['outbound', 'credentials', 'audit', 'observability', 'database', 'config', 'common'],
-  policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'config', 'database', 'common'],
+  policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'outbound', 'audit', 'config', 'database', 'common'],
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
   sso: ['auth', 'organizations', 'identity', 'outbound', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'database', 'config', 'common'],
   scim: ['organizations', 'identity', 'tenancy', 'credential-store', 'credentials', 'rate-limit', 'audit', 'database', 'config', 'common'],

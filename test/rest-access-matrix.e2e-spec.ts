@@ -245,6 +245,20 @@ const ROWS: Row[] = [
     expected: '200 404 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'PUT /api/organizations/:orgId/approval-webhook',
+    // A public address literal: saved without a name to resolve.
+    call: async (_t, team) => ({ method: 'put', path: `${org(team)}/approval-webhook`, body: { url: 'https://93.184.215.14/hook' } }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'DELETE /api/organizations/:orgId/approval-webhook',
+    call: async (t, team) => {
+      await request(t.baseUrl).put(`${org(team)}/approval-webhook`).set('Authorization', `Bearer ${team.admin.jwt}`).send({ url: 'https://93.184.215.14/hook' }).expect(200);
+      return { method: 'delete', path: `${org(team)}/approval-webhook` };
+    },
+    expected: '204 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'POST /api/organizations/:orgId/oauth-clients',
     call: async (_t, team) => ({ method: 'post', path: `${org(team)}/oauth-clients`, body: { clientName: 'Enterprise AI client' } }),
     expected: '201 403 404 403 403 404 403 401 401 401',

@@ -66,6 +66,8 @@ export const AUDIT_ACTIONS = [
   'policy.updated',
   'audit_sink.created',
   'audit_sink.deleted',
+  'approval_webhook.updated',
+  'approval_webhook.deleted',
   'session.reauthenticated',
   'sign_in.succeeded',
   'sign_in.failed',

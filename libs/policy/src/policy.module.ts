@@ -10,6 +10,10 @@ import { ApprovalRequests } from './approvals/approval-requests';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { ApprovalsRepository } from './approvals/approvals.repository';
 import { Approval } from './entities/approval.entity';
+import { ApprovalWebhook } from './entities/approval-webhook.entity';
+import { ApprovalWebhookController } from './approvals/webhook/approval-webhook.controller';
+import { ApprovalWebhookService } from './approvals/webhook/approval-webhook.service';
+import { ApprovalWebhooksRepository } from './approvals/webhook/approval-webhooks.repository';
 import { OrganizationPolicy } from './entities/organization-policy.entity';
 import { PolicyController } from './policy.controller';
 import { PolicyGate } from './policy-gate';
@@ -18,9 +22,9 @@ import { PolicyService } from './policy.service';
 
 /** The organisation's policy over agents' calls: its table, the per-call check, the REST routes. */
 @Module({
-  imports: [TypeOrmModule.forFeature([OrganizationPolicy, Approval]), CapabilitiesModule, CredentialStoreModule, TenancyModule, AuditModule],
-  controllers: [PolicyController, ApprovalsController],
-  providers: [PolicyRepository, PolicyGate, PolicyService, ApprovalsRepository, ApprovalRequests, ApprovalDecisionsRepository, ApprovalDecisions],
+  imports: [TypeOrmModule.forFeature([OrganizationPolicy, Approval, ApprovalWebhook]), CapabilitiesModule, CredentialStoreModule, TenancyModule, AuditModule],
+  controllers: [PolicyController, ApprovalsController, ApprovalWebhookController],
+  providers: [PolicyRepository, PolicyGate, PolicyService, ApprovalsRepository, ApprovalRequests, ApprovalDecisionsRepository, ApprovalDecisions, ApprovalWebhooksRepository, ApprovalWebhookService],
   exports: [PolicyGate, PolicyService, ApprovalDecisions],
 })
 export class PolicyModule {}

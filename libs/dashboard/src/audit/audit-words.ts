@@ -61,6 +61,8 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'policy.updated': 'Policy changed',
   'audit_sink.created': 'Audit sink added',
   'audit_sink.deleted': 'Audit sink removed',
+  'approval_webhook.updated': 'Approval webhook set',
+  'approval_webhook.deleted': 'Approval webhook removed',
   'session.reauthenticated': 'Signed in again to confirm a change',
   'sign_in.succeeded': 'Signed in',
   'sign_in.failed': 'Sign-in failed',
@@ -239,6 +241,10 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Added the ${str(m.kind)} audit sink ${str(m.url)}`;
       case 'audit_sink.deleted':
         return `Removed the ${str(m.kind)} audit sink ${str(m.url)}`;
+      case 'approval_webhook.updated':
+        return `Set the approval webhook to ${str(m.url)}`;
+      case 'approval_webhook.deleted':
+        return `Removed the approval webhook ${str(m.url)}`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;

@@ -7,6 +7,7 @@ import { MembershipDirectory } from '@app/tenancy';
 import { type AgentCall, canonicalSha256 } from '../call-facts';
 import { approvalSettings, type ApprovalSettings, type CredentialKind, type PolicyRule } from '../policy-rules';
 import { type ApprovalBinding, ApprovalsRepository } from './approvals.repository';
+import { ApprovalWebhookService } from './webhook/approval-webhook.service';
 
 export const MAX_PENDING_PER_CREDENTIAL = 20;
 export const MAX_REQUESTS_PER_HOUR = 60;
@@ -52,6 +53,7 @@ export class ApprovalRequests {
     private readonly memberships: MembershipDirectory,
     private readonly audit: AuditService,
     private readonly config: AppConfig,
+    private readonly webhook: ApprovalWebhookService,
   ) {}
 
   urlOf(approvalId: string): string {
@@ -89,12 +91,12 @@ export class ApprovalRequests {
         `This call needs approval under rule "${rule.id}", but no one can approve it: the rule's approvers do not include ${settings.count === 2 ? 'two people' : 'anyone'} other than the person making the call.`,
       );
     }
-    const { id, created } = await this.dataSource.transaction(async (em) => {
+    const { id, created, expiresAt } = await this.dataSource.transaction(async (em) => {
       await this.approvals.lockCredential(em, credentialId);
       const expired = await this.approvals.expireBinding(em, bindingSha256);
       if (expired) await this.record(call, 'approval.expired', expired.id, binding, em);
       const pending = await this.approvals.pendingFor(em, bindingSha256);
-      if (pending) return { id: pending.id, created: false };
+      if (pending) return { id: pending.id, created: false, expiresAt: pending.expires_at };
       const load = await this.approvals.loadOf(em, credentialId);
       if (load.deniedLastHour >= DENIALS_BEFORE_COOL_DOWN) {
         throw new ApprovalUnavailable('approval_cool_down', `This credential's calls were denied ${load.deniedLastHour} times in the last hour; no approval can be requested for an hour after 5 denials.`);
@@ -108,9 +110,11 @@ export class ApprovalRequests {
       const row = await this.approvals.insert(em, { ...binding, bindingSha256, tokenId: call.tokenId, arguments: args, settings, ruleDescription: rule.description ?? null });
       if (!row) throw new Error('approvals: a pending approval appeared under the credential lock');
       await this.record(call, 'approval.requested', row.id, binding, em);
-      return { id: row.id, created: true };
+      return { id: row.id, created: true, expiresAt: row.expires_at };
     });
-    if (!created) await this.record(call, 'approval.pending', id, binding);
+    if (created) {
+      this.webhook.notify({ id, organizationId: call.organizationId, projectId: call.projectId, tool, ruleId: rule.id, url: this.urlOf(id), expiresAt });
+    } else await this.record(call, 'approval.pending', id, binding);
     throw new ApprovalRequired(id, this.urlOf(id), rule.id, settings.ttlSeconds);
   }
 
