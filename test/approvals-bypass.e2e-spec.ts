@@ -33,6 +33,10 @@ describe('approvals cannot be bypassed', () => {
     return { team, project, token: await tokenOfKind(t, team, project, kind) };
   }
 
+  /** A real decision: the team's admin approves over REST. */
+  const approve = (team: Team, id: string) =>
+    request(t.baseUrl).post(`/api/organizations/${team.organization.id}/approvals/${id}/decision`).auth(team.admin.jwt, { type: 'bearer' }).send({ decision: 'approve' }).expect(200);
+
   const newTask = async (projectId: string, title: string) =>
     ((await t.dataSource.query(`INSERT INTO tasks (project_id, title) VALUES ($1, $2) RETURNING id`, [projectId, title])) as { id: string }[])[0].id;
 
@@ -72,7 +76,7 @@ describe('approvals cannot be bypassed', () => {
           const id = await heldApproval(call, version);
           expect(await heldApproval(call, version)).toBe(id);
           expect(handle).not.toHaveBeenCalled();
-          await t.dataSource.query(`UPDATE approvals SET status = 'approved', decided_at = now() WHERE id = $1`, [id]);
+          await approve(m.team, id);
           const ran = (await call()) as { isError?: boolean };
           expect(ran.isError).toBeFalsy();
           expect(handle).toHaveBeenCalledTimes(1);
@@ -107,7 +111,7 @@ describe('approvals cannot be bypassed', () => {
     const message = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'Once' } } });
     const held = (await post(message(1))) as { result: { isError: boolean; content: { text: string }[] } };
     const id = /\/approvals\/([0-9a-f-]{36})/.exec(held.result.content[0].text)![1];
-    await t.dataSource.query(`UPDATE approvals SET status = 'approved', decided_at = now() WHERE id = $1`, [id]);
+    await approve(m.team, id);
     const answers = (await post([message(2), message(3)])) as { id: number; result: { isError?: boolean } }[];
     expect(answers).toHaveLength(2);
     expect(answers.map((a) => Boolean(a.result.isError)).sort()).toEqual([false, true]);

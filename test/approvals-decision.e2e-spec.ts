@@ -192,4 +192,22 @@ describe('approval decisions', () => {
       await m.close();
     }
   });
+
+  it('shows on the page what the held call would change: the task to delete, as it is now', async () => {
+    const m = await setUp();
+    try {
+      await savePolicy(t, m.team, [{ id: 'ask-deletes', tools: ['delete_task'], effect: 'approve', approval: { approvers: 'admins' } }]);
+      const [task] = await t.dataSource.query(`INSERT INTO tasks (project_id, title) VALUES ($1, 'Quarterly <report>') RETURNING id`, [m.project.id]);
+      const id = approvalIdOf(textOf(await m.client.callTool({ name: 'delete_task', arguments: { id: task.id } })));
+      const page = await request(t.baseUrl).get(`/approvals/${id}`).set('Cookie', `ag_session=${m.team.admin.jwt}`).expect(200);
+      expect(page.headers['cache-control']).toContain('no-store');
+      expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(page.text).toContain('<dd id="approval-target">The task &quot;Quarterly &lt;report&gt;&quot;, now todo</dd>');
+      // Another organisation's admin, and a member neither approver nor requester: no such page.
+      await request(t.baseUrl).get(`/approvals/${id}`).set('Cookie', `ag_session=${m.team.outsider.jwt}`).expect(404);
+      await request(t.baseUrl).get(`/approvals/${id}`).set('Cookie', `ag_session=${m.bystander.jwt}`).expect(404);
+    } finally {
+      await m.close();
+    }
+  });
 });

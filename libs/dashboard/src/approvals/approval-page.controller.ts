@@ -88,11 +88,12 @@ export class ApprovalPageController {
     approval: ApprovalView,
     extra: { notice?: string; error?: string; askPassword?: boolean },
   ): Promise<void> {
-    const [projects, people, clientName, earlier] = await Promise.all([
+    const [projects, people, clientName, earlier, target] = await Promise.all([
       this.projects.namesOf([approval.projectId]),
       this.users.profilesOf([approval.userId, approval.deniedBy, ...approval.approvedBy].filter((x): x is string => !!x)),
       approval.clientId ? this.gate.factSources.clientName(approval.clientId) : Promise.resolve(null),
       this.decisions.earlier(approval),
+      this.decisions.targetOf(approval),
     ]);
     sendPage(
       res,
@@ -104,6 +105,7 @@ export class ApprovalPageController {
         clientName,
         people,
         earlier,
+        target,
         singleSignOn: ctx.principal.ssoIssuer !== null,
         askPassword: extra.askPassword,
         ...extra,

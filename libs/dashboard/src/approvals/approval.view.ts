@@ -33,6 +33,8 @@ export interface ApprovalPageView {
   clientName: string | null;
   people: Map<string, { name: string; email: string }>;
   earlier: StoredApproval[];
+  /** The current state of what the call would change (the task to delete), when the tool shows one. */
+  target: string | null;
   singleSignOn: boolean;
   notice?: string;
   error?: string;
@@ -63,6 +65,7 @@ export function approvalPage(ctx: DashboardContext, view: ApprovalPageView): Htm
 <dt>Organisation</dt><dd>${view.organizationName}</dd>
 <dt>Project</dt><dd>${view.projectName ?? html`<span class="muted">deleted</span>`} <span class="muted">(${a.projectId})</span></dd>
 <dt>Tool</dt><dd><code>${a.tool}</code>, risk <strong id="approval-risk">${a.risk ?? 'unknown'}</strong></dd>
+${view.target ? html`<dt>What it would change</dt><dd id="approval-target">${visibleText(view.target)}</dd>` : ''}
 <dt>Rule</dt><dd><code id="approval-rule">${a.ruleId}</code>${a.ruleDescription ? html`: ${a.ruleDescription}` : ''}</dd>
 <dt>Client</dt><dd>${a.clientId ? html`${view.clientName ?? a.clientId} <span class="muted">(${a.clientId})</span>` : html`<span class="muted">none (a machine's token)</span>`}</dd>
 <dt>Credential</dt><dd>${credentialWords(a.credentialKind)} <span class="muted">(${a.credentialId})</span></dd>

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { type AuditAction, type AuditActor, AuditService } from '@app/audit';
-import { CapabilityRegistry } from '@app/capabilities';
+import { AGENT_PERMISSION_NAMES, CapabilityRegistry } from '@app/capabilities';
 import { ConflictError, DomainError, isUuid, NotFoundError } from '@app/common';
 import { DerivedTokenStore, OAuthGrantStore } from '@app/credential-store';
 import { MembershipDirectory, type MembershipRole, ProjectDirectory } from '@app/tenancy';
@@ -85,6 +85,23 @@ export class ApprovalDecisions {
       views.push(this.present(settled, viewer, eligible));
     }
     return views;
+  }
+
+  /**
+   * The current state of what the held call would change (e.g. the title of the task to delete),
+   * from its capability; null when the tool shows none or the arguments no longer validate.
+   */
+  async targetOf(approval: StoredApproval): Promise<string | null> {
+    const definition = this.registry.toolsetFor(AGENT_PERMISSION_NAMES).byName.get(approval.tool)?.definition;
+    const parsed = definition?.inputSchema.safeParse(approval.arguments);
+    if (!definition?.describeTarget || !parsed?.success) return null;
+    const credential = approval.credentialKind === 'derived' ? { tokenId: approval.tokenId, serviceKeyId: null, grantId: null } : { tokenId: approval.tokenId, serviceKeyId: null, grantId: approval.credentialId };
+    return definition.describeTarget(parsed.data, {
+      organizationId: approval.organizationId,
+      projectId: approval.projectId,
+      permissions: [],
+      credential: { ...credential, clientId: approval.clientId },
+    });
   }
 
   /** The credential's approvals before this one (the page shows them), newest first. */
