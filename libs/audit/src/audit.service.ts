@@ -78,6 +78,8 @@ export const AUDIT_ACTIONS = [
   'approval.denied',
   'approval.expired',
   'approval.voided',
+  'audit_records.removed',
+  'audit_retention.updated',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */

@@ -5,6 +5,7 @@ import {
   Injectable,
   Logger,
   Optional,
+  OnApplicationBootstrap,
   UnauthorizedException,
 } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
@@ -40,7 +41,7 @@ type Extracted = { kind: 'none' } | { kind: 'conflict' } | { kind: 'malformed' }
  * typed principal on the request.
  */
 @Injectable()
-export class CredentialGuard implements CanActivate {
+export class CredentialGuard implements CanActivate, OnApplicationBootstrap {
   private readonly logger = new Logger(CredentialGuard.name);
 
   constructor(
@@ -53,8 +54,20 @@ export class CredentialGuard implements CanActivate {
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
-  /** The SCIM library's token resolver, found once; null when the application has none. */
-  private scimTokens?: ScimTokenResolver | null;
+  /** The SCIM library's token resolver, found at start-up (`onApplicationBootstrap`). */
+  private scimTokens?: ScimTokenResolver;
+
+  /**
+   * Finds the SCIM library's token resolver once, at start-up: an application without it fails to
+   * start, naming what is missing, rather than refusing every SCIM request at run time.
+   */
+  onApplicationBootstrap(): void {
+    try {
+      this.scimTokens = this.moduleRef.get(ScimTokenResolver, { strict: false });
+    } catch {
+      throw new Error('No ScimTokenResolver is provided: the application must import the SCIM library (ScimModule), whose tokens the guard checks on SCIM routes');
+    }
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     try {
@@ -124,14 +137,8 @@ export class CredentialGuard implements CanActivate {
     if (extracted.kind !== 'token' || !isWellFormedToken(extracted.token, TOKEN_PREFIXES.scim)) {
       throw new UnauthorizedException('SCIM requests need an organisation\'s scim_ token');
     }
-    if (this.scimTokens === undefined) {
-      try {
-        this.scimTokens = this.moduleRef.get(ScimTokenResolver, { strict: false });
-      } catch {
-        this.scimTokens = null;
-      }
-    }
-    const principal = this.scimTokens ? await this.scimTokens.resolve(extracted.token) : null;
+    if (!this.scimTokens) throw new Error('the credential guard was used before the application started');
+    const principal = await this.scimTokens.resolve(extracted.token);
     if (!principal) throw new UnauthorizedException('Invalid or revoked scim_ token');
     req.principal = principal;
     return true;

@@ -1,4 +1,3 @@
-import { DomainError } from '@app/common';
 import { addressProblem, ipLiteral } from './address-policy';
 import type { HostResolver } from './safe-fetch';
 
@@ -18,6 +17,8 @@ export interface OutboundUrlWords {
   what: string;
   /** "sinks" (in "… reach private hosts only when OUTBOUND_ALLOW_HOSTS names them"). */
   plural: string;
+  /** The error a refusal is raised as (the caller's domain error: this library imports none). */
+  error: (code: string, message: string) => Error;
 }
 
 /**
@@ -31,13 +32,13 @@ export async function checkedOutboundUrl(raw: string, reach: OutboundReach, word
   try {
     url = new URL(raw);
   } catch {
-    throw new DomainError(words.invalid, 'url must be an absolute https URL');
+    throw words.error(words.invalid, 'url must be an absolute https URL');
   }
-  if (url.username || url.password) throw new DomainError(words.invalid, 'url must not carry a user name or password');
-  if (url.hash) throw new DomainError(words.invalid, 'url must not have a fragment');
+  if (url.username || url.password) throw words.error(words.invalid, 'url must not carry a user name or password');
+  if (url.hash) throw words.error(words.invalid, 'url must not have a fragment');
   const loopbackName = url.hostname === 'localhost' || ['127.0.0.1', '::1'].includes(ipLiteral(url.hostname) ?? '');
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && reach.allowLoopback && loopbackName)) {
-    throw new DomainError(words.invalid, 'url must use https');
+    throw words.error(words.invalid, 'url must use https');
   }
   const host = url.hostname.toLowerCase();
   const allowPrivate = reach.allowHosts.includes(host) || reach.allowHosts.includes(`${host}:${url.port || '443'}`);
@@ -48,13 +49,13 @@ export async function checkedOutboundUrl(raw: string, reach: OutboundReach, word
     try {
       addresses = (await reach.resolve(url.hostname)).map((a) => a.address);
     } catch {
-      throw new DomainError(words.unreachable, `${words.what}'s host ${url.hostname} could not be resolved`);
+      throw words.error(words.unreachable, `${words.what}'s host ${url.hostname} could not be resolved`);
     }
   }
   for (const address of addresses) {
     const problem = addressProblem(address, { allowLoopback: reach.allowLoopback, allowPrivate });
     if (problem) {
-      throw new DomainError(
+      throw words.error(
         words.invalid,
         `${words.what}'s host ${url.hostname} resolves to an address that ${problem}; ${words.plural} reach private hosts only when OUTBOUND_ALLOW_HOSTS names them`,
       );

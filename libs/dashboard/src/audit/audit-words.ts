@@ -63,6 +63,8 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'audit_sink.deleted': 'Audit sink removed',
   'approval_webhook.updated': 'Approval webhook set',
   'approval_webhook.deleted': 'Approval webhook removed',
+  'audit_records.removed': 'Audit records past retention removed',
+  'audit_retention.updated': 'Audit retention changed',
   'session.reauthenticated': 'Signed in again to confirm a change',
   'sign_in.succeeded': 'Signed in',
   'sign_in.failed': 'Sign-in failed',
@@ -245,6 +247,10 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Set the approval webhook to ${str(m.url)}`;
       case 'approval_webhook.deleted':
         return `Removed the approval webhook ${str(m.url)}`;
+      case 'audit_records.removed':
+        return `Removed ${str(m.records)} audit record(s) older than ${str(m.retentionDays)} days, through #${str(m.throughSeq)}`;
+      case 'audit_retention.updated':
+        return `Set audit retention to ${m.retentionDays === null ? "the deployment's default" : `${str(m.retentionDays)} days`}`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;

@@ -17,6 +17,8 @@ import { PerIdpRedirectUris1764000020000 } from './1764000020000-per-idp-redirec
 import { MembershipStart1764000020100 } from './1764000020100-membership-start';
 import { SsoStates1764000020200 } from './1764000020200-sso-states';
 import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry';
+import { IdentityProviderScopes1764000022500 } from './1764000022500-identity-provider-scopes';
+import { LastIdToken1764000022600 } from './1764000022600-last-id-token';
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 import { Approvals1764000024000 } from './1764000024000-approvals';
@@ -25,6 +27,8 @@ import { ApprovalWebhooks1764000024002 } from './1764000024002-approval-webhooks
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
 import { PersonEmailRead1764000025100 } from './1764000025100-person-email-read';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
+import { AuditStreamPositions1764000026500 } from './1764000026500-audit-stream-positions';
+import { AuditRetention1764000026600 } from './1764000026600-audit-retention';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -47,6 +51,8 @@ export const MIGRATIONS = [
   MembershipStart1764000020100,
   SsoStates1764000020200,
   ScimTokenExpiry1764000022000,
+  IdentityProviderScopes1764000022500,
+  LastIdToken1764000022600,
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
   Approvals1764000024000,
@@ -55,4 +61,6 @@ export const MIGRATIONS = [
   AuditChain1764000025000,
   PersonEmailRead1764000025100,
   AuditSinks1764000026000,
+  AuditStreamPositions1764000026500,
+  AuditRetention1764000026600,
 ];

@@ -3,7 +3,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Webhook } from 'standardwebhooks';
 import { type AuditActor, AuditService } from '@app/audit';
-import { NotFoundError } from '@app/common';
+import { DomainError, NotFoundError } from '@app/common';
 import { AppConfig, decryptSecret, encryptSecret, type SecretPlace, secretsKeyRing, type SecretsKey } from '@app/config';
 import { checkedOutboundUrl, safeFetch, systemResolver } from '@app/outbound';
 import { ApprovalWebhooksRepository } from './approval-webhooks.repository';
@@ -56,6 +56,7 @@ export class ApprovalWebhookService implements OnApplicationShutdown {
       unreachable: 'approval_webhook_unreachable',
       what: 'The webhook',
       plural: 'approval webhooks',
+      error: (code, message) => new DomainError(code, message),
     });
     const signingSecret = `whsec_${randomBytes(32).toString('base64')}`;
     await this.dataSource.transaction(async (em) => {
