@@ -19,3 +19,4 @@ export * from './provisioned-users.directory';
 export * from './sso-redirect-uris.service';
 export * from './sso-states.directory';
 export { IDP_SIGNING_ALGORITHMS } from './signing-algorithms';
+export { IdentityStoredSecrets } from './identity-stored-secrets';
