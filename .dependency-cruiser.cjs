@@ -29,7 +29,7 @@ const ALLOWED_IMPORTS = {
   discovery: ['credentials', 'capabilities', 'config'],
   health: ['credentials', 'database'],
   'audit-sinks': ['outbound', 'credentials', 'audit', 'observability', 'config', 'common'],
-  policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'database', 'common'],
+  policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'outbound', 'audit', 'database', 'config', 'common'],
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
   sso: ['auth', 'organizations', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
   scim: ['organizations', 'identity', 'tenancy', 'credentials', 'audit', 'config', 'common'],

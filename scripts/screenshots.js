@@ -76,7 +76,7 @@ async function main() {
     const jwt = signup.accessToken;
     const org = signup.organization.id;
     const website = await api(base, 'POST', `/api/organizations/${org}/projects`, jwt, { name: 'Website relaunch' });
-    await api(base, 'POST', `/api/organizations/${org}/projects`, jwt, { name: 'Inventory' });
+    const inventory = await api(base, 'POST', `/api/organizations/${org}/projects`, jwt, { name: 'Inventory' });
     const key = await api(base, 'POST', `/api/organizations/${org}/agent-service-keys`, jwt, { name: 'deploy bot' });
     await api(base, 'POST', `/api/organizations/${org}/api-keys`, jwt, { name: 'nightly report', permissions: ['projects:read', 'audit:read'] });
     await api(base, 'POST', `/api/organizations/${org}/members`, jwt, { email: 'grace@example.com', role: 'member' });
@@ -115,6 +115,32 @@ async function main() {
     await shoot('connected-clients', `${orgPath}/clients`);
     await shoot('members', `${orgPath}/members`);
     await shoot('audit-log', `${orgPath}/audit`);
+
+    // A machine's delete held by an approve rule: the approval page an admin opens from the link.
+    await api(base, 'PUT', `/api/organizations/${org}/policy`, jwt, {
+      version: 0,
+      rules: [{ id: 'machine-deletes-need-an-admin', description: 'Deletes by machines need an admin', risk: ['destructive'], credentialKinds: ['derived'], effect: 'approve', approval: { approvers: 'admins' } }],
+    });
+    const { token } = await api(base, 'POST', `/api/organizations/${org}/agent-service-keys/${key.id}/tokens`, jwt, { projectId: inventory.id });
+    const mcp = async (name, args) => {
+      const res = await fetch(`${base}/api/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      });
+      const text = await res.text();
+      // The answer may come as one server-sent event.
+      const json = text.startsWith('{') ? text : text.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
+      if (!json) throw new Error(`tools/call ${name} answered ${res.status}: ${text.slice(0, 300)}`);
+      const answer = JSON.parse(json);
+      if (!answer.result) throw new Error(`tools/call ${name} answered ${JSON.stringify(answer.error)}`);
+      return answer.result;
+    };
+    const created = (await mcp('create_task', { title: 'Old stock count' })).structuredContent;
+    const held = await mcp('delete_task', { id: (created.task ?? created).id });
+    const approvalUrl = /(http\S+\/approvals\/[0-9a-f-]{36})/.exec(held.content[0].text)[1];
+    await page.goto(approvalUrl);
+    await shoot('approval');
   } finally {
     await browser?.close();
     service.kill('SIGTERM');

@@ -1,14 +1,13 @@
 import { Logger } from '@nestjs/common';
-import request from 'supertest';
 import { AGENT_PERMISSION_NAMES, CapabilityRegistry } from '@app/capabilities';
 import { createProject } from './factories';
-import { insertConnectedClient } from './factories/grants';
 import { createTeam } from './factories/rest';
 import { connectClient, ConnectedClient, MODERN_VERSION } from './helpers/mcp';
+import { type CredentialKind as Kind, tokenOfKind } from './helpers/credential-kinds';
+import { savePolicy as savePolicyOf } from './helpers/policy';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 type Team = Awaited<ReturnType<typeof createTeam>>;
-type Kind = 'oauth' | 'id_jag' | 'derived';
 
 const refusal = (rule: string) => `Refused by the organisation's policy (rule "${rule}").`;
 
@@ -21,30 +20,7 @@ describe('organisation policy at the MCP endpoint', () => {
   afterAll(() => t.close());
   afterEach(() => jest.restoreAllMocks());
 
-  const savePolicy = async (team: Team, rules: object[]) => {
-    const path = `/api/organizations/${team.organization.id}/policy`;
-    const { version } = (await request(t.baseUrl).get(path).set('Authorization', `Bearer ${team.admin.jwt}`).expect(200)).body as { version: number };
-    await request(t.baseUrl).put(path).set('Authorization', `Bearer ${team.admin.jwt}`).send({ version, rules }).expect(200);
-  };
-
-  /** A token of each credential kind for one project: OAuth, traded for an ID-JAG, derived from a service key. */
-  async function tokenOf(team: Team, project: { id: string }, kind: Kind): Promise<string> {
-    if (kind === 'derived') {
-      const org = `/api/organizations/${team.organization.id}`;
-      const auth = { Authorization: `Bearer ${team.admin.jwt}` };
-      const key = (await request(t.baseUrl).post(`${org}/agent-service-keys`).set(auth).send({ name: 'machine' }).expect(201)).body as { id: string };
-      const derived = await request(t.baseUrl).post(`${org}/agent-service-keys/${key.id}/tokens`).set(auth).send({ projectId: project.id }).expect(201);
-      return (derived.body as { token: string }).token;
-    }
-    const { grantId, accessToken } = await insertConnectedClient(t.dataSource, {
-      userId: team.member.id,
-      organizationId: team.organization.id,
-      projectId: project.id,
-      permissions: [...AGENT_PERMISSION_NAMES],
-    });
-    if (kind === 'id_jag') await t.dataSource.query(`UPDATE oauth_grants SET id_jag_issuer = 'https://idp.example.test' WHERE id = $1`, [grantId]);
-    return accessToken;
-  }
+  const savePolicy = (team: Team, rules: object[]) => savePolicyOf(t, team, rules);
 
   async function setUp(kind: Kind, version = '2025-11-25') {
     const team = await createTeam(t);
@@ -53,7 +29,7 @@ describe('organisation policy at the MCP endpoint', () => {
       `INSERT INTO tasks (project_id, title, description) VALUES ($1, 'Secret launch plan', 'Do not leak') RETURNING id`,
       [project.id],
     );
-    const connected = await connectClient(t.baseUrl, version, { Authorization: `Bearer ${await tokenOf(team, project, kind)}` });
+    const connected = await connectClient(t.baseUrl, version, { Authorization: `Bearer ${await tokenOfKind(t, team, project, kind)}` });
     return { team, project, taskId: (task as { id: string }).id, ...connected };
   }
 
@@ -123,6 +99,30 @@ describe('organisation policy at the MCP endpoint', () => {
         await m.close();
       }
     });
+  });
+
+  it('does not run a call an approve rule holds: every write and destructive capability is held for approval without running its handler', async () => {
+    const m = await setUp('oauth', '2025-06-18');
+    try {
+      await savePolicy(m.team, [{ id: 'ask', risk: ['write', 'destructive'], effect: 'approve', approval: { approvers: 'admins' } }]);
+      const registry = t.app.get(CapabilityRegistry);
+      const args = argsFor(m.taskId);
+      const held = [...registry.names].filter((n) => registry.riskOf(n) !== 'read');
+      expect(held.sort()).toEqual(['create_task', 'delete_task', 'update_task']);
+      for (const name of held) {
+        const handle = jest.spyOn(registry.toolsetFor(AGENT_PERMISSION_NAMES).byName.get(name)!.definition, 'handle');
+        const result = await m.client.callTool({ name, arguments: args[name] });
+        expect(result).toMatchObject({ isError: true, _meta: { 'agent-gateway/error': { code: 'approval_required' } } });
+        expect((result.content as { text: string }[])[0].text).toMatch(/^This call needs a person's approval \(rule "ask"\): http\S+\/approvals\/[0-9a-f-]{36} — call again once it is approved\.$/);
+        expect(handle).not.toHaveBeenCalled();
+      }
+      const read = await m.client.callTool({ name: 'get_task', arguments: { id: m.taskId } });
+      expect(read.isError).toBeFalsy();
+      const tasks = await t.dataSource.query(`SELECT title, status FROM tasks WHERE project_id = $1`, [m.project.id]);
+      expect(tasks).toEqual([{ title: 'Secret launch plan', status: 'todo' }]);
+    } finally {
+      await m.close();
+    }
   });
 
   it('applies a saved policy at the next call, and its removal too', async () => {

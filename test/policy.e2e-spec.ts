@@ -91,13 +91,26 @@ describe('organisation policy (REST)', () => {
     expect(res.body.message).toBe(`Invalid policy: rule "p" (rules[0]), projects: ${foreign.id} is not a project of this organisation`);
   });
 
-  it('accepts the shape of an approve rule but refuses it with 400 approval_not_available until approvals exist', async () => {
+  it('saves an approve rule whose approvers can reach its count, and refuses one whose approvers cannot', async () => {
     const team = await createTeam(t);
-    const rule = { id: 'ask', tools: ['delete_task'], effect: 'approve', approval: { approvers: 'admins', count: 2, selfApproval: false, ttlSeconds: 600 } };
-    const res = await put(team, { version: 0, rules: [rule] }).expect(400);
-    expect(res.body).toMatchObject({ code: 'approval_not_available', message: expect.stringContaining('Rule "ask" (rules[0])') });
-    const badTtl = await put(team, { version: 0, rules: [{ ...rule, approval: { approvers: 'admins', ttlSeconds: 30 } }] }).expect(400);
+    const rule = { id: 'ask', tools: ['delete_task'], effect: 'approve', approval: { approvers: 'admins', count: 1, selfApproval: false, ttlSeconds: 600 } };
+    const saved = await put(team, { version: 0, rules: [rule] }).expect(200);
+    expect(saved.body).toEqual({ version: 1, rules: [rule], updatedAt: expect.any(String) });
+
+    const twoAdmins = await put(team, { version: 1, rules: [{ ...rule, approval: { approvers: 'admins', count: 2 } }] }).expect(400);
+    expect(twoAdmins.body).toMatchObject({ code: 'invalid_policy' });
+    expect(twoAdmins.body.message).toBe('Invalid policy: rule "ask" (rules[0]), approval.count: 2 approvals are needed but the organisation has 1 admin');
+    const twoNamed = { ...rule, approval: { approvers: { userIds: [team.admin.id, team.member.id] }, count: 2 } };
+    await put(team, { version: 1, rules: [twoNamed] }).expect(200);
+    await put(team, { version: 2, rules: [{ ...rule, approval: { approvers: 'members', count: 2 } }] }).expect(200);
+    const stranger = await put(team, { version: 3, rules: [{ ...rule, approval: { approvers: { userIds: [team.admin.id, team.outsider.id] } } }] }).expect(400);
+    expect(stranger.body.message).toBe(`Invalid policy: rule "ask" (rules[0]), approval.approvers.userIds: ${team.outsider.id} is not a member of this organisation`);
+    const unnamed = await put(team, { version: 3, rules: [{ id: 'ask', effect: 'approve' }] }).expect(400);
+    expect(unnamed.body.message).toBe('Invalid policy: rule "ask" (rules[0]), approval: a rule whose effect is "approve" names its approvers in approval');
+    const badTtl = await put(team, { version: 3, rules: [{ ...rule, approval: { approvers: 'admins', ttlSeconds: 30 } }] }).expect(400);
     expect(badTtl.body).toMatchObject({ code: 'invalid_policy', message: expect.stringContaining('approval.ttlSeconds') });
+    const read = await request(t.baseUrl).get(path(team)).set('Authorization', `Bearer ${team.admin.jwt}`).expect(200);
+    expect(read.body.version).toBe(3);
   });
 
   it('is for admins with a session: a member gets 403, an rk_ key gets 403', async () => {

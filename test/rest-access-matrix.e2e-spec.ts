@@ -229,6 +229,36 @@ const ROWS: Row[] = [
     expected: '204 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'GET /api/organizations/:orgId/approvals',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/approvals` }),
+    expected: '200 200 404 403 403 404 403 401 401 401',
+  },
+  {
+    // The member is neither an approver of the `admins` rule nor the requester: not found.
+    route: 'GET /api/organizations/:orgId/approvals/:id',
+    call: async (t, team) => ({ method: 'get', path: `${org(team)}/approvals/${await freshApproval(t, team)}` }),
+    expected: '200 404 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/organizations/:orgId/approvals/:id/decision',
+    call: async (t, team) => ({ method: 'post', path: `${org(team)}/approvals/${await freshApproval(t, team)}/decision`, body: { decision: 'deny' } }),
+    expected: '200 404 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'PUT /api/organizations/:orgId/approval-webhook',
+    // A public address literal: saved without a name to resolve.
+    call: async (_t, team) => ({ method: 'put', path: `${org(team)}/approval-webhook`, body: { url: 'https://93.184.215.14/hook' } }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'DELETE /api/organizations/:orgId/approval-webhook',
+    call: async (t, team) => {
+      await request(t.baseUrl).put(`${org(team)}/approval-webhook`).set('Authorization', `Bearer ${team.admin.jwt}`).send({ url: 'https://93.184.215.14/hook' }).expect(200);
+      return { method: 'delete', path: `${org(team)}/approval-webhook` };
+    },
+    expected: '204 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'GET /api/organizations/:orgId/audit-retention',
     call: async (_t, team) => ({ method: 'get', path: `${org(team)}/audit-retention` }),
     expected: '200 403 404 403 403 404 403 401 401 401',
@@ -474,6 +504,20 @@ async function freshInvitation(t: TestApp, organizationId: string): Promise<{ id
 async function freshIdentityProvider(t: TestApp, team: Team): Promise<string> {
   await insertIdentityProvider(t, team.organization.id, { verifiedDomains: [`${team.organization.id.slice(0, 8)}.example.com`] });
   return `${org(team)}/identity-provider`;
+}
+
+/** A pending approval of a derived token's call under an `admins` rule (inserted: the MCP path makes real ones). */
+async function freshApproval(t: TestApp, team: Team): Promise<string> {
+  const project = await createProject(t.dataSource, team.organization.id);
+  const token = await createAgentToken(t.dataSource, { id: project.id, organizationId: team.organization.id });
+  const [row] = await t.dataSource.query(
+    `INSERT INTO approvals (organization_id, project_id, tool, arguments, arguments_sha256, credential_kind, credential_id, token_id,
+                            rule_id, rule_sha256, settings, binding_sha256, expires_at)
+     VALUES ($1, $2, 'create_task', '{"title":"T"}', 'a', 'derived', $3, $3, 'ask', 'r', '{"approvers":"admins","count":1,"selfApproval":false,"ttlSeconds":600}',
+             $4, now() + interval '10 minutes') RETURNING id`,
+    [team.organization.id, project.id, token.id, randomUUID()],
+  );
+  return (row as { id: string }).id;
 }
 
 async function freshMember(t: TestApp, team: Team): Promise<string> {

@@ -74,6 +74,12 @@ export interface CapabilityDefinition<Schema extends z.ZodObject = z.ZodObject> 
    * the registry turns it into a tool error (see docs/mcp.md, "Errors from capabilities").
    */
   handle(args: z.infer<Schema>, context: ProjectContext): Promise<CapabilityResult>;
+  /**
+   * Optional: the current state of what a call with these arguments would change, in words for
+   * the person deciding on its approval (e.g. the title and status of the task to delete); null
+   * when there is nothing to show. Reads only; `args` are validated.
+   */
+  describeTarget?(args: z.infer<Schema>, context: ProjectContext): Promise<string | null>;
 }
 
 export const CAPABILITY_METADATA = 'agent-gateway:capability';

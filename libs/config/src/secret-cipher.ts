@@ -107,3 +107,11 @@ export function decryptSecret(ring: readonly SecretsKey[], stored: string, place
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
 }
+
+/**
+ * A key for one purpose derived (HKDF-SHA-256, `label` as the info) from a key of the ring, so
+ * that a purpose's key (e.g. `mcp-request-state`) never doubles as the key of stored secrets.
+ */
+export function derivedKey(key: SecretsKey, label: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', key.key, Buffer.alloc(0), label, 32));
+}

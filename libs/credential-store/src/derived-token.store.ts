@@ -25,6 +25,10 @@ export class DerivedTokenStore {
     return this.derived.pageForServiceKey(...args);
   }
 
+  isLive(...args: Parameters<DerivedTokensRepository['isLive']>): ReturnType<DerivedTokensRepository['isLive']> {
+    return this.derived.isLive(...args);
+  }
+
   findDerived(...args: Parameters<DerivedTokensRepository['findDerived']>): ReturnType<DerivedTokensRepository['findDerived']> {
     return this.derived.findDerived(...args);
   }

@@ -27,6 +27,10 @@ export class OAuthGrantStore {
     return this.grants.existsForUserAndClient(...args);
   }
 
+  isLive(...args: Parameters<OAuthGrantsRepository['isLive']>): ReturnType<OAuthGrantsRepository['isLive']> {
+    return this.grants.isLive(...args);
+  }
+
   findOwned(...args: Parameters<OAuthGrantsRepository['findOwned']>): ReturnType<OAuthGrantsRepository['findOwned']> {
     return this.grants.findOwned(...args);
   }

@@ -30,6 +30,7 @@ import { ProjectTokensPageController } from './service-keys/project-tokens-page.
 import { ServiceKeysPageController } from './service-keys/service-keys-page.controller';
 import { SingleSignOnPageController } from './single-sign-on/single-sign-on-page.controller';
 import { PolicyPageController } from './policy/policy-page.controller';
+import { ApprovalPageController, ApprovalsListPageController } from './approvals/approval-page.controller';
 
 /**
  * The dashboard: server-rendered pages for everything a person does in an organisation. Its
@@ -56,6 +57,8 @@ import { PolicyPageController } from './policy/policy-page.controller';
     AuditSinksPageController,
     SingleSignOnPageController,
     PolicyPageController,
+    ApprovalPageController,
+    ApprovalsListPageController,
   ],
   providers: [DashboardContextGuard, AuditNamesReader, NotFoundPage],
   exports: [NotFoundPage],

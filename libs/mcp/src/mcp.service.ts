@@ -2,7 +2,8 @@ import { Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/com
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import {
   type AuthInfo,
-  CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
   createMcpHandler,
   isJsonContentType,
   type McpHttpHandler,
@@ -10,18 +11,20 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { Response } from 'express';
-import { z } from 'zod';
 import { BufferedRecords } from '@app/audit';
 import { DomainError } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { AgentPrincipal, AuthenticatedRequest } from '@app/credentials';
 import { McpOutcome, Metrics } from '@app/observability';
-import { CapabilityRegistry, type ProjectContext, type Toolset } from '@app/capabilities';
-import { PolicyGate, PolicyRefusal } from '@app/policy';
-import { capabilityFailure } from './capability-errors';
+import { CapabilityRegistry, type ProjectContext } from '@app/capabilities';
+import { PolicyGate } from '@app/policy';
+import { DEFAULT_PROTOCOL_VERSION, type HeldCallContext, type HeldCallState } from './approval-answers';
+import { callTool } from './call-tool';
+import { RequestStateSeal } from './request-state';
 import { echoableId, jsonRpcError, MCP_INSUFFICIENT_SCOPE, MCP_SERVER_ERROR, MCP_UNSUPPORTED_PROTOCOL_VERSION } from './json-rpc';
 import { directExchange, serveDirect } from './mcp-exchange';
 import { holdAnswer, ToolCalls } from './tool-calls';
@@ -63,6 +66,8 @@ export class McpService implements OnApplicationShutdown {
   private readonly nodeHandler: NodeMcpRequestHandler;
   /** The tool calls of each request in progress, by its `AuthInfo` (what the SDK hands the server factory). */
   private readonly callsOf = new WeakMap<AuthInfo, ToolCalls>();
+  /** The protocol revision of each request in progress (its `MCP-Protocol-Version`), by its `AuthInfo`. */
+  private readonly versionOf = new WeakMap<AuthInfo, string>();
   /** The instance's tool calls, shared fairly between organisations. */
   private readonly fair: FairCalls;
 
@@ -71,6 +76,7 @@ export class McpService implements OnApplicationShutdown {
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
     private readonly policy: PolicyGate,
+    private readonly seal: RequestStateSeal,
     @Optional() private readonly audit?: BufferedRecords,
   ) {
     this.fair = new FairCalls(config.mcpMaxConcurrentToolCalls);
@@ -95,6 +101,8 @@ export class McpService implements OnApplicationShutdown {
     const exchange = directExchange(req.headers, req.body);
     const calls = new ToolCalls();
     if (req.auth) this.callsOf.set(req.auth, calls);
+    const version = req.headers['mcp-protocol-version'];
+    if (req.auth) this.versionOf.set(req.auth, typeof version === 'string' ? version : DEFAULT_PROTOCOL_VERSION);
     if (!exchange || !req.auth) {
       if (!hasToolCall(req.body)) {
         await this.nodeHandler(req, res, req.body);
@@ -188,13 +196,16 @@ export class McpService implements OnApplicationShutdown {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
       supportedProtocolVersions: era === 'modern' ? MODERN_INSTANCE_VERSIONS : INITIALIZE_VERSIONS,
+      // A held call's 2026-07-28 `requestState`: verified before the handler runs (else -32602 invalid_request_state).
+      requestState: { verify: (state, ctx) => this.seal.verify(state, ctx) },
     });
     listEveryVersionOnDiscover(server);
     server.setRequestHandler('tools/list', () => ({ tools: toolset.tools as Tool[] }));
     const calls = authInfo ? this.callsOf.get(authInfo) : undefined;
+    const version = (authInfo && this.versionOf.get(authInfo)) ?? DEFAULT_PROTOCOL_VERSION;
     // `admit`: the organisation's policy decides each call before its capability runs (a refusal is a tool error).
     server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, (args) => this.policy.admit(principalOf(ctx.http?.authInfo), request.params.name, args), (tool, outcome, rpcCode) => {
+      callTool(server, toolset, request.params.name, request.params.arguments, projectContextOf(ctx.http?.authInfo), calls, this.fair, this.heldCallContext(server, ctx, version), (args) => this.policy.admit(principalOf(ctx.http?.authInfo), request.params.name, args), (tool, outcome, rpcCode) => {
         this.metrics.recordMcpCall('tools/call', tool, outcome);
         recordToolOutcome(ctx.mcpReq.id, rpcCode ?? outcome);
         // A read's record, batched (a write records itself in its transaction): docs/audit.md.
@@ -206,6 +217,23 @@ export class McpService implements OnApplicationShutdown {
     );
     return server;
   }
+
+  /** What the answer to a call held for approval depends on (`answerHeldCall`). */
+  private heldCallContext(server: Server, ctx: ServerContext, protocolVersion: string): HeldCallContext {
+    return {
+      protocolVersion,
+      urlElicitation: declaresUrlElicitation(server, ctx),
+      state: ctx.mcpReq.requestState<HeldCallState>(),
+      mint: (state, ttlSeconds) => this.seal.mint(state, ttlSeconds, ctx),
+    };
+  }
+}
+
+/** Whether the request's client capabilities (2026-07-28: in its envelope; before: from `initialize`) include URL-mode elicitation. */
+function declaresUrlElicitation(server: Server, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? envelope?.clientCapabilities ?? server.getClientCapabilities()) as ClientCapabilities | undefined;
+  return declared?.elicitation?.url !== undefined;
 }
 
 /** The agent principal the guard put on this request's `authInfo`. */
@@ -232,68 +260,6 @@ function projectContextOf(authInfo: AuthInfo | undefined): ProjectContext {
 function listEveryVersionOnDiscover(server: Server): void {
   const original = server['_ondiscover'].bind(server) as () => Record<string, unknown>;
   server['_ondiscover'] = () => ({ ...original(), supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS] });
-}
-
-async function callTool(
-  server: Server,
-  toolset: Toolset,
-  name: string,
-  args: unknown,
-  context: ProjectContext,
-  calls: ToolCalls | undefined,
-  fair: FairCalls,
-  admit: (args: Record<string, unknown>) => Promise<void>,
-  record: (tool: string | undefined, outcome: McpOutcome, rpcCode?: number) => void,
-): Promise<CallToolResult> {
-  const capability = toolset.byName.get(name);
-  if (!capability) {
-    record(undefined, 'unknown_tool', ProtocolErrorCode.InvalidParams);
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
-  }
-  const parsed = capability.definition.inputSchema.safeParse(args ?? {});
-  if (!parsed.success) {
-    record(name, 'invalid_arguments', ProtocolErrorCode.InvalidParams);
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      `Invalid arguments for tool ${name}: ${parsed.error.issues.map(describeIssue).join('; ')}`,
-      { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
-    );
-  }
-  let result: Record<string, unknown>;
-  try {
-    await admit(parsed.data);
-    const place = fair.acquire(context.organizationId);
-    if (place) await place;
-    try {
-      result = await capability.definition.handle(parsed.data, context);
-    } finally {
-      fair.release();
-    }
-  } catch (error) {
-    if (error instanceof DomainError && error.kind === 'unavailable') calls?.failedUnavailable(error);
-    else calls?.ran();
-    let failure: CallToolResult;
-    try {
-      failure = capabilityFailure(error, name);
-    } catch (rpcError) {
-      // Answered as a JSON-RPC error (the database unavailable, input the schema let through).
-      record(name, 'tool_error', rpcError instanceof ProtocolError ? rpcError.code : undefined);
-      throw rpcError;
-    }
-    // A policy refusal is its own record (`tool.denied`, written before this answer), not a failed call.
-    record(name, error instanceof PolicyRefusal ? 'refused' : 'tool_error');
-    return failure;
-  }
-  calls?.ran();
-  record(name, 'ok');
-  return server.projectCallToolResult(
-    { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result },
-    capability.outputSchemaJson,
-  );
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  return issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message;
 }
 
 /** The tool name of a `tools/call` request message, else undefined. */

@@ -6,3 +6,8 @@ export * from './policy-rules';
 export { canonicalSha256, type AgentCall } from './call-facts';
 export { OrganizationPolicy } from './entities/organization-policy.entity';
 export * from './client-names';
+export { Approval, APPROVAL_STATUSES, type ApprovalStatus } from './entities/approval.entity';
+export { ApprovalRequired, ApprovalUnavailable } from './approvals/approval-requests';
+export { ApprovalDecisions, NotAnApproverError, type ApprovalView, type ApprovalViewer, type ApprovalDecision } from './approvals/approval-decisions';
+export type { StoredApproval } from './approvals/approval-decisions.repository';
+export { ApprovalDecisionDto, ApprovalDto } from './approvals/approvals.dto';

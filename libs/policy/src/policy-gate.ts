@@ -6,6 +6,7 @@ import { CapabilityRegistry } from '@app/capabilities';
 import { DomainError } from '@app/common';
 import { OAuthGrantStore } from '@app/credential-store';
 import { MembershipDirectory, ProjectDirectory, UserDirectory } from '@app/tenancy';
+import { ApprovalRequests } from './approvals/approval-requests';
 import { type AgentCall, canonicalSha256, type FactSources, LazyCallFacts } from './call-facts';
 import { CLIENT_NAMES, type ClientNames } from './client-names';
 import { CompiledPolicy, type PolicyDecision } from './compiled-policy';
@@ -58,6 +59,7 @@ export class PolicyGate {
     private readonly registry: CapabilityRegistry,
     private readonly audit: AuditService,
     private readonly dataSource: DataSource,
+    private readonly approvals: ApprovalRequests,
     grants: OAuthGrantStore,
     users: UserDirectory,
     memberships: MembershipDirectory,
@@ -77,7 +79,11 @@ export class PolicyGate {
     return this.sources;
   }
 
-  /** Lets the call through, or throws `PolicyRefusal` once the refusal is recorded. `args` are the validated arguments. */
+  /**
+   * Lets the call through, or throws `PolicyRefusal` once the refusal is recorded; under an
+   * `approve` rule, lets it through only by consuming its approval (else `ApprovalRequired` or
+   * `ApprovalUnavailable`). `args` are the validated arguments.
+   */
   async admit(call: AgentCall, tool: string, args: Record<string, unknown>): Promise<void> {
     const version = call.policyVersion;
     if (version === 0) {
@@ -99,7 +105,10 @@ export class PolicyGate {
     if ('evaluationError' in decision) {
       this.logger.warn(`rule "${decision.rule.id}" of organisation ${call.organizationId} failed to evaluate (${decision.evaluationError}); the call to ${tool} is refused`);
     }
-    // `approve` arrives with the approvals; until then a stored policy holds none (the PUT refuses it).
+    if (decision.effect === 'approve' && !('evaluationError' in decision)) {
+      await this.approvals.hold(call, tool, args, decision.rule, await facts.credentialKind());
+      return;
+    }
     await this.recordRefusal(call, tool, args, decision.rule.id, applied, await facts.credentialKind());
     throw new PolicyRefusal(decision.rule.id);
   }

@@ -32,6 +32,12 @@ export interface PolicyRule {
   approval?: ApprovalSettings;
 }
 
+/** The approval settings with their defaults filled in (SPEC §10: one approval, no self-approval, 600 s). */
+export function approvalSettings(rule: PolicyRule): Required<ApprovalSettings> {
+  const a = rule.approval ?? { approvers: 'admins' };
+  return { approvers: a.approvers, count: a.count ?? 1, selfApproval: a.selfApproval ?? false, ttlSeconds: a.ttlSeconds ?? 600 };
+}
+
 export const MAX_RULES = 100;
 export const MAX_CONDITION_LENGTH = 2000;
 
@@ -116,6 +122,9 @@ export function checkRules(input: unknown, knownTools: ReadonlySet<string>): Pol
     if (unknown !== undefined) throw new InvalidPolicyError(`no tool is named ${JSON.stringify(unknown)}`, { index, ruleId, field: 'tools' });
     if (r.approval && r.effect !== 'approve') {
       throw new InvalidPolicyError('approval is only for a rule whose effect is "approve"', { index, ruleId, field: 'approval' });
+    }
+    if (!r.approval && r.effect === 'approve') {
+      throw new InvalidPolicyError('a rule whose effect is "approve" names its approvers in approval', { index, ruleId, field: 'approval' });
     }
   });
   return input as PolicyRule[];

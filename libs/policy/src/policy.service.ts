@@ -3,13 +3,14 @@ import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { AGENT_PERMISSION_NAMES, CapabilityRegistry } from '@app/capabilities';
 import { ConflictError, DomainError } from '@app/common';
-import { ProjectDirectory } from '@app/tenancy';
+import { MembershipDirectory, ProjectDirectory } from '@app/tenancy';
+import { ApprovalDecisions } from './approvals/approval-decisions';
 import { canonicalSha256, LazyCallFacts } from './call-facts';
 import { CompiledPolicy } from './compiled-policy';
 import type { EvaluatePolicyDto, PolicyDto, PolicyEvaluationDto } from './policy.dto';
 import { PolicyGate } from './policy-gate';
 import { PolicyRepository } from './policy.repository';
-import { InvalidPolicyError, type PolicyRule } from './policy-rules';
+import { approvalSettings, InvalidPolicyError, type PolicyRule } from './policy-rules';
 
 /**
  * An organisation's policy over agents' calls, for its admins (REST and the dashboard): read it,
@@ -23,8 +24,10 @@ export class PolicyService {
     private readonly policies: PolicyRepository,
     private readonly registry: CapabilityRegistry,
     private readonly projects: ProjectDirectory,
+    private readonly memberships: MembershipDirectory,
     private readonly audit: AuditService,
     private readonly gate: PolicyGate,
+    private readonly approvals: ApprovalDecisions,
   ) {}
 
   get(organizationId: string): Promise<PolicyDto> {
@@ -33,18 +36,12 @@ export class PolicyService {
 
   /**
    * Replaces the rules, from version `expected`: refused 400 `invalid_policy` (naming the rule and
-   * position), 400 `approval_not_available` for an `approve` rule, 409 `policy_version_conflict`
-   * when another save came first.
+   * position, also for an `approve` rule whose approvers cannot reach its `count`), 409
+   * `policy_version_conflict` when another save came first.
    */
   async replace(organizationId: string, expected: number, input: unknown[], actor: AuditActor): Promise<PolicyDto> {
     const rules = await this.check(organizationId, input);
-    const approve = rules.findIndex((r) => r.effect === 'approve');
-    if (approve >= 0) {
-      throw new DomainError(
-        'approval_not_available',
-        `Rule "${rules[approve].id}" (rules[${approve}]): the effect "approve" is not available yet; use "allow" or "deny"`,
-      );
-    }
+    await this.checkApprovers(organizationId, rules);
     return this.dataSource.transaction(async (em) => {
       const saved = await this.policies.replace(em, organizationId, expected, rules, actor.actorType === 'user' ? actor.actorId : null);
       if (!saved) {
@@ -62,6 +59,8 @@ export class PolicyService {
         targetId: organizationId,
         metadata: { oldVersion: expected, newVersion: saved.version, rulesSha256: canonicalSha256(saved.rules) },
       });
+      // An approval under a rule that is gone or changed can no longer be consumed: voided now.
+      await this.approvals.voidChangedRules(em, organizationId, saved.rules);
       return saved;
     });
   }
@@ -96,6 +95,31 @@ export class PolicyService {
     const decision = await policy.decide({ projectId: project.id, tool: call.tool, risk, clientId: agentCall.clientId }, facts);
     const rule = decision.rule ? { id: decision.rule.id, ...(decision.rule.description ? { description: decision.rule.description } : {}) } : null;
     return { effect: decision.effect, rule, ...('evaluationError' in decision ? { evaluationError: decision.evaluationError } : {}) };
+  }
+
+  /**
+   * Each `approve` rule's approvers can reach its `count` today: named people must all be members,
+   * and there must be at least `count` of them (admins, members or the named people). Whether the
+   * requester may count is decided per call ("no one can approve").
+   */
+  private async checkApprovers(organizationId: string, rules: PolicyRule[]): Promise<void> {
+    for (const [index, rule] of rules.entries()) {
+      if (rule.effect !== 'approve') continue;
+      const { approvers, count } = approvalSettings(rule);
+      const ids = await this.memberships.memberIds(organizationId, approvers === 'admins' ? { role: 'admin' } : approvers === 'members' ? {} : { among: approvers.userIds });
+      if (typeof approvers === 'object') {
+        const stranger = approvers.userIds.find((id) => !ids.includes(id));
+        if (stranger !== undefined) {
+          throw new InvalidPolicyError(`${stranger} is not a member of this organisation`, { index, ruleId: rule.id, field: 'approval.approvers.userIds' });
+        }
+      }
+      const available = ids.length;
+      const noun = approvers === 'admins' ? 'admin' : approvers === 'members' ? 'member' : 'named approver';
+      const who = available === 1 ? noun : `${noun}s`;
+      if (available < count) {
+        throw new InvalidPolicyError(`${count} approvals are needed but the organisation has ${available} ${who}`, { index, ruleId: rule.id, field: 'approval.count' });
+      }
+    }
   }
 
   /** Shapes, conditions, tools and projects of a list of rules, as a save checks them. */

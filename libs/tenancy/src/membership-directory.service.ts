@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import type { KeysetPosition } from '@app/common';
 import { isUuid } from '@app/database';
 import { Membership } from './entities/membership.entity';
@@ -165,6 +165,17 @@ export class MembershipDirectory {
 
   async countAdmins(organizationId: string, em?: EntityManager): Promise<number> {
     return this.repo(em).countBy({ organizationId, role: 'admin' });
+  }
+
+  /** The ids of the organisation's members, only those with `role` and among `among` (UUIDs) when given. */
+  async memberIds(organizationId: string, filter: { role?: MembershipRole; among?: string[] } = {}, em?: EntityManager): Promise<string[]> {
+    const among = filter.among?.filter(isUuid);
+    if (among && among.length === 0) return [];
+    const rows = await this.repo(em).find({
+      where: { organizationId, ...(filter.role ? { role: filter.role } : {}), ...(among ? { userId: In(among) } : {}) },
+      select: { userId: true },
+    });
+    return rows.map((r) => r.userId);
   }
 
   private memberQuery(em?: EntityManager) {

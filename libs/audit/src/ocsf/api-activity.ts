@@ -32,6 +32,11 @@ function authorizationOf(source: AuditRecordSource): Record<string, unknown> | u
   if (source.action === 'tool.denied') decision = 'denied';
   else if (source.action === 'approval.requested' || source.action === 'approval.pending') decision = 'approval_required';
   else if (source.action === 'approval.consumed') decision = 'approved_run';
+  // A person's decision on an approval, and its end without one.
+  else if (source.action === 'approval.approved') decision = 'approved';
+  else if (source.action === 'approval.denied') decision = 'denied';
+  else if (source.action === 'approval.expired') decision = 'expired';
+  else if (source.action === 'approval.voided') decision = 'voided';
   else if (source.action === 'tool.called' || source.action.startsWith('capability.')) decision = 'allowed';
   if (!decision) return undefined;
   const policy =

@@ -34,6 +34,15 @@ export class DerivedTokensRepository {
     return query.orderBy('t.createdAt', 'ASC').addOrderBy('t.id', 'ASC').limit(limit).getMany();
   }
 
+  /** Whether the token is neither revoked nor past its expiry or its rotation's end (an approval of its calls lives only as long). */
+  async isLive(tokenId: string): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(
+      `SELECT 1 FROM agent_tokens WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AND (valid_until IS NULL OR valid_until > now())`,
+      [tokenId],
+    );
+    return rows.length > 0;
+  }
+
   findDerived(em: EntityManager, organizationId: string, serviceKeyId: string, tokenId: string): Promise<AgentToken | null> {
     return em.getRepository(AgentToken).findOne({ where: { id: tokenId, serviceKeyId, organizationId } });
   }

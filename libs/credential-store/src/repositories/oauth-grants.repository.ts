@@ -77,6 +77,11 @@ export class OAuthGrantsRepository {
     return this.dataSource.getRepository(OAuthGrant).existsBy({ userId, clientId, revokedAt: IsNull() });
   }
 
+  /** Whether the grant exists and is not revoked (an approval of its calls lives only as long). */
+  isLive(grantId: string): Promise<boolean> {
+    return this.dataSource.getRepository(OAuthGrant).existsBy({ id: grantId, revokedAt: IsNull() });
+  }
+
   findOwned(em: EntityManager, userId: string, grantId: string): Promise<OAuthGrant | null> {
     return em.getRepository(OAuthGrant).findOneBy({ id: grantId, userId });
   }

@@ -61,6 +61,8 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'policy.updated': 'Policy changed',
   'audit_sink.created': 'Audit sink added',
   'audit_sink.deleted': 'Audit sink removed',
+  'approval_webhook.updated': 'Approval webhook set',
+  'approval_webhook.deleted': 'Approval webhook removed',
   'audit_records.removed': 'Audit records past retention removed',
   'audit_retention.updated': 'Audit retention changed',
   'session.reauthenticated': 'Signed in again to confirm a change',
@@ -69,6 +71,10 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'token.issued': 'Token issued',
   'token.refused': 'Token request refused',
   'audit.exported': 'Audit trail exported',
+  'approval.approved': 'Agent call approved',
+  'approval.denied': 'Agent call denied',
+  'approval.expired': 'Approval expired',
+  'approval.voided': 'Approval voided',
 };
 
 /** Every change an agent made through a tool: one filter for the whole family. */
@@ -237,6 +243,10 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Added the ${str(m.kind)} audit sink ${str(m.url)}`;
       case 'audit_sink.deleted':
         return `Removed the ${str(m.kind)} audit sink ${str(m.url)}`;
+      case 'approval_webhook.updated':
+        return `Set the approval webhook to ${str(m.url)}`;
+      case 'approval_webhook.deleted':
+        return `Removed the approval webhook ${str(m.url)}`;
       case 'audit_records.removed':
         return `Removed ${str(m.records)} audit record(s) older than ${str(m.retentionDays)} days, through #${str(m.throughSeq)}`;
       case 'audit_retention.updated':

@@ -14,6 +14,7 @@ export const SECTIONS = [
   { id: 'single-sign-on', label: 'Single sign-on', path: 'single-sign-on', minRole: 'admin' },
   { id: 'scim-tokens', label: 'SCIM tokens', path: 'scim-tokens', minRole: 'admin' },
   { id: 'policy', label: 'Policy', path: 'policy', minRole: 'admin' },
+  { id: 'approvals', label: 'Approvals', path: 'approvals', minRole: 'member' },
 ] as const satisfies readonly { id: string; label: string; path: string; minRole: MembershipRole }[];
 
 export type Section = (typeof SECTIONS)[number]['id'];

@@ -21,6 +21,9 @@ import { IdentityProviderScopes1764000022500 } from './1764000022500-identity-pr
 import { LastIdToken1764000022600 } from './1764000022600-last-id-token';
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
+import { Approvals1764000024000 } from './1764000024000-approvals';
+import { ApprovalDecisions1764000024001 } from './1764000024001-approval-decisions';
+import { ApprovalWebhooks1764000024002 } from './1764000024002-approval-webhooks';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
 import { PersonEmailRead1764000025100 } from './1764000025100-person-email-read';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
@@ -52,6 +55,9 @@ export const MIGRATIONS = [
   LastIdToken1764000022600,
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
+  Approvals1764000024000,
+  ApprovalDecisions1764000024001,
+  ApprovalWebhooks1764000024002,
   AuditChain1764000025000,
   PersonEmailRead1764000025100,
   AuditSinks1764000026000,

@@ -29,4 +29,9 @@ export class DeleteTaskCapability implements CapabilityDefinition<typeof inputSc
     if (!(await this.tasks.forProject(context, this.name).delete(args.id))) throw new TaskNotFoundError();
     return { deleted: true as const, id: args.id };
   }
+
+  async describeTarget(args: z.infer<typeof inputSchema>, context: ProjectContext): Promise<string | null> {
+    const task = await this.tasks.forProject(context, this.name).get(args.id);
+    return task ? `The task "${task.title}", now ${task.status}` : 'No task of this project has this id';
+  }
 }

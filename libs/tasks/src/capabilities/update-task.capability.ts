@@ -39,4 +39,9 @@ export class UpdateTaskCapability implements CapabilityDefinition<typeof inputSc
     if (!task) throw new TaskNotFoundError();
     return { task };
   }
+
+  async describeTarget(args: z.infer<typeof inputSchema>, context: ProjectContext): Promise<string | null> {
+    const task = await this.tasks.forProject(context, this.name).get(args.id);
+    return task ? `The task "${task.title}", now ${task.status}` : 'No task of this project has this id';
+  }
 }

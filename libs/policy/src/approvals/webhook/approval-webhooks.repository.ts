@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { statement, statementIn } from '@app/database';
+
+export interface StoredWebhook {
+  url: string;
+  signingSecret: string;
+}
+
+const UPSERT = statement(
+  'approval_webhooks.upsert',
+  `INSERT INTO approval_webhooks (organization_id, url, signing_secret) VALUES ($1, $2, $3)
+   ON CONFLICT (organization_id) DO UPDATE SET url = EXCLUDED.url, signing_secret = EXCLUDED.signing_secret, updated_at = now()
+   RETURNING url`,
+);
+const DELETE = statement('approval_webhooks.delete', `DELETE FROM approval_webhooks WHERE organization_id = $1 RETURNING url`);
+const FIND = statement('approval_webhooks.find', `SELECT url, signing_secret AS "signingSecret" FROM approval_webhooks WHERE organization_id = $1`);
+
+/** The only queries on `approval_webhooks`. */
+@Injectable()
+export class ApprovalWebhooksRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async save(em: EntityManager, organizationId: string, url: string, encryptedSecret: string): Promise<void> {
+    await statementIn(em, UPSERT, [organizationId, url, encryptedSecret]);
+  }
+
+  /** The removed webhook's URL, or null when there was none. */
+  async remove(em: EntityManager, organizationId: string): Promise<string | null> {
+    const [row] = await statementIn<{ url: string }>(em, DELETE, [organizationId]);
+    return row?.url ?? null;
+  }
+
+  async find(organizationId: string): Promise<StoredWebhook | null> {
+    const [row] = await statementIn<StoredWebhook>(this.dataSource.manager, FIND, [organizationId]);
+    return row ?? null;
+  }
+}
