@@ -7,6 +7,7 @@ import { DatabaseModule } from '@app/database';
 import { IdentityModule } from '@app/identity';
 import { OAuthStoreModule } from '@app/oauth';
 import { AuditSinkSecretsModule } from '@app/audit-sinks';
+import { ApprovalWebhookSecretsModule } from '@app/policy';
 
 /**
  * The command line's application context: the same modules the gateway runs (configuration,
@@ -28,6 +29,7 @@ export class CliModule {
         AuthModule,
         IdentityModule,
         AuditSinkSecretsModule,
+        ApprovalWebhookSecretsModule,
       ],
     };
   }

@@ -65,7 +65,8 @@ Commands:
       against the database: records or checkpoints it holds that the database lost are named.
   secrets-rotate
       Re-encrypt every stored outbound secret (identity providers' client secrets, audit sinks'
-      signing secrets and tokens) under the current SECRETS_KEYS key, the first of the ring; keep
+      signing secrets and tokens, approval webhooks' signing secrets) under the current SECRETS_KEYS
+      key, the first of the ring; keep
       the older keys after it until this has run. Runs the migrations first.
   reset-link --email <email>
       Print a one-time password-reset link for the account with this email (for example the only

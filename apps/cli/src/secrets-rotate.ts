@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { AuditSinkStoredSecrets } from '@app/audit-sinks';
 import { AppConfig } from '@app/config';
 import { IdentityStoredSecrets } from '@app/identity';
+import { ApprovalWebhookStoredSecrets } from '@app/policy';
 
 /**
  * `secrets-rotate`: every stored outbound secret re-encrypted under the current SECRETS_KEYS key
@@ -14,8 +15,9 @@ export async function secretsRotate(app: INestApplicationContext, io: { stdout: 
   try {
     const identity = await app.get(IdentityStoredSecrets).secure({ rotate: true });
     const sinks = await app.get(AuditSinkStoredSecrets).secure({ rotate: true });
+    const webhooks = await app.get(ApprovalWebhookStoredSecrets).secure({ rotate: true });
     io.stdout.write(
-      `${identity + sinks} stored secret(s) re-encrypted under key ${current} (identity providers' client secrets: ${identity}; audit sinks' signing secrets and tokens: ${sinks}).\n` +
+      `${identity + sinks + webhooks} stored secret(s) re-encrypted under key ${current} (identity providers' client secrets: ${identity}; audit sinks' signing secrets and tokens: ${sinks}; approval webhooks' signing secrets: ${webhooks}).\n` +
         'Older keys can leave SECRETS_KEYS once every instance runs with the new ring.\n',
     );
     return 0;

@@ -1,12 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AuditSinkStoredSecrets } from '@app/audit-sinks';
 import { IdentityStoredSecrets } from '@app/identity';
+import { ApprovalWebhookStoredSecrets } from '@app/policy';
 
 /**
  * Every stored outbound secret at start-up (SPEC §10, "Stored outbound secrets"), after the
  * migrations and before the first request: one under a key id missing from SECRETS_KEYS fails the
  * start, naming where it is and the key id; one still in clear is encrypted under the current key.
- * The owners (identity, audit sinks) each read and write their own table.
+ * The owners (identity, audit sinks, approval webhooks) each read and write their own table.
  */
 @Injectable()
 export class StoredSecretsAtStart implements OnApplicationBootstrap {
@@ -15,10 +16,12 @@ export class StoredSecretsAtStart implements OnApplicationBootstrap {
   constructor(
     private readonly identity: IdentityStoredSecrets,
     private readonly sinks: AuditSinkStoredSecrets,
+    private readonly webhooks: ApprovalWebhookStoredSecrets,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const encrypted = (await this.identity.secure({ rotate: false })) + (await this.sinks.secure({ rotate: false }));
+    const options = { rotate: false };
+    const encrypted = (await this.identity.secure(options)) + (await this.sinks.secure(options)) + (await this.webhooks.secure(options));
     if (encrypted > 0) this.logger.log(`${encrypted} stored secret(s) that were in clear are now encrypted under the current SECRETS_KEYS key`);
   }
 }

@@ -11,3 +11,4 @@ export { ApprovalRequired, ApprovalUnavailable } from './approvals/approval-requ
 export { ApprovalDecisions, NotAnApproverError, type ApprovalView, type ApprovalViewer, type ApprovalDecision } from './approvals/approval-decisions';
 export type { StoredApproval } from './approvals/approval-decisions.repository';
 export { ApprovalDecisionDto, ApprovalDto } from './approvals/approvals.dto';
+export { ApprovalWebhookSecretsModule, ApprovalWebhookStoredSecrets } from './approvals/webhook/approval-webhook-stored-secrets';

@@ -19,12 +19,13 @@ import { PolicyController } from './policy.controller';
 import { PolicyGate } from './policy-gate';
 import { PolicyRepository } from './policy.repository';
 import { PolicyService } from './policy.service';
+import { ApprovalWebhookSecretsModule } from './approvals/webhook/approval-webhook-stored-secrets';
 
 /** The organisation's policy over agents' calls: its table, the per-call check, the REST routes. */
 @Module({
-  imports: [TypeOrmModule.forFeature([OrganizationPolicy, Approval, ApprovalWebhook]), CapabilitiesModule, CredentialStoreModule, TenancyModule, AuditModule],
+  imports: [TypeOrmModule.forFeature([OrganizationPolicy, Approval, ApprovalWebhook]), CapabilitiesModule, CredentialStoreModule, TenancyModule, AuditModule, ApprovalWebhookSecretsModule],
   controllers: [PolicyController, ApprovalsController, ApprovalWebhookController],
-  providers: [PolicyRepository, PolicyGate, PolicyService, ApprovalsRepository, ApprovalRequests, ApprovalDecisionsRepository, ApprovalDecisions, ApprovalWebhooksRepository, ApprovalWebhookService],
-  exports: [PolicyGate, PolicyService, ApprovalDecisions],
+  providers: [PolicyRepository, PolicyGate, PolicyService, ApprovalsRepository, ApprovalRequests, ApprovalDecisionsRepository, ApprovalDecisions, ApprovalWebhookService],
+  exports: [PolicyGate, PolicyService, ApprovalDecisions, ApprovalWebhookSecretsModule],
 })
 export class PolicyModule {}

@@ -9,7 +9,7 @@ import { checkedOutboundUrl, safeFetch, systemResolver } from '@app/outbound';
 import { ApprovalWebhooksRepository } from './approval-webhooks.repository';
 
 /** Where the stored secret is, for its encryption's additional data. */
-const secretPlace = (organizationId: string): SecretPlace => ({ table: 'approval_webhooks', column: 'signing_secret', rowId: organizationId });
+export const secretPlace = (organizationId: string): SecretPlace => ({ table: 'approval_webhooks', column: 'signing_secret', rowId: organizationId });
 
 /** The delays before each retry of a delivery the receiver refused or did not answer (three tries in all). */
 export const WEBHOOK_RETRY_DELAYS_MS = [1_000, 5_000];

@@ -31,6 +31,17 @@ export class ApprovalWebhooksRepository {
     return row?.url ?? null;
   }
 
+  /** Every stored signing secret as it is stored, for the start-up check and `secrets-rotate`. */
+  async storedSecrets(): Promise<{ organizationId: string; stored: string }[]> {
+    const rows: { organization_id: string; signing_secret: string }[] = await this.dataSource.query(`SELECT organization_id, signing_secret FROM approval_webhooks`);
+    return rows.map((r) => ({ organizationId: r.organization_id, stored: r.signing_secret }));
+  }
+
+  /** Replaces one stored signing secret, only if it is still `was`. */
+  async replaceStoredSecret(organizationId: string, was: string, stored: string): Promise<void> {
+    await this.dataSource.query(`UPDATE approval_webhooks SET signing_secret = $3 WHERE organization_id = $1 AND signing_secret = $2`, [organizationId, was, stored]);
+  }
+
   async find(organizationId: string): Promise<StoredWebhook | null> {
     const [row] = await statementIn<StoredWebhook>(this.dataSource.manager, FIND, [organizationId]);
     return row ?? null;
