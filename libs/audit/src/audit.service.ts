@@ -38,6 +38,7 @@ export const AUDIT_ACTIONS = [
   'password_reset.issued',
   'password_reset.used',
   'password.changed',
+  'account.email_released',
   'api_key.handed_over',
   'client_policy.updated',
   'identity_provider.updated',

@@ -36,6 +36,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'password_reset.issued': 'Password-reset link issued',
   'password_reset.used': 'Password reset',
   'password.changed': 'Password changed',
+  'account.email_released': 'Email address released by the operator',
   'organization.created': 'Organisation created',
   'identity_provider.updated': 'Single sign-on settings changed',
   'identity_provider.removed': 'Single sign-on disconnected',
@@ -72,7 +73,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
 /** Every change an agent made through a tool: one filter for the whole family. */
 export const AGENT_CHANGES = 'capability.*';
 
-const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used', 'password.changed', 'session.reauthenticated'];
+const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used', 'password.changed', 'session.reauthenticated', 'account.email_released'];
 
 /** The filter's choices, in groups. */
 export const ACTION_GROUPS: { label: string; actions: { value: string; label: string }[] }[] = [
