@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
+import { CredentialRevoker } from '@app/credential-store';
 import { ConflictError, NotFoundError } from '@app/common';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@app/database';
 import { MEMBERSHIP_ROLES, ProjectDirectory } from '@app/tenancy';
 import { DomainTxtLookup } from './domain-txt-resolver';
+import { idJagAccessKept } from './id-jag-access';
 import { isPublicEmailDomain, normalizeEmailDomain, VERIFICATION_PREFIX, verificationRecord, type VerificationRecord } from './email-domains';
 import type { IdentityProviderDomain, IdentityProviderRecord, IdJagClient, RoleMapping } from './entities';
 import { IdentityProviderError } from './identity.errors';
@@ -132,6 +134,7 @@ export class IdentityProviderSettings {
     private readonly txt: DomainTxtLookup,
     private readonly audit: AuditService,
     private readonly redirectUris: SsoRedirectUris,
+    private readonly revoker: CredentialRevoker,
   ) {}
 
   /** The organisation's settings, or null when it has no identity provider. */
@@ -211,6 +214,7 @@ export class IdentityProviderSettings {
         em,
       );
       const { added, removed } = await this.directory.replaceDomains(organizationId, wanted.emailDomains, () => newToken(), em);
+      await this.revoker.revokeIdJagAccess(em, organizationId, idJagAccessKept(wanted), actor);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -246,6 +250,7 @@ export class IdentityProviderSettings {
       if (!locked) throw new NotFoundError('Identity provider');
       const domains = (await this.directory.domains(organizationId, em)).map((d) => d.domain);
       await this.directory.remove(organizationId, em);
+      await this.revoker.revokeIdJagAccess(em, organizationId, idJagAccessKept(null), actor);
       await this.audit.record(em, {
         organizationId,
         ...actor,
