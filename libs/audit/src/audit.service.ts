@@ -20,6 +20,8 @@ export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.revoked',
   'oauth_client.registered',
+  'oauth_client.secret_rotated',
+  'oauth_client.deleted',
   'consent.approved',
   'consent.denied',
   'grant.id_jag_exchanged',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { CredentialRevoker } from '@app/credential-store';
@@ -7,7 +8,7 @@ import { ConflictError, NotFoundError } from '@app/common';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@app/database';
 import { MEMBERSHIP_ROLES, ProjectDirectory } from '@app/tenancy';
 import { DomainTxtLookup } from './domain-txt-resolver';
-import { idJagAccessKept } from './id-jag-access';
+import { checkIdJagClientsOwned, idJagAccessKept, OrganizationClientOwnership } from './id-jag-access';
 import { isPublicEmailDomain, normalizeEmailDomain, VERIFICATION_PREFIX, verificationRecord, type VerificationRecord } from './email-domains';
 import type { IdentityProviderDomain, IdentityProviderRecord, IdJagClient, RoleMapping } from './entities';
 import { IdentityProviderError } from './identity.errors';
@@ -135,6 +136,7 @@ export class IdentityProviderSettings {
     private readonly audit: AuditService,
     private readonly redirectUris: SsoRedirectUris,
     private readonly revoker: CredentialRevoker,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   /** The organisation's settings, or null when it has no identity provider. */
@@ -192,6 +194,7 @@ export class IdentityProviderSettings {
         throw err('client_secret_required', 'clientSecret is required when connecting an identity provider');
       }
       await this.checkProjects(organizationId, wanted.idJagClients, em);
+      await checkIdJagClientsOwned(this.moduleRef.get(OrganizationClientOwnership, { strict: false }), organizationId, wanted.idJagClients, em);
       const taken = await this.directory.verifiedElsewhere(organizationId, wanted.emailDomains, em);
       if (taken.length) {
         throw new ConflictError('domain_claimed', `${taken.join(', ')} ${taken.length === 1 ? 'is' : 'are'} verified by another organisation`);

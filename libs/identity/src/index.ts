@@ -14,3 +14,4 @@ export * from './sso-routing.service';
 export * from './provisioned-users.directory';
 export * from './sso-redirect-uris.service';
 export * from './sso-states.directory';
+export * from './id-jag-access';

@@ -45,7 +45,7 @@ export function permissionsOfRole(role: MembershipRole): AgentPermission[] {
  *
  * The assertion is checked in this order, each refusal naming its check and never echoing the
  * assertion: its header (`typ`, `alg`), its issuer (the IdP of the one organisation that
- * accepts its ID-JAGs, with `tenant` for a shared issuer), its signature (the IdP's key set,
+ * made the authenticated client, with its tenant where one is recorded), its signature (the IdP's key set,
  * refetched on an unknown `kid`), `aud`, `client_id`, `resource`, `exp`/`iat`, `jti`, `sub` (linked
  * to an active member), the client policy, the client's project, the scope; then the trade
  * limit, and in one transaction the single use of (`iss`, `jti`), the grant (one per person,
@@ -82,7 +82,13 @@ export class IdJagExchangeService {
     }
     if (client.tokenEndpointAuthMethod === 'none') {
       throw invalidClient(
-        'A public client cannot trade an ID-JAG: register a confidential client (token_endpoint_auth_method client_secret_basic or client_secret_post) and authenticate with its secret',
+        'A public client cannot trade an ID-JAG: an admin of the organisation makes an organisation client (POST /api/organizations/:orgId/oauth-clients) and the AI client authenticates with its secret',
+        usedBasic,
+      );
+    }
+    if (!client.organizationId) {
+      throw invalidClient(
+        'Only an organisation client trades ID-JAGs: an admin of the organisation makes one (POST /api/organizations/:orgId/oauth-clients, or the Connected clients page)',
         usedBasic,
       );
     }
@@ -106,8 +112,7 @@ export class IdJagExchangeService {
 
     const unverified = readClaims(assertion);
     if (typeof unverified.iss !== 'string' || !unverified.iss) throw invalidGrant('The ID-JAG has no iss claim');
-    const tenant = typeof unverified.tenant === 'string' ? unverified.tenant : undefined;
-    const provider = await this.acceptingProvider(unverified.iss, tenant);
+    const provider = await this.acceptingProvider(client, unverified.iss, tenantClaim(unverified));
     const claims = await this.verifiedClaims(assertion, provider.issuer);
     const expiresAt = this.checkClaims(claims, client);
 
@@ -159,6 +164,7 @@ export class IdJagExchangeService {
       if ('kind' in grant) return grant;
       const response = await this.issuer.issue(em, client, grant, permissions, null);
       await this.clients.markAuthorized(em, client.clientId);
+      await this.clients.markUsed(em, client.clientId);
       await this.audit.record(em, {
         organizationId,
         projectId,
@@ -180,20 +186,25 @@ export class IdJagExchangeService {
     });
   }
 
-  /** The IdP settings of the one organisation that accepts this issuer's (and tenant's) ID-JAGs. */
-  private async acceptingProvider(iss: string, tenant: string | undefined): Promise<IdentityProviderRecord> {
-    const acceptance = await this.providers.idJagAcceptor(iss, tenant);
+  /**
+   * The IdP settings of the organisation that made the client (SPEC §10, "ID-JAG routing"), when
+   * they accept this issuer's (and tenant's) ID-JAGs.
+   */
+  private async acceptingProvider(client: RegisteredClient, iss: string, tenant: string | undefined): Promise<IdentityProviderRecord> {
+    const acceptance = await this.providers.idJagAcceptor(client.organizationId!, iss, tenant);
     switch (acceptance.kind) {
       case 'accepted':
         return acceptance.provider;
-      case 'unknown_issuer':
-        throw invalidGrant("The ID-JAG's issuer is not the identity provider of any organisation here");
+      case 'other_issuer':
+        throw invalidGrant("The ID-JAG's issuer is not the identity provider of the organisation this client belongs to");
+      case 'tenant_required':
+        throw invalidGrant(`The identity provider ${iss} serves many tenants: the ID-JAG must name its tenant (hd or tid), and an admin of the organisation must have signed in through it`);
+      case 'other_tenant':
+        throw invalidGrant("The ID-JAG's tenant is not the organisation's tenant at its identity provider");
       case 'not_accepting':
         throw invalidGrant(`The identity provider ${iss} does not accept ID-JAGs here: an admin switches on acceptIdJag in the organisation's identity-provider settings`);
       case 'no_admin_sign_in':
         throw invalidGrant(`The identity provider ${iss} accepts ID-JAGs only once an admin of the organisation has signed in through it`);
-      case 'ambiguous':
-        throw invalidGrant(`The identity provider ${iss} is connected to several organisations that accept ID-JAGs, and the ID-JAG's tenant does not tell them apart`);
     }
   }
 
@@ -269,6 +280,12 @@ export class IdJagExchangeService {
 
 function invalidGrant(description: string): OAuthError {
   return new OAuthError('invalid_grant', description);
+}
+
+/** The ID-JAG's tenant claim: `tenant`, Microsoft Entra's `tid` or Google's `hd`. */
+function tenantClaim(claims: Record<string, unknown>): string | undefined {
+  for (const name of ['tenant', 'tid', 'hd']) if (typeof claims[name] === 'string' && claims[name]) return claims[name] as string;
+  return undefined;
 }
 
 function readHeader(assertion: string): ProtectedHeaderParameters {

@@ -21,6 +21,8 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'api_key.revoked': 'API key revoked',
   'api_key.handed_over': 'API key handed over',
   'oauth_client.registered': 'AI client registered',
+  'oauth_client.secret_rotated': 'Organisation client secret replaced',
+  'oauth_client.deleted': 'Organisation client deleted',
   'consent.approved': 'AI client connected (consent approved)',
   'consent.denied': 'Consent denied',
   'grant.id_jag_exchanged': 'AI client connected through the identity provider (ID-JAG)',
