@@ -265,6 +265,11 @@ const ROWS: Row[] = [
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'POST /api/organizations/:orgId/identity-provider/redirect-uri/confirm',
+    call: async (t, team) => ({ method: 'post', path: `${await freshIdentityProvider(t, team)}/redirect-uri/confirm` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'GET /api/organizations/:orgId/identity-provider/redirect-uri',
     call: async (_t, team) => ({ method: 'get', path: `${org(team)}/identity-provider/redirect-uri` }),
     expected: '200 403 404 403 403 404 403 401 401 401',
