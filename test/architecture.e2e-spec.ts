@@ -70,6 +70,25 @@ describe('import rules', () => {
     expect(allowListOfDocs()).toEqual(rules);
   });
 
+  it('allow no edge that no import uses (an unused edge is a door left open)', () => {
+    const run = spawnSync(process.execPath, [DEPCRUISE, 'libs', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const modules = (JSON.parse(run.stdout) as { modules: { source: string; dependencies: { resolved: string }[] }[] }).modules;
+    const used = new Set<string>();
+    for (const module of modules) {
+      const from = /^libs\/([^/]+)\//.exec(module.source)?.[1];
+      for (const dependency of module.dependencies) {
+        const to = /^libs\/([^/]+)\//.exec(dependency.resolved)?.[1];
+        if (from && to && from !== to) used.add(`${from} -> ${to}`);
+      }
+    }
+    const unused = Object.entries(allowListOfRules()).flatMap(([lib, allowed]) => allowed.map((to) => `${lib} -> ${to}`)).filter((edge) => !used.has(edge));
+    expect(unused).toEqual([]);
+  });
+
   describe('in a scratch copy of the tree with a wrong-way import and a cycle planted', () => {
     let dir: string;
     let violations: Violation[];

@@ -7,6 +7,7 @@ import { addMember } from './factories';
 import { auditRecordProblems } from './helpers/audit-record-check';
 import { adminRest, createPersonWithoutPassword, signupOverHttp, SignedUp } from './factories/rest';
 import { connectClient, MODERN_VERSION } from './helpers/mcp';
+import { connectClient as connectOAuthClient } from './factories/oauth';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 /**
@@ -62,7 +63,7 @@ describe('every decision is one OCSF record', () => {
   }
 
   const credential = () => ({ kind: 'project_token', id: m.derived.id, serviceKeyId: m.key.id });
-  const serviceKeyActor = () => ({ user: { uid: m.key.id, type_id: 4, type: 'Service' } });
+  const serviceKeyActor = () => ({ user: { uid: m.key.id, name: 'Table key', type_id: 4, type: 'Service' } });
 
   it('an allowed read (tools/call list_tasks): API Activity, Read, decision allowed, batched', async () => {
     const [event, ...more] = await recordsOf('tool.called', () => mcpCall('list_tasks', {}));
@@ -84,6 +85,23 @@ describe('every decision is one OCSF record', () => {
     expect(event.unmapped.credential).toEqual(credential());
     expect(event.resources[0]).toEqual({ uid: m.project.id, type: 'project' });
     expect(event.resources[1]).toEqual({ uid: expect.any(String), type: 'task' });
+    expect(event.actor.user).toEqual(serviceKeyActor().user);
+    expect(event.src_endpoint.ip).toMatch(/^(127\.0\.0\.1|::1)$/);
+  });
+
+  it('a call with a person’s OAuth token: the person (uid and email) is the actor, the client its app', async () => {
+    const connected = await connectOAuthClient(t);
+    const c = await connectClient(t.baseUrl, MODERN_VERSION, { Authorization: `Bearer ${connected.accessToken}` });
+    const [event, ...more] = await recordsOf('tool.called', async () => {
+      try {
+        await c.client.callTool({ name: 'list_tasks', arguments: {} });
+      } finally {
+        await c.client.close();
+      }
+    });
+    expect(more).toEqual([]);
+    expect(event.actor).toMatchObject({ user: { uid: connected.user.id, email_addr: connected.user.email, type_id: 1, type: 'User' }, app_uid: connected.client.client_id });
+    expect(event.src_endpoint.ip).toMatch(/^(127\.0\.0\.1|::1)$/);
   });
 
   it('a refused write (delete_task of no task): API Activity, Delete, status failure', async () => {
@@ -139,7 +157,7 @@ describe('every decision is one OCSF record', () => {
     expect(more).toEqual([]);
     expect(event).toMatchObject({ class_uid: 3003, activity_id: 1, user: { uid: m.key.id, type_id: 4 } });
     expect(event.privileges).toEqual(expect.arrayContaining(['tasks:read']));
-    expect(event.actor.user).toEqual({ uid: admin.user.id, type_id: 1, type: 'User' });
+    expect(event.actor.user).toEqual({ uid: admin.user.id, email_addr: admin.user.email, type_id: 1, type: 'User' });
   });
 
   it('a role change: User Access Management, the member and the new role', async () => {

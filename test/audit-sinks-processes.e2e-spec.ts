@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { AuditSealer, AuditService } from '@app/audit';
 import { createApiKey, createTeam } from './factories/rest';
-import { startGatewayProcess } from './helpers/gateway-process';
+import { createProjectsOver, startGatewayProcess } from './helpers/gateway-process';
 import { freePort } from './helpers/postgres-server';
 import { lineSeq, receivedLines, startSinkReceiver, waitFor } from './helpers/sink-receiver';
 import { ClonedDatabase, cloneTemplateDatabase } from './helpers/template-database';
@@ -63,16 +63,7 @@ function expectEveryRecordOnce(lines: Record<string, unknown>[], through: number
     } finally {
       await setup.close();
     }
-    const write = async (url: string, n: number) => {
-      for (let i = 0; i < n; i++) {
-        const res = await fetch(`${url}/api/organizations/${orgId}/projects`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: `P ${randomBytes(4).toString('hex')}` }),
-        });
-        expect(res.status).toBe(201);
-      }
-    };
+    const write = (url: string, n: number) => createProjectsOver(url, orgId, key.key, n);
     try {
       // Refused while the first process runs, which then stops (SIGTERM) and starts again.
       let gateway = await startGatewayProcess(await freePort(), env);

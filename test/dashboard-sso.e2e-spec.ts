@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { SessionTokenService } from '@app/credentials';
 import { IdentityProviderDirectory } from '@app/identity';
+import { ClientRegistrationService } from '@app/oauth';
 import { createProject, createProjectsInBulk } from './factories';
 import { DashboardClient, dashboardOrganization, DashboardOrganization } from './helpers/dashboard';
 import { FakeTxtRecords, identityProviderPath, testDomain } from './helpers/identity';
@@ -69,6 +70,8 @@ describe('the dashboard: Single sign-on (the organisation identity provider)', (
       mappingRole: ['admin', 'member', 'member'],
       mappingRemove: '1',
       requireSso: 'true',
+      // The domains are pending and nobody is linked yet: requiring single sign-on locks everyone out, confirmed.
+      confirmLockout: 'true',
     });
     expect(saved.headers.location).toBe(`${ssoPath(org)}?done=connected`);
     // Single sign-on is now required: the admin's password session no longer opens the
@@ -134,6 +137,34 @@ describe('the dashboard: Single sign-on (the organisation identity provider)', (
     );
     expect(event.actor_id).toBe(org.admin.id);
     expect(JSON.stringify(event.metadata)).not.toContain(SECRET);
+  });
+
+  it('asks the admin to confirm "require single sign-on" when it would lock people out, naming them; saved once confirmed', async () => {
+    const org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    const domain = testDomain();
+    await connect(org, { emailDomains: domain });
+    const fields = { issuer: idp.issuer, clientId: 'gateway-web', emailDomains: domain, defaultRole: 'member', groupsClaim: '', mappingGroup: '', mappingRole: 'member', requireSso: 'true' };
+    const asked = await org.admin.page.submit(ssoPath(org), ssoPath(org), fields);
+    expect(asked.status).toBe(409);
+    expect(asked.text).toContain('<div class="warning" role="alert" id="sso-lockout">');
+    expect(asked.text).toContain('<strong>2 people cannot sign in through the identity provider</strong>');
+    expect(asked.text).toContain(`<ul id="sso-lockout-people"><li>${org.admin.name} &lt;${org.admin.email}&gt; (admin)</li><li>${org.member.name} &lt;${org.member.email}&gt; (member)</li></ul>`);
+    expect(asked.text).toMatch(/<input type="checkbox" id="sso-confirm-lockout" name="confirmLockout" value="true">/);
+    // What was typed stays, the box still ticked; nothing was saved.
+    expect(asked.text).toMatch(/name="requireSso" value="true"[^>]* checked/);
+    expect((await restSettings(org).expect(200)).body.requireSso).toBe(false);
+
+    const confirmed = await org.admin.page.post(ssoPath(org), { ...fields, confirmLockout: 'true' });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.location).toBe(`${ssoPath(org)}?done=saved`);
+    const sso = (await t.app.get(SessionTokenService).issue(org.admin.id, {}, { ssoIssuer: idp.issuer })).accessToken;
+    const rest = await request(t.baseUrl).get(identityProviderPath(org.organization.id)).auth(sso, { type: 'bearer' }).expect(200);
+    expect(rest.body.requireSso).toBe(true);
+    // The admin's password session now lands on a page that says who can switch it off.
+    const closed = await org.admin.page.get(ssoPath(org));
+    expect(closed.status).toBe(403);
+    expect(closed.text).toContain('Single sign-on required');
+    expect(closed.text).toContain(`an operator of this deployment with <code>npm run cli -- sso-require-off --organization ${org.organization.id}</code>`);
   });
 
   it('shows a refusal of the service next to its field (4xx), keeps what was typed, and never echoes the secret', async () => {
@@ -208,15 +239,18 @@ describe('the dashboard: Single sign-on (the organisation identity provider)', (
     expect(page.text).toContain('It can be switched on only after an admin of this organisation has signed in through this identity provider once');
     expect(page.text).toContain(`<option value="${website.id}">Website relaunch</option>`);
 
-    const metadataClient = 'https://client.example/oauth/metadata.json';
-    const saved = await org.admin.page.post(idJagPath, { idJagClientId: [metadataClient, 'registered-client', ''], idJagProject: [website.id, '', ''] });
+    // The organisation's own clients (SPEC §10: only they may be named).
+    const registrations = t.app.get(ClientRegistrationService);
+    const metadataClient = (await registrations.createConfidential(org.organization.id, 'Assistant', { actorType: 'user', actorId: org.admin.id })).clientId;
+    const registeredClient = (await registrations.createConfidential(org.organization.id, 'Second assistant', { actorType: 'user', actorId: org.admin.id })).clientId;
+    const saved = await org.admin.page.post(idJagPath, { idJagClientId: [metadataClient, registeredClient, ''], idJagProject: [website.id, '', ''] });
     expect(saved.status).toBe(303);
     expect(saved.headers.location).toBe(`${ssoPath(org)}?done=id-jag-saved`);
     expect((await restSettings(org).expect(200)).body).toMatchObject({
       acceptIdJag: false,
       idJagClients: [
         { clientId: metadataClient, projectId: website.id },
-        { clientId: 'registered-client', projectId: null },
+        { clientId: registeredClient, projectId: null },
       ],
     });
 
@@ -239,7 +273,7 @@ describe('the dashboard: Single sign-on (the organisation identity provider)', (
     await org.admin.page.get(ssoPath(org));
     const accepted = await org.admin.page.post(idJagPath, {
       acceptIdJag: 'true',
-      idJagClientId: [metadataClient, 'registered-client'],
+      idJagClientId: [metadataClient, registeredClient],
       idJagProject: [website.id, ''],
       idJagRemove: '1',
     });

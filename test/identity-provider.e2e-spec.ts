@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import request from 'supertest';
-import { IdentityProviderDirectory } from '@app/identity';
+import { SessionTokenService } from '@app/credentials';
+import { IdentityLinkDirectory, IdentityProviderDirectory } from '@app/identity';
 import { ClientRegistrationService } from '@app/oauth';
 import { EXIT } from '../apps/cli/src/cli';
 import { runCliCaptured } from './helpers/cli';
-import { createProject } from './factories';
+import { addMember, createProject, createUser } from './factories';
 import { createApiKey, createTeam } from './factories/rest';
 import { createOrganizationClient } from './factories/id-jag';
 import { DocumentServer } from './helpers/document-server';
@@ -83,6 +84,8 @@ describe('identity-provider settings', () => {
     streams.forEach((stream, i) => (stream.write = writes[i]));
   });
 
+  /** A session opened through the test IdP: it still opens an organisation that requires single sign-on. */
+  const ssoSessionFor = async (userId: string) => (await t.app.get(SessionTokenService).issue(userId, {}, { ssoIssuer: idp.issuer })).accessToken;
   const put = (jwt: string, orgId: string, body: object) =>
     request(t.baseUrl).put(identityProviderPath(orgId)).set('Authorization', `Bearer ${jwt}`).send(body);
   const get = (jwt: string, orgId: string) => request(t.baseUrl).get(identityProviderPath(orgId)).set('Authorization', `Bearer ${jwt}`);
@@ -262,6 +265,96 @@ describe('identity-provider settings', () => {
     expect(await auditOf(organization.id)).toEqual([]);
   });
 
+  it('extra scopes are kept in order without the standard ones or repeats, shown and audited; a scope that is not a scope token is refused by name', async () => {
+    const { organization, admin } = await createTeam(t);
+    const base = { issuer: idp.issuer, clientId: 'gateway-sso', clientSecret: 'a-secret' };
+    const saved = await put(admin.jwt, organization.id, { ...base, scopes: [' groups ', 'openid', 'offline_access', 'groups', 'email'] }).expect(200);
+    expect(saved.body.scopes).toEqual(['groups', 'offline_access']);
+    expect((await get(admin.jwt, organization.id).expect(200)).body.scopes).toEqual(['groups', 'offline_access']);
+    const [event] = await auditOf(organization.id);
+    expect(event.metadata).toMatchObject({ scopes: ['groups', 'offline_access'] });
+
+    const refusals: [unknown, RegExp][] = [
+      [['groups', 'two words'], /^scopes\[1\] is not a scope token/],
+      [['say"hi"'], /^scopes\[0\] is not a scope token/],
+      [['back\\slash'], /^scopes\[0\] is not a scope token/],
+      [['  '], /^scopes\[0\] must be a non-empty string/],
+    ];
+    for (const [scopes, message] of refusals) {
+      const res = await put(admin.jwt, organization.id, { ...base, scopes }).expect(400);
+      expect({ scopes, code: res.body.code, message: res.body.message }).toEqual({ scopes, code: 'invalid_scopes', message: expect.stringMatching(message) });
+    }
+    // The body's shape is checked before the service: the messages name the field.
+    const shapes: [unknown, string][] = [
+      ['groups', 'scopes must be an array of scope names'],
+      [[7], 'scopes must contain scope names (strings)'],
+      [Array.from({ length: 21 }, (_, i) => `s${i}`), 'scopes may list at most 20 scopes'],
+      [['x'.repeat(101)], 'each scope in scopes must be at most 100 characters'],
+    ];
+    for (const [scopes, message] of shapes) {
+      const res = await put(admin.jwt, organization.id, { ...base, scopes }).expect(400);
+      expect(res.body.message).toEqual(expect.arrayContaining([message]));
+    }
+    // Nothing refused was saved; leaving scopes out asks for none beyond the standard ones.
+    expect((await get(admin.jwt, organization.id).expect(200)).body.scopes).toEqual(['groups', 'offline_access']);
+    expect((await put(admin.jwt, organization.id, base).expect(200)).body.scopes).toEqual([]);
+  });
+
+  it('turning on requireSso when it would lock people out answers 409 naming them and saves nothing, until confirmLockout', async () => {
+    const { organization, admin, member } = await createTeam(t);
+    const domain = testDomain();
+    const base = { issuer: idp.issuer, clientId: 'gateway-sso', clientSecret: 'a-secret', emailDomains: [domain] };
+    await put(admin.jwt, organization.id, base).expect(200);
+    await verifyDomainForTests(t, organization.id, domain);
+    // Who can sign in through the IdP: a person of a verified domain, and a person linked to the issuer.
+    const insider = await createUser(t.dataSource, { email: `ina-${randomUUID().slice(0, 6)}@${domain}`, name: 'Ina Insider' });
+    await addMember(t.dataSource, organization.id, insider.id, 'member');
+    const linked = await createUser(t.dataSource, { name: 'Lin Linked' });
+    await addMember(t.dataSource, organization.id, linked.id, 'admin');
+    await t.dataSource.transaction((em) => t.app.get(IdentityLinkDirectory).link(linked.id, idp.issuer, 'lin-sub', em));
+    const before = (await get(admin.jwt, organization.id).expect(200)).body;
+    const eventsBefore = (await auditOf(organization.id)).length;
+
+    const refused = await put(admin.jwt, organization.id, { ...base, requireSso: true }).expect(409);
+    expect(refused.body.code).toBe('lockout_confirmation_required');
+    expect(refused.body.message).toBe(
+      `Requiring single sign-on would lock out 2 people who cannot sign in through the identity provider (no account linked to it, and no email of a verified domain): ${admin.email} (admin), ${member.email} (member). Save again with confirmLockout true to require it anyway, or verify their email domains first.`,
+    );
+    expect((await get(admin.jwt, organization.id).expect(200)).body).toEqual(before);
+    expect(await auditOf(organization.id)).toHaveLength(eventsBefore);
+    await put(admin.jwt, organization.id, { ...base, requireSso: true, confirmLockout: false }).expect(409);
+    const badFlag = await put(admin.jwt, organization.id, { ...base, requireSso: true, confirmLockout: 'yes' }).expect(400);
+    expect(badFlag.body.message).toEqual(expect.arrayContaining(['confirmLockout must be true or false']));
+
+    const confirmed = await put(admin.jwt, organization.id, { ...base, requireSso: true, confirmLockout: true }).expect(200);
+    expect(confirmed.body.requireSso).toBe(true);
+    const events = await auditOf(organization.id);
+    expect(events.at(-1)!.metadata).toMatchObject({ requireSso: true, lockoutConfirmed: [admin.email, member.email], lockedOutCount: 2 });
+    // Already required through this issuer, no verified domain dropped: a later save asks nothing again.
+    const later = await request(t.baseUrl).put(identityProviderPath(organization.id)).set('Authorization', `Bearer ${await ssoSessionFor(admin.id)}`).send({ ...base, clientId: 'gateway-sso-2', requireSso: true });
+    expect(later.status).toBe(200);
+    // Dropping the verified domain while it is required locks Ina out too: asked again.
+    const dropped = await request(t.baseUrl).put(identityProviderPath(organization.id)).set('Authorization', `Bearer ${await ssoSessionFor(admin.id)}`).send({ ...base, emailDomains: [], requireSso: true });
+    expect(dropped.status).toBe(409);
+    expect(dropped.body.message).toContain(`${insider.email} (member)`);
+    expect(dropped.body.message).not.toContain(linked.email);
+  });
+
+  it('turning on requireSso when everyone can sign in through the identity provider needs no confirmation', async () => {
+    const { organization, admin, member } = await createTeam(t);
+    const domain = testDomain();
+    const base = { issuer: idp.issuer, clientId: 'gateway-sso', clientSecret: 'a-secret', emailDomains: [domain] };
+    await put(admin.jwt, organization.id, base).expect(200);
+    await verifyDomainForTests(t, organization.id, domain);
+    await t.dataSource.transaction(async (em) => {
+      await t.app.get(IdentityLinkDirectory).link(admin.id, idp.issuer, `ada-${admin.id}`, em);
+      await t.app.get(IdentityLinkDirectory).link(member.id, idp.issuer, `max-${member.id}`, em);
+    });
+    const saved = await put(admin.jwt, organization.id, { ...base, requireSso: true }).expect(200);
+    expect(saved.body.requireSso).toBe(true);
+    expect((await auditOf(organization.id)).at(-1)!.metadata).not.toHaveProperty('lockoutConfirmed');
+  });
+
   it('two first saves at once: each is saved whole or refused with 409, never a 500', async () => {
     const { organization, admin } = await createTeam(t);
     const [first, second] = [testDomain(), testDomain()];
@@ -386,7 +479,7 @@ describe('identity-provider settings', () => {
     await request(t.baseUrl).delete(identityProviderPath(organization.id)).set('Authorization', `Bearer ${admin.jwt}`).expect(204);
     await get(admin.jwt, organization.id).expect(404);
     await request(t.baseUrl).delete(identityProviderPath(organization.id)).set('Authorization', `Bearer ${admin.jwt}`).expect(404);
-    expect(await t.app.get(IdentityProviderDirectory).organizationOfVerifiedDomain(domain)).toBeNull();
+    expect(await t.dataSource.query('SELECT domain FROM identity_provider_domains WHERE domain = $1', [domain])).toEqual([]);
     const removed = (await auditOf(organization.id)).filter((e) => e.action === 'identity_provider.removed');
     expect(removed.map((e) => e.metadata)).toEqual([{ issuer: idp.issuer, clientId: 'gateway-test', domainsRemoved: [domain] }]);
   });

@@ -91,6 +91,7 @@ describe('MCP endpoint credentials: the exact 401 of the seed (SPEC §2, §3)', 
       userId: user.id,
       sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       expiresAt: expect.any(Date),
+      email: user.email,
       ssoIssuer: null,
     });
     await expectInvalidToken({ Authorization: `Bearer ${accessToken}` });

@@ -156,4 +156,24 @@ describe('identity providers inside the network: OUTBOUND_ALLOW_HOSTS and OUTBOU
     expect(network.connections).toEqual([]);
     expect(docs.totalHits).toBe(2); // the IdP's two documents of the first test, nothing since
   });
+
+  it('keeps the query string of a key set URL (an Azure AD B2C jwks_uri with ?p=<policy>)', async () => {
+    const issuer = `${PRIVATE_IDP}/b2c`;
+    docs.json('/b2c/.well-known/openid-configuration', () => ({
+      issuer,
+      authorization_endpoint: `${issuer}/authorize?p=b2c_1_signin`,
+      token_endpoint: `${issuer}/token?p=b2c_1_signin`,
+      jwks_uri: `${issuer}/discovery/keys?p=b2c_1_signin`,
+      response_types_supported: ['code'],
+      id_token_signing_alg_values_supported: ['RS256'],
+    }));
+    docs.route('/b2c/discovery/keys', (req, res) => {
+      const policy = new URL(req.url ?? '/', 'http://x').searchParams.get('p');
+      res.writeHead(policy === 'b2c_1_signin' ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(policy === 'b2c_1_signin' ? { keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', use: 'sig' }] } : { error: 'policy missing' }));
+    });
+    const network = insideNetwork(docs);
+    expect(await new IdpMetadata(t.config, network).signingKeys(issuer)).toHaveLength(1);
+    expect(network.connections.map((c) => c.path)).toEqual(['/b2c/.well-known/openid-configuration', '/b2c/discovery/keys?p=b2c_1_signin']);
+  });
 });

@@ -235,6 +235,16 @@ const ROWS: Row[] = [
     expected: '204 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'GET /api/organizations/:orgId/audit-retention',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/audit-retention` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'PUT /api/organizations/:orgId/audit-retention',
+    call: async (_t, team) => ({ method: 'put', path: `${org(team)}/audit-retention`, body: { retentionDays: 730 } }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'POST /api/organizations/:orgId/oauth-clients',
     call: async (_t, team) => ({ method: 'post', path: `${org(team)}/oauth-clients`, body: { clientName: 'Enterprise AI client' } }),
     expected: '201 403 404 403 403 404 403 401 401 401',

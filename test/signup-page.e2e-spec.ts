@@ -92,7 +92,7 @@ describe('the HTML sign-up page', () => {
     const jwt = decodeURIComponent(/^ag_session=([^;]+)/.exec(cookie)![1]!);
     const session = await t.app.get(SessionTokenService).resolve(jwt);
     const [user] = await t.dataSource.query('SELECT id FROM users WHERE email = $1', [email]);
-    expect(session).toEqual({ kind: 'session', userId: user.id, sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresAt: expect.any(Date), ssoIssuer: null });
+    expect(session).toEqual({ kind: 'session', userId: user.id, sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresAt: expect.any(Date), email, ssoIssuer: null });
     const [membership] = await t.dataSource.query(
       'SELECT m.role, o.name FROM memberships m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = $1',
       [user.id],

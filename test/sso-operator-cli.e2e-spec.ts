@@ -66,7 +66,7 @@ describe('command line: sso-require-off and identity-provider-disconnect', () =>
   async function lockedOutAdmin() {
     const admin = await signupOverHttp(t);
     const domain = testDomain('lock');
-    await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, { issuer: idp.issuer, emailDomains: [domain], requireSso: true });
+    await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, { issuer: idp.issuer, emailDomains: [domain], requireSso: true, confirmLockout: true });
     const res = await request(t.baseUrl).get(identityProviderPath(admin.organization.id)).set('Authorization', `Bearer ${admin.accessToken}`);
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('sso_required');

@@ -215,7 +215,7 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
   it("a real single sign-on (the test identity provider, /auth/sso/start → callback) opens its organisation and the person's others that do not require single sign-on; a password session of its admin is refused there", async () => {
     const admin = await signupOverHttp(t, { organizationName: 'Org R (real IdP, SSO required)' });
     const domain = testDomain('reach');
-    await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, { issuer: idp.issuer, emailDomains: [domain], requireSso: true });
+    await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, { issuer: idp.issuer, emailDomains: [domain], requireSso: true, confirmLockout: true });
     expect((await api().get(`/api/organizations/${admin.organization.id}`).auth(admin.accessToken, { type: 'bearer' }).expect(403)).body).toEqual(SSO_REQUIRED);
     await api().get('/api/organizations').auth(admin.accessToken, { type: 'bearer' }).expect(200, { items: [] });
 

@@ -115,6 +115,31 @@ describe('traces: MCP spans (in-memory exporter)', () => {
     expectNoSecret(mcpSpans(), [tenant.token]);
   });
 
+  it("an agent's records carry the call's trace id as OCSF metadata.correlation_uid (a write and a batched read)", async () => {
+    const writer = callerSpan();
+    const write = await mcpPost(t.baseUrl, tenant.token, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'Traced' } } }, {
+      traceparent: writer.traceparent,
+    });
+    expect(write.status).toBe(200);
+    await write.text();
+    const reader = callerSpan();
+    const read = await mcpPost(t.baseUrl, tenant.token, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'list_tasks', arguments: {} } }, {
+      traceparent: reader.traceparent,
+    });
+    expect(read.status).toBe(200);
+    await read.text();
+    const byTrace = async (traceId: string) => {
+      for (let i = 0; i < 50; i++) {
+        const rows: { action: string }[] = await t.dataSource.query(`SELECT action FROM audit_events WHERE event->'metadata'->>'correlation_uid' = $1`, [traceId]);
+        if (rows.length > 0) return rows.map((r) => r.action);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return [];
+    };
+    expect(await byTrace(writer.traceId)).toEqual(['capability.create_task']);
+    expect(await byTrace(reader.traceId)).toEqual(['tool.called']);
+  });
+
   it("a traceparent in params._meta is the parent (SEP-414); the header's context is linked", async () => {
     const header = callerSpan();
     const meta = callerSpan();

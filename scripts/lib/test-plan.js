@@ -41,6 +41,8 @@ const SEVERAL_INSTANCES = {
   'test/id-jag-two-instances.e2e-spec.ts': 'two gateways on one PostgreSQL: an ID-JAG traded through one is refused by the other, and of concurrent trades on both exactly one wins',
   'test/policy-two-instances.e2e-spec.ts': 'two gateways on one PostgreSQL: a policy saved through one applies on the other at its next call, and of two saves from one version the second gets 409',
   'test/audit-two-instances.e2e-spec.ts': 'two gateways writing one organisation\'s audit records at once on one PostgreSQL, and a gateway process killed (-9) under load, restarted',
+  'test/audit-otlp-stream.e2e-spec.ts': 'gateway processes streaming audit logs to an OTLP collector that goes down, killed (-9) and restarted on one PostgreSQL',
+  'test/audit-verify-sink-copy.e2e-spec.ts': 'the command line verifying a chain beside a running gateway on one PostgreSQL',
   'test/audit-sinks-processes.e2e-spec.ts': 'gateway processes stopped, restarted and killed (-9) while an audit sink refuses and then accepts, and two gateways delivering one organisation to a sink on one PostgreSQL',
 };
 

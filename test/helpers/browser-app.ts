@@ -9,12 +9,12 @@ export interface BrowserApp {
 }
 
 /**
- * Starts the test app (`env` as for `startTestApp`) and launches Chromium, for a browser spec's
+ * Starts the test app (`env` and `options` as for `startTestApp`) and launches Chromium, for a browser spec's
  * `beforeAll`; its `afterAll` calls `close`. When Chromium does not start, the app is closed and
  * the error is thrown.
  */
-export async function browserApp(env: Record<string, string> = {}): Promise<BrowserApp> {
-  const t = await startTestApp(env);
+export async function browserApp(env: Record<string, string> = {}, options: Parameters<typeof startTestApp>[1] = {}): Promise<BrowserApp> {
+  const t = await startTestApp(env, options);
   let browser: Chromium;
   try {
     browser = await launchChromium();

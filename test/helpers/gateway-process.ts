@@ -78,3 +78,15 @@ export function processEnded(child: ChildProcess): Promise<{ code: number | null
     }),
   );
 }
+
+/** Makes `n` projects in an organisation over HTTP with an API key (each a recorded write), expecting 201 each. */
+export async function createProjectsOver(url: string, orgId: string, apiKey: string, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(`${url}/api/organizations/${orgId}/projects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `P ${Math.random().toString(16).slice(2, 10)}` }),
+    });
+    if (res.status !== 201) throw new Error(`making a project answered ${res.status}: ${await res.text()}`);
+  }
+}

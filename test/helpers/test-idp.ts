@@ -5,7 +5,8 @@
  *
  * - OpenID Connect: discovery, JWKS, authorization code with PKCE S256 required, `nonce`, claims
  *   `email`, `email_verified` (scope `email`), `name` (scope `profile`), the groups claim (name
- *   configurable) and `tenant` (always, when the account has them). Consent is given automatically.
+ *   configurable; with `groupsScope`, only when that scope is asked for) and `tenant` (always, when
+ *   the account has them). Consent is given automatically.
  * - Sign-in: the login page (`/interaction/:uid`) asks for the account's subject; Chromium fills
  *   `input[name=login]` and clicks `button[type=submit]`. `signInWithoutBrowser` does the same over
  *   plain HTTP and returns the redirect to the relying party (with `code` and `state`), unfollowed.
@@ -77,6 +78,12 @@ export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 export interface TestIdpOptions {
   /** Name of the groups claim in ID tokens (default `groups`). */
   groupsClaim?: string;
+  /**
+   * A scope that alone releases the groups claim (as Okta's and Entra's `groups`): then an ID
+   * token carries groups only when the authorization request asks for it. Default: none, the
+   * groups claim comes with `openid`.
+   */
+  groupsScope?: string;
   /** ID-JAG lifetime in seconds (default 300). */
   idJagTtl?: number;
 }
@@ -340,11 +347,12 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
       clientBasedCORS: () => true,
       conformIdTokenClaims: false,
       claims: {
-        openid: ['sub', groupsClaim, 'tenant'],
+        openid: ['sub', 'tenant', ...(options.groupsScope ? [] : [groupsClaim])],
         email: ['email', 'email_verified'],
         profile: ['name'],
+        ...(options.groupsScope ? { [options.groupsScope]: [groupsClaim] } : {}),
       },
-      scopes: ['openid', 'email', 'profile', 'offline_access'],
+      scopes: ['openid', 'email', 'profile', 'offline_access', ...(options.groupsScope ? [options.groupsScope] : [])],
       responseTypes: ['code'],
       pkce: { required: () => true },
       features: {

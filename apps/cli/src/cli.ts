@@ -64,9 +64,11 @@ Commands:
       released-<its id>@released.invalid and loses its sessions, so the person's single sign-on
       makes their own account. Refused for an account linked to single sign-on. Audited with the
       command line as actor. Works beside the running service on PostgreSQL.
-  audit-verify --organization <organization id> | --service
+  audit-verify --organization <organization id> | --service [--sink-copy <file>]
       Verify an audit chain (the organisation's, or the service's own): every record's link and
       hash and every signed checkpoint. Prints the verdict as JSON; exit 0 intact, 1 broken.
+      --sink-copy: the NDJSON a sink received (https bodies, or Splunk HEC events), checked
+      against the database: records or checkpoints it holds that the database lost are named.
   reset-link --email <email>
       Print a one-time password-reset link for the account with this email (for example the only
       admin, locked out). The link works once, for an hour; using it ends every session of that
@@ -96,7 +98,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
     return EXIT.usage;
   }
-  let options: { email?: string; name?: string; organization?: string; domain?: string; service?: boolean } = {};
+  let options: { email?: string; name?: string; organization?: string; domain?: string; service?: boolean; 'sink-copy'?: string } = {};
   try {
     options = parseArgs({
       args: rest,
@@ -110,7 +112,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
               : command === 'sso-require-off' || command === 'identity-provider-disconnect'
                 ? { organization: { type: 'string' } }
                 : command === 'audit-verify'
-                  ? { organization: { type: 'string' }, service: { type: 'boolean' } }
+                  ? { organization: { type: 'string' }, service: { type: 'boolean' }, 'sink-copy': { type: 'string' } }
                   : {},
       strict: true,
       allowPositionals: false,

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { expectInternal } from '@app/common';
+import { expectInternal } from '../../../test/helpers/framework-canary';
 
 /**
  * Canaries: the parts of Express that `gateway-express-adapter.ts` relies on beyond its

@@ -1,5 +1,5 @@
 import express from 'express';
-import { expectInternal } from '@app/common';
+import { expectInternal } from '../../../test/helpers/framework-canary';
 
 /**
  * Canary: the part of Express's router that `method-not-allowed.ts` reads beyond its documented

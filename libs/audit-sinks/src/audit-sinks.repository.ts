@@ -38,6 +38,18 @@ export class AuditSinksRepository {
     return rows.length > 0;
   }
 
+  /**
+   * The last `seq` every sink of the organisation has received, with the checkpoints up to it
+   * (null: it has no sink): how far retention may remove.
+   */
+  async leastDelivered(organizationId: string): Promise<number | null> {
+    const rows: { least: string | null }[] = await this.dataSource.query(
+      `SELECT min(least(last_delivered_seq, last_checkpoint_seq)) AS least FROM audit_sinks WHERE organization_id = $1`,
+      [organizationId],
+    );
+    return rows[0]?.least === null || rows[0]?.least === undefined ? null : Number(rows[0].least);
+  }
+
   /** The organisations with a sink due for an attempt. */
   async organizationsDue(): Promise<string[]> {
     const rows: { organization_id: string }[] = await this.dataSource.query(

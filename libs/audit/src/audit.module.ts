@@ -7,6 +7,8 @@ import { BufferedRecords } from './buffered-records';
 import { RefusalAggregates } from './refusal-aggregates';
 import { AuditChainRepository } from './chain/audit-chain.repository';
 import { AuditChainService } from './chain/audit-chain.service';
+import { AuditRetentionRepository } from './chain/audit-retention.repository';
+import { AuditRetentionService } from './chain/audit-retention.service';
 import { AuditSealer } from './chain/audit-sealer';
 import { CheckpointSigner } from './chain/checkpoint-signer';
 import { SealingNudge } from './chain/sealing-nudge';
@@ -17,7 +19,7 @@ import { AuditEvent } from './entities/audit-event.entity';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEvent, AuditChain, AuditCheckpoint, AuditCheckpointKey])],
-  providers: [AuditEventsRepository, AuditService, AuditEventsService, AuditChainRepository, AuditChainService, AuditSealer, CheckpointSigner, SealingNudge, BufferedRecords, RefusalAggregates],
-  exports: [AuditService, AuditEventsService, AuditChainService, AuditSealer, BufferedRecords, RefusalAggregates],
+  providers: [AuditEventsRepository, AuditService, AuditEventsService, AuditChainRepository, AuditChainService, AuditRetentionRepository, AuditRetentionService, AuditSealer, CheckpointSigner, SealingNudge, BufferedRecords, RefusalAggregates],
+  exports: [AuditService, AuditEventsService, AuditChainService, AuditRetentionService, AuditSealer, BufferedRecords, RefusalAggregates],
 })
 export class AuditModule {}

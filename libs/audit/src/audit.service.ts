@@ -1,4 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { Metrics } from '@app/observability';
 import { EntityManager } from 'typeorm';
 import type { BoundStatement } from '@app/database';
@@ -74,6 +75,8 @@ export const AUDIT_ACTIONS = [
   'token.issued',
   'token.refused',
   'audit.exported',
+  'audit_records.removed',
+  'audit_retention.updated',
 ] as const;
 
 /** An agent's capability call that changes data, e.g. `capability.delete_task`. */
@@ -105,6 +108,10 @@ export interface RequestOrigin {
 export interface AuditActor {
   actorType: string;
   actorId: string | null;
+  /** A person's email (a session, or an agent token of a person's OAuth grant): OCSF `actor.user.email_addr`. */
+  actorEmail?: string | null;
+  /** A service key's name (a project token): OCSF `actor.user.name`. */
+  actorName?: string | null;
   origin?: RequestOrigin;
 }
 
@@ -116,6 +123,9 @@ export interface AuditEventInput {
   projectId?: string | null;
   actorType: string;
   actorId?: string | null;
+  /** As `AuditActor`: in the OCSF event only, not in the record's JSON shape. */
+  actorEmail?: string | null;
+  actorName?: string | null;
   action: AuditAction;
   targetType?: string | null;
   targetId?: string | null;
@@ -132,6 +142,10 @@ export interface AgentCredential {
   serviceKeyId: string | null;
   grantId: string | null;
   clientId: string | null;
+  userId?: string | null;
+  serviceKeyName?: string | null;
+  userEmail?: string | null;
+  origin?: RequestOrigin;
 }
 
 /** One capability call that changes data, and how it ended. */
@@ -185,19 +199,41 @@ export class AuditService {
 
 function agentEvent(write: AgentWrite): AuditEventInput {
   const { credential } = write;
-  const source = credential.serviceKeyId
-    ? { serviceKeyId: credential.serviceKeyId }
-    : { grantId: credential.grantId, clientId: credential.clientId };
+  const source = credentialSource(credential);
   return {
     organizationId: write.organizationId,
     projectId: write.projectId,
-    actorType: 'agent_token',
-    actorId: credential.tokenId,
+    ...agentActor(credential),
     action: `capability.${write.tool}`,
     targetType: write.targetType,
     targetId: write.targetId,
     metadata: { tool: write.tool, outcome: write.outcome, ...source },
   };
+}
+
+/** Where an agent's credential comes from, as the record's metadata names it: its service key, or its grant, client and person. */
+export function credentialSource(credential: AgentCredential): Record<string, unknown> {
+  if (credential.serviceKeyId) return { serviceKeyId: credential.serviceKeyId };
+  return { grantId: credential.grantId, clientId: credential.clientId, ...(credential.userId ? { userId: credential.userId } : {}) };
+}
+
+/** The actor of an agent's call: its token, the service key's name or the person's email, and where it came from. */
+export function agentActor(credential: AgentCredential): AuditActor & { actorId: string } {
+  return {
+    actorType: 'agent_token',
+    actorId: credential.tokenId,
+    actorEmail: credential.userEmail ?? null,
+    actorName: credential.serviceKeyName ?? null,
+    ...(credential.origin ? { origin: credential.origin } : {}),
+  };
+}
+
+/** The trace id of the active span, when tracing is on and the request is part of a trace. */
+function activeTraceId(): string | null {
+  const span = trace.getActiveSpan();
+  if (!span) return null;
+  const spanContext = span.spanContext();
+  return isSpanContextValid(spanContext) ? spanContext.traceId : null;
 }
 
 /** The row of a record, its OCSF event built once, here, and checked in tests (`checkAuditRecord`). */
@@ -216,7 +252,14 @@ export function rowOf(event: AuditEventInput): NewAuditEvent {
     ip: event.origin?.ip ?? null,
     userAgent: event.origin?.userAgent?.slice(0, 512) ?? null,
   };
-  const ocsf = ocsfEventOf({ id, time, ...columns, traceId: event.traceId ?? null });
+  const ocsf = ocsfEventOf({
+    id,
+    time,
+    ...columns,
+    actorEmail: event.actorEmail ?? null,
+    actorName: event.actorName ?? null,
+    traceId: event.traceId ?? activeTraceId(),
+  });
   checkAuditRecord(ocsf);
   return { id, time, chain: event.organizationId ?? SERVICE_CHAIN, event: ocsf, ...columns };
 }

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { AuditEventsRepository, type NewAuditEvent } from './audit-events.repository';
-import { type AgentCredential, type AuditEventInput, rowOf } from './audit.service';
+import { type AgentCredential, agentActor, credentialSource, type AuditEventInput, rowOf } from './audit.service';
 import { SealingNudge } from './chain/sealing-nudge';
 
 /** A buffer is written after this long, or as soon as it holds `FLUSH_RECORDS` (SPEC §10, "Loss"). */
@@ -47,12 +47,11 @@ export class BufferedRecords implements OnApplicationShutdown {
 
   /** An allowed read: `tool.called`, decision allowed, with the credential and the arguments' hash. */
   recordRead(read: ToolRead): void {
-    const source = read.credential.serviceKeyId ? { serviceKeyId: read.credential.serviceKeyId } : { grantId: read.credential.grantId, clientId: read.credential.clientId };
+    const source = credentialSource(read.credential);
     this.add({
       organizationId: read.organizationId,
       projectId: read.projectId,
-      actorType: 'agent_token',
-      actorId: read.credential.tokenId,
+      ...agentActor(read.credential),
       action: 'tool.called',
       metadata: { tool: read.tool, outcome: read.outcome, readOnly: true, argumentsSha256: argumentsSha256(read.args), ...source },
     });

@@ -7,6 +7,8 @@ export type { AuditEvent } from './entities/audit-event.entity';
 export * from './audit-events.repository';
 export { AuditChainService, type ChainVerdict, type ExportRange, type ExportLine, CHAIN_PAGE } from './chain/audit-chain.service';
 export { AuditSealer } from './chain/audit-sealer';
+export type { CopyVerdict } from './chain/copy-check';
+export { AuditRetentionService, type Expiry } from './chain/audit-retention.service';
 export { chainHash, exportedEvent, GENESIS_HASH } from './chain/chain-hash';
 export { type Checkpoint, checkpointMessage, checkpointSignatureValid, CHECKPOINT_KEY_LABEL } from './chain/checkpoint-signer';
 export { AUDIT_RECORD_CHECK, type AuditRecordCheck } from './audit-record-check';

@@ -15,6 +15,13 @@ export interface AgentCredentialRef {
   readonly serviceKeyId: string | null;
   readonly grantId: string | null;
   readonly clientId: string | null;
+  /** The person an OAuth grant's token acts for. */
+  readonly userId?: string | null;
+  /** The service key's name and the person's email, when the credential has them (the audit records' actor). */
+  readonly serviceKeyName?: string | null;
+  readonly userEmail?: string | null;
+  /** Where the call came from (the audit records' `src_endpoint`). */
+  readonly origin?: { readonly ip?: string | null; readonly userAgent?: string | null };
 }
 
 /**

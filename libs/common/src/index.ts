@@ -7,5 +7,5 @@ export * from './http-status';
 export * from './rotate.dto';
 export * from './uuid';
 export * from './keyset-page';
-export * from './framework-canary';
 export * from './display-text';
+export * from './rounds';

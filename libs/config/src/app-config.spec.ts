@@ -34,6 +34,9 @@ describe('AppConfig.fromEnvironment', () => {
     ['METRICS_PORT', 'abc'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '50'],
     ['DATABASE_PIPELINE_MAX_QUEUED', '0'],
+    ['AUDIT_RETENTION_DAYS', '0'],
+    ['OTEL_EXPORTER_OTLP_LOGS_ENDPOINT', 'otel-collector:4318/v1/logs'],
+    ['OTEL_EXPORTER_OTLP_LOGS_ENDPOINT', 'grpc://otel-collector:4317'],
   ])('refuses %s=%s and names it', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
@@ -45,6 +48,11 @@ describe('AppConfig.fromEnvironment', () => {
     expect([defaults.databaseStatementTimeoutMs, defaults.databasePipelineMaxQueued]).toEqual([5000, 100]);
     const set = AppConfig.fromEnvironment({ ...base, DATABASE_STATEMENT_TIMEOUT_MS: '1500', DATABASE_PIPELINE_MAX_QUEUED: '8' });
     expect([set.databaseStatementTimeoutMs, set.databasePipelineMaxQueued]).toEqual([1500, 8]);
+  });
+
+  it('streams the audit chains to OTEL_EXPORTER_OTLP_LOGS_ENDPOINT when set, and not otherwise', () => {
+    expect(AppConfig.fromEnvironment({ ...base, OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://otel-collector:4318/v1/logs' }).auditOtlpLogsEndpoint).toBe('http://otel-collector:4318/v1/logs');
+    expect(AppConfig.fromEnvironment({ ...base, OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: '' }).auditOtlpLogsEndpoint).toBeUndefined();
   });
 
   it('names every bad variable at once', () => {

@@ -76,6 +76,10 @@ export class AppConfig {
   readonly secretsKeys: readonly SecretsKey[];
   /** The longest wait between two attempts to deliver to an audit sink that refuses. */
   readonly auditSinkMaxBackoffSeconds: number;
+  /** `AUDIT_RETENTION_DAYS`: how long audit records are kept (an organisation may keep them longer). */
+  readonly auditRetentionDays: number;
+  /** `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`: where the operator's OTLP stream of the audit chains goes; undefined: no stream. */
+  readonly auditOtlpLogsEndpoint: string | undefined;
   /** Client ID Metadata Document fetches per requesting IP address, and per target host, per minute. */
   readonly clientMetadataFetchesPerIpPerMinute: number;
   readonly clientMetadataFetchesPerHostPerMinute: number;
@@ -149,6 +153,8 @@ export class AppConfig {
     this.outboundAllowLoopback = env.OUTBOUND_ALLOW_LOOPBACK;
     this.secretsKeys = env.SECRETS_KEYS === undefined ? [] : parseSecretsKeys(env.SECRETS_KEYS).keys;
     this.auditSinkMaxBackoffSeconds = env.AUDIT_SINK_MAX_BACKOFF_SECONDS;
+    this.auditRetentionDays = env.AUDIT_RETENTION_DAYS;
+    this.auditOtlpLogsEndpoint = env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT || undefined;
     this.clientMetadataFetchesPerIpPerMinute = env.CLIENT_METADATA_FETCHES_PER_IP_PER_MINUTE;
     this.clientMetadataFetchesPerHostPerMinute = env.CLIENT_METADATA_FETCHES_PER_HOST_PER_MINUTE;
     this.shutdownDelaySeconds = env.SHUTDOWN_DELAY_SECONDS ?? (env.NODE_ENV === 'production' ? 5 : 0);

@@ -24,6 +24,17 @@ export function secretsKeyRing(keys: readonly SecretsKey[], sessionSecret: strin
   return [{ id: DERIVED_SECRETS_KEY_ID, key }];
 }
 
+/**
+ * A key for one purpose (`label`: `audit-checkpoint`, `mcp-request-state`, …) derived with
+ * HKDF-SHA-256 from the ring's current key, and that key's id: a new current key is a new
+ * derived key, so whatever names its key can still be checked with the old one's public half.
+ */
+export function deriveFromCurrentKey(ring: readonly SecretsKey[], label: string, length = 32): { keyId: string; key: Buffer } {
+  const current = ring[0];
+  if (!current) throw new Error('no secrets key to derive from');
+  return { keyId: current.id, key: Buffer.from(hkdfSync('sha256', current.key, Buffer.alloc(0), label, length)) };
+}
+
 function additionalData(place: SecretPlace): Buffer {
   return Buffer.from(JSON.stringify([place.table, place.column, place.rowId]), 'utf8');
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditActor, AuditService, SYSTEM_ACTOR } from '@app/audit';
 import { AgentTokensRepository } from './repositories/agent-tokens.repository';
+import { DerivedTokensRepository } from './repositories/derived-tokens.repository';
 import { ApiKeysRepository } from './repositories/api-keys.repository';
 import { OAuthGrantsRepository, RevokedGrant } from './repositories/oauth-grants.repository';
 import { RefreshTokensRepository } from './repositories/refresh-tokens.repository';
@@ -79,6 +80,7 @@ export interface MemberRemovalPreview {
 export class CredentialRevoker {
   constructor(
     private readonly agentTokens: AgentTokensRepository,
+    private readonly derivedTokens: DerivedTokensRepository,
     private readonly apiKeys: ApiKeysRepository,
     private readonly serviceKeys: ServiceKeysRepository,
     private readonly grants: OAuthGrantsRepository,
@@ -125,7 +127,7 @@ export class CredentialRevoker {
       });
     }
     const serviceKeys = (await this.serviceKeys.liveCreatedBy(em, organizationId, userId)).map((k) => ({ id: k.id, name: k.name }));
-    const derivedTokens = await this.agentTokens.liveDerivedFrom(
+    const derivedTokens = await this.derivedTokens.liveDerivedFrom(
       em,
       serviceKeys.map((k) => k.id),
     );
@@ -139,7 +141,7 @@ export class CredentialRevoker {
       this.apiKeys.liveCreatedBy(em, organizationId, userId),
       this.serviceKeys.liveCreatedBy(em, organizationId, userId),
     ]);
-    const derived = await this.agentTokens.liveDerivedFrom(
+    const derived = await this.derivedTokens.liveDerivedFrom(
       em,
       serviceKeys.map((k) => k.id),
     );
@@ -160,7 +162,7 @@ export class CredentialRevoker {
    */
   async projectAccess(projectId: string): Promise<ProjectAccess> {
     return {
-      derivedTokens: await this.agentTokens.countLiveDerivedForProject(projectId),
+      derivedTokens: await this.derivedTokens.countLiveDerivedForProject(projectId),
       connectedClients: await this.grants.countConnectedToProject(projectId),
     };
   }
@@ -208,7 +210,7 @@ export class CredentialRevoker {
     keyId: string,
     tokenId: string,
   ): Promise<{ projectId: string; revokedAt: Date; alsoRevoked: string[] } | null> {
-    return this.agentTokens.revokeDerived(em, organizationId, keyId, tokenId);
+    return this.derivedTokens.revokeDerived(em, organizationId, keyId, tokenId);
   }
 
   /** One OAuth access token by its digest, only the named client's when a client is named. */

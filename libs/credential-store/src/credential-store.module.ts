@@ -13,6 +13,7 @@ import { OAuthAccessTokenStore } from './oauth-access-token.store';
 import { OAuthGrantStore } from './oauth-grant.store';
 import { RefreshTokenStore } from './refresh-token.store';
 import { AgentTokensRepository } from './repositories/agent-tokens.repository';
+import { DerivedTokensRepository } from './repositories/derived-tokens.repository';
 import { ApiKeysRepository } from './repositories/api-keys.repository';
 import { OAuthGrantsRepository } from './repositories/oauth-grants.repository';
 import { RefreshTokensRepository } from './repositories/refresh-tokens.repository';
@@ -39,7 +40,7 @@ const STORE_SERVICES = [
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AgentToken, ApiKey, ServiceKey, OAuthGrant, RefreshToken])],
-  providers: [AgentTokensRepository, ApiKeysRepository, ServiceKeysRepository, OAuthGrantsRepository, RefreshTokensRepository, ...STORE_SERVICES],
+  providers: [AgentTokensRepository, DerivedTokensRepository, ApiKeysRepository, ServiceKeysRepository, OAuthGrantsRepository, RefreshTokensRepository, ...STORE_SERVICES],
   exports: STORE_SERVICES,
 })
 export class CredentialStoreModule {}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AgentTokensRepository } from './repositories/agent-tokens.repository';
+import { DerivedTokensRepository } from './repositories/derived-tokens.repository';
 
 /**
  * The project tokens derived from service keys (`agent_tokens` rows of source `service_key`):
@@ -7,33 +8,36 @@ import { AgentTokensRepository } from './repositories/agent-tokens.repository';
  */
 @Injectable()
 export class DerivedTokenStore {
-  constructor(private readonly tokens: AgentTokensRepository) {}
+  constructor(
+    private readonly tokens: AgentTokensRepository,
+    private readonly derived: DerivedTokensRepository,
+  ) {}
 
   insert(...args: Parameters<AgentTokensRepository['insert']>): ReturnType<AgentTokensRepository['insert']> {
     return this.tokens.insert(...args);
   }
 
-  listForServiceKeys(...args: Parameters<AgentTokensRepository['listForServiceKeys']>): ReturnType<AgentTokensRepository['listForServiceKeys']> {
-    return this.tokens.listForServiceKeys(...args);
+  listForServiceKeys(...args: Parameters<DerivedTokensRepository['listForServiceKeys']>): ReturnType<DerivedTokensRepository['listForServiceKeys']> {
+    return this.derived.listForServiceKeys(...args);
   }
 
-  pageForServiceKey(...args: Parameters<AgentTokensRepository['pageForServiceKey']>): ReturnType<AgentTokensRepository['pageForServiceKey']> {
-    return this.tokens.pageForServiceKey(...args);
+  pageForServiceKey(...args: Parameters<DerivedTokensRepository['pageForServiceKey']>): ReturnType<DerivedTokensRepository['pageForServiceKey']> {
+    return this.derived.pageForServiceKey(...args);
   }
 
-  findDerived(...args: Parameters<AgentTokensRepository['findDerived']>): ReturnType<AgentTokensRepository['findDerived']> {
-    return this.tokens.findDerived(...args);
+  findDerived(...args: Parameters<DerivedTokensRepository['findDerived']>): ReturnType<DerivedTokensRepository['findDerived']> {
+    return this.derived.findDerived(...args);
   }
 
-  retireEndedRotation(...args: Parameters<AgentTokensRepository['retireEndedRotation']>): ReturnType<AgentTokensRepository['retireEndedRotation']> {
-    return this.tokens.retireEndedRotation(...args);
+  retireEndedRotation(...args: Parameters<DerivedTokensRepository['retireEndedRotation']>): ReturnType<DerivedTokensRepository['retireEndedRotation']> {
+    return this.derived.retireEndedRotation(...args);
   }
 
-  findRotatingOut(...args: Parameters<AgentTokensRepository['findRotatingOut']>): ReturnType<AgentTokensRepository['findRotatingOut']> {
-    return this.tokens.findRotatingOut(...args);
+  findRotatingOut(...args: Parameters<DerivedTokensRepository['findRotatingOut']>): ReturnType<DerivedTokensRepository['findRotatingOut']> {
+    return this.derived.findRotatingOut(...args);
   }
 
-  startRotation(...args: Parameters<AgentTokensRepository['startRotation']>): ReturnType<AgentTokensRepository['startRotation']> {
-    return this.tokens.startRotation(...args);
+  startRotation(...args: Parameters<DerivedTokensRepository['startRotation']>): ReturnType<DerivedTokensRepository['startRotation']> {
+    return this.derived.startRotation(...args);
   }
 }

@@ -28,6 +28,8 @@ function row(id: string): LiveAgentToken {
     serviceKeyId: 'key',
     grantId: null,
     clientId: null,
+    serviceKeyName: 'Key',
+    userEmail: null,
     userId: null,
     expiresAt: null,
     lastUsedAt: null,

@@ -43,6 +43,8 @@ export class AgentTokenService {
       grantId: row.grantId,
       clientId: row.clientId,
       userId: row.userId,
+      serviceKeyName: row.serviceKeyName,
+      userEmail: row.userEmail,
       expiresAt: row.expiresAt,
       policyVersion: row.policyVersion,
     };

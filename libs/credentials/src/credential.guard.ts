@@ -5,6 +5,7 @@ import {
   Injectable,
   Logger,
   Optional,
+  OnApplicationBootstrap,
   UnauthorizedException,
 } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
@@ -12,6 +13,7 @@ import type { Request } from 'express';
 import passport from 'passport';
 import { AppConfig } from '@app/config';
 import { Metrics } from '@app/observability';
+import { requestOrigin, type RequestOrigin } from '@app/audit';
 import { ACCESS_METADATA, ORGANIZATION_ROUTE_METADATA, RouteAccess } from './access.decorators';
 import { AgentTokenService } from './agent-token.service';
 import { McpUnauthorizedException } from './mcp-unauthorized';
@@ -26,7 +28,7 @@ import { credentialForm, isWellFormedToken, TOKEN_PREFIXES } from './token-forma
 export type AuthenticatedRequest = Request & {
   principal?: Principal;
   /** For the MCP SDK: the agent token as an `AuthInfo`. */
-  auth?: { token: string; clientId: string; scopes: string[]; expiresAt?: number; extra: { principal: AgentPrincipal } };
+  auth?: { token: string; clientId: string; scopes: string[]; expiresAt?: number; extra: { principal: AgentPrincipal; origin: RequestOrigin } };
 };
 
 const BEARER_RE = /^Bearer[ ]+([^\s]+)[ ]*$/i;
@@ -39,7 +41,7 @@ type Extracted = { kind: 'none' } | { kind: 'conflict' } | { kind: 'malformed' }
  * typed principal on the request.
  */
 @Injectable()
-export class CredentialGuard implements CanActivate {
+export class CredentialGuard implements CanActivate, OnApplicationBootstrap {
   private readonly logger = new Logger(CredentialGuard.name);
 
   constructor(
@@ -52,8 +54,20 @@ export class CredentialGuard implements CanActivate {
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
-  /** The SCIM library's token resolver, found once; null when the application has none. */
-  private scimTokens?: ScimTokenResolver | null;
+  /** The SCIM library's token resolver, found at start-up (`onApplicationBootstrap`). */
+  private scimTokens?: ScimTokenResolver;
+
+  /**
+   * Finds the SCIM library's token resolver once, at start-up: an application without it fails to
+   * start, naming what is missing, rather than refusing every SCIM request at run time.
+   */
+  onApplicationBootstrap(): void {
+    try {
+      this.scimTokens = this.moduleRef.get(ScimTokenResolver, { strict: false });
+    } catch {
+      throw new Error('No ScimTokenResolver is provided: the application must import the SCIM library (ScimModule), whose tokens the guard checks on SCIM routes');
+    }
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     try {
@@ -123,14 +137,8 @@ export class CredentialGuard implements CanActivate {
     if (extracted.kind !== 'token' || !isWellFormedToken(extracted.token, TOKEN_PREFIXES.scim)) {
       throw new UnauthorizedException('SCIM requests need an organisation\'s scim_ token');
     }
-    if (this.scimTokens === undefined) {
-      try {
-        this.scimTokens = this.moduleRef.get(ScimTokenResolver, { strict: false });
-      } catch {
-        this.scimTokens = null;
-      }
-    }
-    const principal = this.scimTokens ? await this.scimTokens.resolve(extracted.token) : null;
+    if (!this.scimTokens) throw new Error('the credential guard was used before the application started');
+    const principal = await this.scimTokens.resolve(extracted.token);
     if (!principal) throw new UnauthorizedException('Invalid or revoked scim_ token');
     req.principal = principal;
     return true;
@@ -152,7 +160,7 @@ export class CredentialGuard implements CanActivate {
       clientId: principal.clientId ?? principal.serviceKeyId ?? principal.tokenId,
       scopes: [...principal.permissions],
       ...(principal.expiresAt ? { expiresAt: Math.floor(principal.expiresAt.getTime() / 1000) } : {}),
-      extra: { principal },
+      extra: { principal, origin: requestOrigin(req) },
     };
     return true;
   }

@@ -15,6 +15,9 @@ export interface AgentPrincipal {
   grantId: string | null;
   clientId: string | null;
   userId: string | null;
+  /** The service key's name and the person's email, as the token lookup read them (the audit records' actor). */
+  serviceKeyName: string | null;
+  userEmail: string | null;
   expiresAt: Date | null;
   /** The version of the organisation's policy when the request's token was read (0: none; docs/policy.md). */
   policyVersion: number;
@@ -35,6 +38,8 @@ export interface SessionPrincipal {
   /** The session's id (JWT `jti`), what sign-out revokes. */
   sessionId: string;
   expiresAt: Date;
+  /** The person's email as the session check read it (the audit records' actor). */
+  email: string | null;
   /**
    * The identity provider's issuer the session was opened through (single sign-on, the JWT's
    * `sso_iss`); null for a password sign-in. What the session opens depends on it (`SessionReach`).
@@ -57,11 +62,11 @@ export function actorOf(principal: Principal, origin?: RequestOrigin): AuditActo
   const withOrigin = origin ? { origin } : {};
   switch (principal.kind) {
     case 'agent':
-      return { actorType: 'agent_token', actorId: principal.tokenId, ...withOrigin };
+      return { actorType: 'agent_token', actorId: principal.tokenId, actorEmail: principal.userEmail, actorName: principal.serviceKeyName, ...withOrigin };
     case 'api_key':
       return { actorType: 'api_key', actorId: principal.apiKeyId, ...withOrigin };
     case 'session':
-      return { actorType: 'user', actorId: principal.userId, ...withOrigin };
+      return { actorType: 'user', actorId: principal.userId, actorEmail: principal.email, ...withOrigin };
     case 'scim':
       return { actorType: 'scim_token', actorId: principal.scimTokenId, ...withOrigin };
   }

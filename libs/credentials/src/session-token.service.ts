@@ -110,8 +110,9 @@ export class SessionTokenService implements OnModuleInit {
     }
     if (!sub || !isUuid(sub) || !jti || !isUuid(jti) || typeof iat !== 'number' || typeof exp !== 'number') return null;
     if (ssoIssuer !== undefined && (typeof ssoIssuer !== 'string' || ssoIssuer === '')) return null;
-    if (!(await this.users.isSessionLive(sub, jti, iat))) return null;
-    return { kind: 'session', userId: sub, sessionId: jti, expiresAt: new Date(exp * 1000), ssoIssuer: typeof ssoIssuer === 'string' ? ssoIssuer : null };
+    const email = await this.users.liveSessionEmail(sub, jti, iat);
+    if (email === null) return null;
+    return { kind: 'session', userId: sub, sessionId: jti, expiresAt: new Date(exp * 1000), email, ssoIssuer: typeof ssoIssuer === 'string' ? ssoIssuer : null };
   }
 
   /** Signs this one session out: refused from now on, on every instance. */

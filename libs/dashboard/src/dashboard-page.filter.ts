@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { DomainError } from '@app/common';
+import { DomainError, isUuid } from '@app/common';
 import { OrganizationNotFound, PageSignInRequired, SessionReachError } from '@app/credentials';
 import { domainErrorPage, html, page, sendDomainErrorPage, sendPage, sendRedirect } from '@app/web';
 
@@ -31,7 +31,8 @@ export class DashboardPageFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof SessionReachError) {
-      sendPage(res, 403, sessionReachPage(exception));
+      const orgId = (host.switchToHttp().getRequest<{ params?: Record<string, unknown> }>().params ?? {}).orgId;
+      sendPage(res, 403, sessionReachPage(exception, isUuid(orgId) ? orgId : null));
       return;
     }
     if (exception instanceof DomainError) {
@@ -68,7 +69,7 @@ function messageOf(exception: HttpException): string {
 }
 
 /** A member's session that does not open the organisation: how to sign in so that it does. */
-function sessionReachPage(error: SessionReachError) {
+function sessionReachPage(error: SessionReachError, orgId: string | null) {
   const sso = error.refusal === 'sso_required';
   const title = sso ? 'Single sign-on required' : 'Sign in again to open this organisation';
   return page(
@@ -79,6 +80,9 @@ function sessionReachPage(error: SessionReachError) {
       ? 'This organisation requires single sign-on through its identity provider. Sign in with single sign-on to open it; your other organisations are not affected.'
       : 'This session began before your current membership of this organisation. Sign in again to open it.'}</p>
 <p><a href="${error.signInHref}">${sso ? 'Sign in with single sign-on' : 'Sign in again'}</a></p>
+${sso
+      ? html`<p>Who can switch it off, if you cannot sign in through the identity provider: an admin of this organisation signed in with single sign-on (on its Single sign-on page), or an operator of this deployment with <code>npm run cli -- sso-require-off --organization ${orgId ?? '<organisation id>'}</code>.</p>`
+      : ''}
 <p><a href="/">Back to the dashboard</a></p>
 </div>`,
   );

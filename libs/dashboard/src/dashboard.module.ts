@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '@app/api-keys';
+import { AuditSinksModule } from '@app/audit-sinks';
 import { CapabilitiesModule } from '@app/capabilities';
 import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
@@ -18,6 +19,7 @@ import { ScimModule } from '@app/scim';
 import { AssetsController } from './assets.controller';
 import { AuditNamesReader } from './audit/audit-names';
 import { AuditPageController } from './audit/audit-page.controller';
+import { AuditSinksPageController } from './audit/audit-sinks-page.controller';
 import { DashboardContextGuard } from './dashboard-context';
 import { HomeController } from './home.controller';
 import { NotFoundPage } from './not-found-page';
@@ -35,7 +37,7 @@ import { PolicyPageController } from './policy/policy-page.controller';
  * itself, never the tables).
  */
 @Module({
-  imports: [AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimModule, PolicyModule, CapabilitiesModule],
+  imports: [AuditSinksModule, AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimModule, PolicyModule, CapabilitiesModule],
   controllers: [
     AssetsController,
     HomeController,
@@ -51,6 +53,7 @@ import { PolicyPageController } from './policy/policy-page.controller';
     ClientPolicyPageController,
     MembersPageController,
     AuditPageController,
+    AuditSinksPageController,
     SingleSignOnPageController,
     PolicyPageController,
   ],

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { expectInternal } from '@app/common';
+import { expectInternal } from '../../../test/helpers/framework-canary';
 
 /**
  * Canaries: the parts of TypeORM and pg-pool that `gateway-data-source.ts` (and the pool gauges

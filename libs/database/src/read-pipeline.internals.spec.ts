@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { Client, type ClientConfig } from 'pg';
-import { expectInternal } from '@app/common';
+import { expectInternal } from '../../../test/helpers/framework-canary';
 
 /**
  * Canaries: the parts of pg that `read-pipeline.ts` relies on beyond its documented API

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import * as pg from 'pg';
 import { Client, Query } from 'pg';
-import { expectInternal } from '@app/common';
+import { expectInternal } from '../../../test/helpers/framework-canary';
 import { queryAtomically, queryStatement } from './statement-query';
 
 /**

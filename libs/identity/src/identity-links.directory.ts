@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
 import { IdentityLink } from './entities';
 
 /**
@@ -48,6 +48,13 @@ export class IdentityLinkDirectory {
       .updateEntity(false)
       .execute();
     return (inserted.raw as unknown[]).length > 0;
+  }
+
+  /** Of these people, the ones linked to an account of `issuer` (a subject, not a pending link). */
+  async linkedAmong(issuer: string, userIds: readonly string[], em?: EntityManager): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
+    const rows = await this.repo(em).find({ where: { issuer, userId: In([...userIds]), subject: Not(IsNull()) }, select: { id: true, userId: true } });
+    return new Set(rows.map((r) => r.userId));
   }
 
   /** A pending link: the account is linked at its first SSO sign-in through `issuer`. */

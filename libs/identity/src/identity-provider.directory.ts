@@ -156,6 +156,20 @@ export class IdentityProviderDirectory {
       .execute();
   }
 
+  /**
+   * Records that the IdP sent an ID token that passed the checks: when, and its claim names
+   * (at most 100, each at most 100 characters; never the values). Only while `issuer` is still
+   * the organisation's IdP.
+   */
+  async recordIdToken(organizationId: string, issuer: string, claimNames: readonly string[]): Promise<void> {
+    const names = claimNames.filter((n) => n.length > 0 && n.length <= 100).slice(0, 100);
+    // Plain SQL: a sign-in is no change of the settings, so `updated_at` stays.
+    await this.dataSource.query(
+      'UPDATE identity_providers SET last_id_token_at = now(), last_id_token_claims = $3::jsonb WHERE organization_id = $1 AND issuer = $2',
+      [organizationId, issuer, JSON.stringify(names)],
+    );
+  }
+
   domains(organizationId: string, em?: EntityManager): Promise<IdentityProviderDomain[]> {
     return this.domainRepo(em).find({ where: { organizationId }, order: { domain: 'ASC' } });
   }
@@ -214,15 +228,5 @@ export class IdentityProviderDirectory {
       [organizationId, domain],
     );
     return row ? new Date(row.verified_at) : null;
-  }
-
-  /** The organisation a verified domain belongs to, or null. */
-  async organizationOfVerifiedDomain(domain: string): Promise<string | null> {
-    const row = await this.domainRepo()
-      .createQueryBuilder('d')
-      .select('d.organizationId')
-      .where('d.domain = :domain AND d.verified_at IS NOT NULL', { domain: domain.toLowerCase() })
-      .getOne();
-    return row?.organizationId ?? null;
   }
 }

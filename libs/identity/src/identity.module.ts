@@ -13,6 +13,8 @@ import { ProvisionedUserDirectory } from './provisioned-users.directory';
 import { IdentityProviderRedirectDirectory } from './identity-provider-redirects.directory';
 import { SsoRedirectUris } from './sso-redirect-uris.service';
 import { SsoStateDirectory } from './sso-states.directory';
+import { IdentityDomainVerification } from './identity-domain-verification.service';
+import { RequireSsoLockout } from './require-sso-lockout';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -21,7 +23,7 @@ import { SsoStateDirectory } from './sso-states.directory';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory, IdentityDomainVerification, RequireSsoLockout],
   exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris, SsoStateDirectory],
 })
 export class IdentityModule {}

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { type AuthInfo, createMcpHandler, PerRequestHTTPServerTransport, Server } from '@modelcontextprotocol/server';
-import { expectInternal } from '@app/common';
+import { expectInternal } from '../../../test/helpers/framework-canary';
 import { directExchange, serveDirect } from './mcp-exchange';
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from './protocol-versions';
 

@@ -7,39 +7,6 @@ import { echoableId, MCP_SERVER_ERROR } from './json-rpc';
 import { McpRefusal } from './mcp-http.errors';
 
 /**
- * Counts per key in fixed windows aligned on the clock (`[k·window, (k+1)·window)`). All counts
- * are dropped when a window ends, so memory holds only the keys seen in the current window.
- * (The MCP limits now count through `WindowBudget` of `@app/rate-limit`, which holds across
- * instances; this single-process counter is kept for callers that need nothing more.)
- */
-export class FixedWindowCounter {
-  private windowStart = 0;
-  private readonly counts = new Map<string, number>();
-
-  constructor(
-    readonly limit: number,
-    private readonly windowMs: number,
-  ) {}
-
-  /** Counts one request for `key`; when it is over the limit, the seconds until the window ends. */
-  take(key: string, now = Date.now()): number | undefined {
-    const start = now - (now % this.windowMs);
-    if (start !== this.windowStart) {
-      this.counts.clear();
-      this.windowStart = start;
-    }
-    const count = (this.counts.get(key) ?? 0) + 1;
-    this.counts.set(key, count);
-    return count > this.limit ? Math.max(1, Math.ceil((start + this.windowMs - now) / 1000)) : undefined;
-  }
-
-  /** Keys counted in the current window. */
-  get size(): number {
-    return this.counts.size;
-  }
-}
-
-/**
  * How many messages of a body count against the limits: each JSON-RPC request (a `method` and
  * an `id`), one by one in a batch; notifications and responses to the server do not count (they
  * run no tool and touch no database). A message that is not JSON-RPC at all counts as one (it

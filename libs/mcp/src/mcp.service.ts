@@ -217,8 +217,9 @@ function principalOf(authInfo: AuthInfo | undefined): AgentPrincipal {
 
 /** The one project a request acts on, from that request's own credential. */
 function projectContextOf(authInfo: AuthInfo | undefined): ProjectContext {
-  const { projectId, organizationId, permissions, tokenId, serviceKeyId, grantId, clientId } = principalOf(authInfo);
-  return { projectId, organizationId, permissions, credential: { tokenId, serviceKeyId, grantId, clientId } };
+  const { projectId, organizationId, permissions, tokenId, serviceKeyId, grantId, clientId, userId, serviceKeyName, userEmail } = principalOf(authInfo);
+  const origin = (authInfo?.extra as { origin?: ProjectContext['credential']['origin'] } | undefined)?.origin;
+  return { projectId, organizationId, permissions, credential: { tokenId, serviceKeyId, grantId, clientId, userId, serviceKeyName, userEmail, origin } };
 }
 
 /**

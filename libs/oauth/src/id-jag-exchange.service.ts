@@ -5,7 +5,7 @@ import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
 import { OAuthGrantStore } from '@app/credential-store';
-import { IdentityLinkDirectory, IdentityProviderDirectory, IdentityProviderError, IdpMetadata, type IdentityProviderRecord } from '@app/identity';
+import { IDP_SIGNING_ALGORITHMS, IdentityLinkDirectory, IdentityProviderDirectory, IdentityProviderError, IdpMetadata, type IdentityProviderRecord } from '@app/identity';
 import { RateLimitService } from '@app/rate-limit';
 import { MembershipDirectory, type MembershipRole, ProjectDirectory } from '@app/tenancy';
 import { ClientPolicyService } from './client-policy/client-policy.service';
@@ -23,8 +23,6 @@ export const ID_JAG_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
 /** The JWT `typ` header of an ID-JAG (RFC 8725 §3.11 explicit typing). */
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 
-/** Asymmetric signatures only: `none` and the HMAC family (a shared secret) are refused. */
-const ACCEPTED_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 /** Clock skew tolerated on `exp` and `iat`. */
 const SKEW_SECONDS = 60;
 /** The longest an ID-JAG may live (`exp - iat`) and the oldest `iat` accepted (SPEC §10). */
@@ -108,7 +106,7 @@ export class IdJagExchangeService {
     if (typeof header.alg !== 'string' || header.alg.toLowerCase() === 'none' || /^HS/i.test(header.alg)) {
       throw invalidGrant("The assertion's alg must be an asymmetric signature algorithm (none and HS* are refused)");
     }
-    if (!ACCEPTED_ALGS.includes(header.alg)) throw invalidGrant(`The assertion's alg must be one of ${ACCEPTED_ALGS.join(', ')}`);
+    if (!IDP_SIGNING_ALGORITHMS.includes(header.alg)) throw invalidGrant(`The assertion's alg must be one of ${IDP_SIGNING_ALGORITHMS.join(', ')}`);
 
     const unverified = readClaims(assertion);
     if (typeof unverified.iss !== 'string' || !unverified.iss) throw invalidGrant('The ID-JAG has no iss claim');
@@ -218,7 +216,7 @@ export class IdJagExchangeService {
       throw error;
     }
     try {
-      await compactVerify(assertion, keys, { algorithms: ACCEPTED_ALGS });
+      await compactVerify(assertion, keys, { algorithms: [...IDP_SIGNING_ALGORITHMS] });
     } catch (error) {
       if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys) {
         throw invalidGrant("The ID-JAG's signing key (kid) is not in the identity provider's key set");

@@ -138,7 +138,8 @@ function exchange(url: URL, target: ResolvedAddress, options: FetcherOptions, to
     host: target.address,
     family: target.family,
     port: url.port || (url.protocol === 'https:' ? 443 : 80),
-    path: options.form || options.body ? `${url.pathname}${url.search}` : url.pathname,
+    // The query string is part of the resource (an Azure AD B2C key set is `…/keys?p=<policy>`).
+    path: `${url.pathname}${url.search}`,
     method: options.form || options.body ? 'POST' : 'GET',
     headers: { ...options.headers, Host: url.host, Accept: 'application/json', 'User-Agent': options.wording.userAgent },
     lookup: pinnedLookup,

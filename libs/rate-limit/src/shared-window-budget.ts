@@ -109,8 +109,9 @@ export class WindowBudget {
       })
       .finally(() => (lease.fetching = undefined));
     // A request waiting for it gets its failure (a 503 when the database is unavailable); a
-    // background refill nobody waits for is retried by the next request.
-    fetching.catch((error: Error) => this.logger.debug(`lease for ${this.name} not granted: ${error.message}`));
+    // background refill nobody waits for is retried by the next request. Either way the operator
+    // hears of it: limits that cannot be counted across instances are worth a warning.
+    fetching.catch((error: Error) => this.logger.warn(`lease for ${this.name} not granted: ${error.message}`));
     lease.fetching = fetching;
   }
 }

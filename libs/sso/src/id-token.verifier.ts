@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { errors, jwtVerify, type JWTPayload } from 'jose';
-import { IdpMetadata } from '@app/identity';
+import { IDP_SIGNING_ALGORITHMS, IdpMetadata } from '@app/identity';
 import { SsoSignInError } from './sso.errors';
 
-/** The only signature algorithms an ID token may use (never `none`, never HS*: the client secret is no signing key). */
-export const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384'];
 /** Clock skew allowed on `exp`, `iat` (and `nbf`). */
 export const CLOCK_SKEW_SECONDS = 60;
 
@@ -22,7 +20,7 @@ export interface IdTokenClaims extends JWTPayload {
 
 /**
  * Checks an ID token (OpenID Connect Core §3.1.3.7): the signature by a key of the issuer's key
- * set (an unknown `kid` refetches it: key rotation), one of `ID_TOKEN_ALGORITHMS`, `iss`, `aud`
+ * set (an unknown `kid` refetches it: key rotation), one of `IDP_SIGNING_ALGORITHMS`, `iss`, `aud`
  * (the client id; with several audiences `azp` must be the client id, and `azp`, when present,
  * always), `exp` and `iat` with `CLOCK_SKEW_SECONDS` of skew, `sub`, and the `nonce` of this
  * sign-in. A failure names the check, never the token.
@@ -35,7 +33,7 @@ export class IdTokenVerifier {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(idToken, await this.metadata.keys(expected.issuer), {
-        algorithms: ID_TOKEN_ALGORITHMS,
+        algorithms: [...IDP_SIGNING_ALGORITHMS],
         issuer: expected.issuer,
         audience: expected.clientId,
         clockTolerance: CLOCK_SKEW_SECONDS,

@@ -3,6 +3,7 @@ import type { CookieOptions, Request, Response } from 'express';
 import { EncryptJWT, jwtDecrypt, type JWTPayload } from 'jose';
 import type { AppConfig } from '@app/config';
 import { SSO_SIGN_IN_COOKIES } from '@app/credentials';
+import type { MembershipRole } from '@app/tenancy';
 
 /** How long a started sign-in (and a pending link) stays usable. */
 export const SSO_STATE_TTL_SECONDS = 10 * 60;
@@ -27,9 +28,9 @@ export interface PendingLink {
   subject: string;
   next: string;
   /** The role the groups claim maps to, when the IdP sent the configured groups claim. */
-  groupsRole: 'admin' | 'member' | null;
+  groupsRole: MembershipRole | null;
   /** The role a new membership gets (groups claim or the default role). */
-  role: 'admin' | 'member';
+  role: MembershipRole;
   /** The ID token's tenant (`tenant` or `tid`), recorded at an admin's sign-in. */
   tenant?: string | null;
 }

@@ -1,10 +1,15 @@
-import { IdentityProviderError } from '@app/identity';
+import { IdentityProviderError, STANDARD_SSO_SCOPES } from '@app/identity';
 import type { IdTokenClaims } from './id-token.verifier';
 import type { PendingLink, SignInState } from './sso-cookies';
 import { SsoSignInError } from './sso.errors';
 
-/** The OpenID scopes asked for: the standard ones (a groups claim, when configured, comes with them or not at all). */
-export const SSO_SCOPES = 'openid email profile';
+/** The OpenID scopes always asked for; an IdP's settings may add more (`scopes`, e.g. `groups`). */
+export const SSO_SCOPES = STANDARD_SSO_SCOPES.join(' ');
+
+/** The `scope` of the authorization request: the standard scopes, then the IdP's extra ones. */
+export function signInScope(extra: readonly string[] | null | undefined): string {
+  return [SSO_SCOPES, ...(extra ?? [])].join(' ');
+}
 
 /** An error code as an IdP may send it in the redirect; anything else is shown as "error". */
 export const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;

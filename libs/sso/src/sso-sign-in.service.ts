@@ -23,7 +23,7 @@ import { SSO_STATE_TTL_SECONDS, type PendingLink, type SignInState } from './sso
 import { SsoSignInError } from './sso.errors';
 import { idpVouchesForEmail } from './email-vouched';
 import { SsoCallbackChecks } from './sso-callback-checks';
-import { alreadyLinked, deprovisioned, displayName, reachIdp, SSO_SCOPES, SsoNotSetUpError, tenantOf, type SignInOutcome, type StartedSignIn } from './sso-sign-in.parts';
+import { alreadyLinked, deprovisioned, displayName, reachIdp, signInScope, SsoNotSetUpError, tenantOf, type SignInOutcome, type StartedSignIn } from './sso-sign-in.parts';
 
 /**
  * Single sign-on with an organisation's OpenID Connect identity provider: the authorization code
@@ -86,7 +86,7 @@ export class SsoSignInService {
       response_type: 'code',
       client_id: provider.clientId,
       redirect_uri: redirectUri,
-      scope: SSO_SCOPES,
+      scope: signInScope(provider.scopes),
       state: state.state,
       nonce: state.nonce,
       code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
@@ -126,6 +126,8 @@ export class SsoSignInService {
       }),
     );
     const claims = await this.idTokens.verify(idToken, { issuer: provider.issuer, clientId: provider.clientId, nonce: started.nonce });
+    // Which claims arrive (the page tells the admin whether the groups claim does), whatever comes next.
+    await this.providers.recordIdToken(provider.organizationId, provider.issuer, Object.keys(claims));
     return this.resolve(provider, claims, started.next, origin);
   }
 

@@ -168,6 +168,17 @@ export class MembershipDirectory {
     await this.recordEnding(organizationId, userId, how, em);
   }
 
+  /** The members whose email's domain (after the @, any case) is none of `domains`: admins first, then by email. */
+  async outsideDomains(organizationId: string, domains: readonly string[], em?: EntityManager): Promise<MemberRecord[]> {
+    const rows = await this.memberQuery(em)
+      .where('m.organizationId = :organizationId', { organizationId })
+      .andWhere("NOT (lower(split_part(u.email, '@', 2)) = ANY(:domains::text[]))", { domains: [...domains] })
+      .orderBy("m.role = 'admin'", 'DESC')
+      .addOrderBy('u.email')
+      .getRawMany<RawMember>();
+    return rows.map(toMember);
+  }
+
   async countAdmins(organizationId: string, em?: EntityManager): Promise<number> {
     return this.repo(em).countBy({ organizationId, role: 'admin' });
   }

@@ -17,7 +17,7 @@ export interface SessionRecord {
 
 /**
  * The `sessions` table: one row per sign-in (the session JWT's `jti`), for the person's list of
- * their sessions. The session check itself does not read it (`UserDirectory.isSessionLive`).
+ * their sessions. The session check itself does not read it (`UserDirectory.liveSessionEmail`).
  */
 @Injectable()
 export class SessionDirectory {

@@ -99,17 +99,19 @@ export class UserDirectory {
   }
 
   /**
-   * Whether a session is still good: the person exists, the session was issued (`issuedAt`,
-   * seconds since the epoch, fractional) at or after their `sessions_not_before`, and it was
-   * not signed out. One indexed query.
+   * The person's email when a session is still good (null when not): the person exists, the
+   * session was issued (`issuedAt`, seconds since the epoch, fractional) at or after their
+   * `sessions_not_before`, and it was not signed out. One indexed query.
    */
-  async isSessionLive(userId: string, jti: string, issuedAt: number): Promise<boolean> {
-    return this.repo()
+  async liveSessionEmail(userId: string, jti: string, issuedAt: number): Promise<string | null> {
+    const row = await this.repo()
       .createQueryBuilder('u')
+      .select('u.email', 'email')
       .where('u.id = :userId', { userId })
       .andWhere('(u.sessionsNotBefore IS NULL OR u.sessionsNotBefore <= to_timestamp(:issuedAt))', { issuedAt })
       .andWhere((qb) => `NOT EXISTS ${qb.subQuery().select('1').from(RevokedSession, 'r').where('r.jti = :jti').getQuery()}`, { jti })
-      .getExists();
+      .getRawOne<{ email: string }>();
+    return row?.email ?? null;
   }
 
   /** Ends one session: its id is refused until it would have expired anyway. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AuditChainService } from '@app/audit';
+import { Rounds } from '@app/common';
 import { AppConfig, decryptSecret } from '@app/config';
 import { Metrics } from '@app/observability';
 import { safeFetch, systemResolver } from '@app/outbound';
@@ -29,9 +30,11 @@ export class AuditSinkDelivery implements OnApplicationBootstrap, OnApplicationS
   private readonly logger = new Logger(AuditSinkDelivery.name);
   /** This instance's name in lease rows. */
   readonly holder = randomUUID();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly rounds = new Rounds(
+    () => this.round(),
+    ROUND_MS,
+    (error) => this.logger.warn(`audit sink delivery failed, retried at the next round: ${error.message}`),
+  );
 
   constructor(
     private readonly sinks: AuditSinksRepository,
@@ -42,34 +45,18 @@ export class AuditSinkDelivery implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.rounds.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.round()
-        .catch((error: unknown) => this.logger.warn(`audit sink delivery failed, retried at the next round: ${(error as Error).message}`))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule(ROUND_MS);
-        });
-    }, delayMs);
-    this.timer.unref();
+  onApplicationShutdown(): Promise<void> {
+    return this.rounds.stop();
   }
 
   /** One round: every organisation with a sink due, whose lease this instance holds or takes. */
   async round(): Promise<void> {
     const lag = { https: 0, splunk_hec: 0 };
     for (const organizationId of await this.sinks.organizationsDue()) {
-      if (this.stopped || !(await this.sinks.takeLease(organizationId, this.holder))) continue;
+      if (this.rounds.isStopped || !(await this.sinks.takeLease(organizationId, this.holder))) continue;
       for (const sink of await this.sinks.due(organizationId)) {
         const behind = await this.deliver(sink);
         lag[sink.kind] = Math.max(lag[sink.kind], behind);
@@ -86,7 +73,7 @@ export class AuditSinkDelivery implements OnApplicationBootstrap, OnApplicationS
     let limit = sink.batchLimit;
     const secret = this.secretOf(sink);
     for (;;) {
-      if (this.stopped) break;
+      if (this.rounds.isStopped) break;
       const late = checkpointFrom < from ? (await this.chains.checkpoints(sink.organizationId, checkpointFrom, from)).map((checkpoint) => ({ checkpoint })) : [];
       const batch = await nextBatch(late, this.chains.export(sink.organizationId, { afterSeq: from }), from, limit);
       if (!batch) break;

@@ -154,6 +154,14 @@ export class AuditChainRepository {
     return rows.length === 0 ? 0 : Number(rows[0].seq);
   }
 
+  /** Every chain with sealed records: the `seq` of its head and of its last checkpoint. */
+  async heads(): Promise<{ chain: string; seq: number; checkpointSeq: number }[]> {
+    const rows: { chain: string; seq: string; checkpoint_seq: string }[] = await this.dataSource.query(
+      `SELECT chain, seq, checkpoint_seq FROM audit_chains WHERE seq > 0 ORDER BY chain`,
+    );
+    return rows.map((r) => ({ chain: r.chain, seq: Number(r.seq), checkpointSeq: Number(r.checkpoint_seq) }));
+  }
+
   /** The chain's checkpoints with `seq` in (afterSeq, throughSeq], in order. */
   async checkpoints(chain: string, afterSeq = 0, throughSeq = Number.MAX_SAFE_INTEGER): Promise<Checkpoint[]> {
     const rows: { seq: string; hash: string; key_id: string; signature: string; created_at: Date }[] = await this.dataSource.query(

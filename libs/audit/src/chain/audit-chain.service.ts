@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type AuditActor, AuditService } from '../audit.service';
 import { AuditChainRepository, type SealedRecord } from './audit-chain.repository';
+import { AuditRetentionRepository } from './audit-retention.repository';
 import { chainHash, exportedEvent, GENESIS_HASH } from './chain-hash';
 import { type Checkpoint, checkpointSignatureValid } from './checkpoint-signer';
+import { checkCopy, type CopyVerdict } from './copy-check';
 
 /** How many records one page of the export or of `verify` reads (one short query each). */
 export const CHAIN_PAGE = 500;
@@ -47,6 +49,7 @@ export type ExportLine = Record<string, unknown> | { checkpoint: Checkpoint };
 export class AuditChainService {
   constructor(
     private readonly chains: AuditChainRepository,
+    private readonly retentions: AuditRetentionRepository,
     private readonly audit: AuditService,
     private readonly dataSource: DataSource,
   ) {}
@@ -75,6 +78,11 @@ export class AuditChainService {
     return this.chains.headSeq(chain);
   }
 
+  /** Every chain with sealed records (each organisation's, the service's): its head's `seq` and its last checkpoint's. */
+  heads(): Promise<{ chain: string; seq: number; checkpointSeq: number }[]> {
+    return this.chains.heads();
+  }
+
   /** The chain's checkpoints with `seq` in (afterSeq, throughSeq], in order. */
   checkpoints(chain: string, afterSeq: number, throughSeq: number): Promise<Checkpoint[]> {
     return this.chains.checkpoints(chain, afterSeq, throughSeq);
@@ -97,6 +105,25 @@ export class AuditChainService {
     }
   }
 
+  /**
+   * A sink's copy of the chain (its NDJSON, as received) against the database: what the database
+   * alone cannot show — records and checkpoints removed from the end, or rewritten with new
+   * checkpoints — the copy names (docs/audit.md, "A sink's copy").
+   */
+  async checkCopy(chain: string, copy: string): Promise<CopyVerdict> {
+    const keys = new Map((await this.chains.publicKeys()).map((k) => [k.keyId, k.publicKey]));
+    const { expiredThroughSeq: anchorSeq } = await this.retentions.retention(chain);
+    const hashOf = new Map<number, string>();
+    let headSeq = anchorSeq;
+    for (let after = anchorSeq; ; ) {
+      const page = await this.chains.sealedPage(chain, after, CHAIN_PAGE);
+      for (const record of page) hashOf.set(record.seq, record.hash);
+      if (page.length === 0) break;
+      after = headSeq = page[page.length - 1].seq;
+    }
+    return checkCopy(chain, copy, { hashOf, headSeq, anchorSeq, keys });
+  }
+
   async verify(chain: string): Promise<ChainVerdict> {
     const keys = await this.chains.publicKeys();
     const keyOf = new Map(keys.map((k) => [k.keyId, k.publicKey]));
@@ -113,6 +140,18 @@ export class AuditChainService {
       checkpoint: lastGood,
       keys,
     });
+    // After an expiry the chain starts at its anchor: the checkpoint kept where the removed part ended.
+    const { expiredThroughSeq: anchorSeq } = await this.retentions.retention(chain);
+    if (anchorSeq > 0) {
+      const [anchor] = await this.chains.checkpoints(chain, anchorSeq - 1, anchorSeq);
+      if (!anchor) return broken(anchorSeq, null, 'missing_record');
+      const key = keyOf.get(anchor.keyId);
+      if (!key || !checkpointSignatureValid(chain, anchor, key)) return broken(anchorSeq, null, 'checkpoint_signature_invalid');
+      lastGood = anchor;
+      through = anchorSeq;
+      prevHash = anchor.hash;
+      expected = anchorSeq + 1;
+    }
     for (;;) {
       const page: SealedRecord[] = await this.chains.sealedPage(chain, expected - 1, CHAIN_PAGE);
       const last = page.length > 0 ? page[page.length - 1].seq : expected - 1;

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Rounds } from '@app/common';
 import { ocsfEventOf } from '../ocsf/ocsf-events';
 import { AuditChainRepository } from './audit-chain.repository';
 import { chainHash, GENESIS_HASH } from './chain-hash';
@@ -24,10 +25,11 @@ const NUDGE_MS = 50;
 @Injectable()
 export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(AuditSealer.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private again = false;
+  private readonly rounds = new Rounds(
+    () => this.round(),
+    ROUND_MS,
+    (error) => this.logger.warn(`audit sealing failed, retried at the next round: ${error.message}`),
+  );
 
   constructor(
     private readonly dataSource: DataSource,
@@ -35,46 +37,20 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly signer: CheckpointSigner,
     nudge: SealingNudge,
   ) {
-    nudge.listen(() => this.schedule(NUDGE_MS));
+    nudge.listen(() => this.rounds.soon(NUDGE_MS));
   }
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.rounds.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.rounds.stop();
   }
 
   /** Seals everything ready now (what the rounds do), and answers once done: for tests and the command line. */
-  async sealNow(): Promise<void> {
-    await this.running;
-    await this.round();
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.tick(), delayMs);
-    this.timer.unref();
-  }
-
-  private tick(): void {
-    this.running = this.round()
-      .catch((error: unknown) => this.logger.warn(`audit sealing failed, retried at the next round: ${(error as Error).message}`))
-      .finally(() => {
-        this.running = undefined;
-        const again = this.again;
-        this.again = false;
-        this.schedule(again ? NUDGE_MS : ROUND_MS);
-      });
+  sealNow(): Promise<void> {
+    return this.rounds.now();
   }
 
   private async round(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { createHash, createPrivateKey, createPublicKey, hkdfSync, type KeyObject, sign, verify } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { AppConfig } from '@app/config';
+import { AppConfig, deriveFromCurrentKey, secretsKeyRing } from '@app/config';
 
 /** The HKDF label the checkpoint key is derived with. */
 export const CHECKPOINT_KEY_LABEL = 'audit-checkpoint';
@@ -29,9 +29,9 @@ export function checkpointSignatureValid(chain: string, checkpoint: Checkpoint, 
 
 /**
  * Signs checkpoints with an Ed25519 key derived (HKDF-SHA-256, label `audit-checkpoint`) from the
- * service's secret: today SESSION_SECRET, until secrets at rest bring their own keys (a new
- * secret is a new key id; the old public keys stay listed). The key id is the first 16 hex digits
- * of the SHA-256 of the raw public key.
+ * current `SECRETS_KEYS` key (where none is set, never in production, from the key the session
+ * secret gives: `secretsKeyRing`). A new current key is a new checkpoint key; the old public keys
+ * stay listed. The key id is the first 16 hex digits of the SHA-256 of the raw public key.
  */
 @Injectable()
 export class CheckpointSigner {
@@ -40,7 +40,7 @@ export class CheckpointSigner {
   readonly keyId: string;
 
   constructor(config: AppConfig) {
-    const seed = Buffer.from(hkdfSync('sha256', config.sessionSecret, Buffer.alloc(0), CHECKPOINT_KEY_LABEL, 32));
+    const { key: seed } = deriveFromCurrentKey(secretsKeyRing(config.secretsKeys, config.sessionSecret), CHECKPOINT_KEY_LABEL);
     // PKCS#8 wrapping of a raw Ed25519 seed (RFC 8410): node:crypto takes the seed no other way.
     const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
     this.privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });

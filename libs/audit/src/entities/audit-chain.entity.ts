@@ -17,6 +17,14 @@ export class AuditChain {
 
   @Column({ type: 'timestamptz', default: () => 'now()' })
   checkpointAt: Date;
+
+  /** The organisation's own retention, longer than `AUDIT_RETENTION_DAYS` (null: that). */
+  @Column({ type: 'integer', nullable: true })
+  retentionDays: number | null;
+
+  /** Records through this `seq` were removed by retention; its checkpoint is the chain's anchor (0: none removed). */
+  @Column({ type: 'bigint', default: 0 })
+  expiredThroughSeq: string;
 }
 
 /** A signed checkpoint of a chain's head (docs/audit.md, "Checkpoints"). */

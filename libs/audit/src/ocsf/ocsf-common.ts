@@ -24,6 +24,9 @@ export interface AuditRecordSource {
   metadata: Record<string, unknown>;
   ip: string | null;
   userAgent: string | null;
+  /** A person's email and a service key's name, for the actor (never in the record's JSON shape). */
+  actorEmail?: string | null;
+  actorName?: string | null;
   traceId?: string | null;
 }
 
@@ -81,12 +84,12 @@ function actorUser(source: AuditRecordSource): Record<string, unknown> | undefin
   const m = source.metadata;
   switch (source.actorType) {
     case 'user':
-      return withEmail({ uid: source.actorId ?? 'unknown', type_id: 1, type: 'User' }, m.actorEmail);
+      return withEmail({ uid: source.actorId ?? 'unknown', type_id: 1, type: 'User' }, source.actorEmail);
     case 'agent_token':
       if (typeof m.serviceKeyId === 'string') {
-        return { uid: m.serviceKeyId, ...(typeof m.serviceKeyName === 'string' ? { name: m.serviceKeyName } : {}), type_id: 4, type: 'Service' };
+        return { uid: m.serviceKeyId, ...(typeof source.actorName === 'string' ? { name: source.actorName } : {}), type_id: 4, type: 'Service' };
       }
-      if (typeof m.userId === 'string') return withEmail({ uid: m.userId, type_id: 1, type: 'User' }, m.actorEmail);
+      if (typeof m.userId === 'string') return withEmail({ uid: m.userId, type_id: 1, type: 'User' }, source.actorEmail);
       return undefined;
     case 'api_key':
       return { uid: source.actorId ?? 'unknown', name: 'rk_ key', type_id: 4, type: 'Service' };

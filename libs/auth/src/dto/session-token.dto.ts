@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { MembershipRole } from '@app/tenancy';
 
 export class SessionTokenDto {
   @ApiProperty({ description: 'A session JWT (HS256); send it as Authorization: Bearer <accessToken>.' })
@@ -38,7 +39,7 @@ export class SignupResponseDto extends SessionTokenDto {
   organization: OrganizationSummaryDto;
 
   @ApiProperty({ enum: ['admin', 'member'], description: 'admin of a new organisation, or the invited role.' })
-  role: 'admin' | 'member';
+  role: MembershipRole;
 }
 
 export class MeUserDto extends UserSummaryDto {
@@ -51,7 +52,7 @@ export class MembershipDto {
   organization: OrganizationSummaryDto;
 
   @ApiProperty({ enum: ['admin', 'member'] })
-  role: 'admin' | 'member';
+  role: MembershipRole;
 }
 
 export class MeDto {

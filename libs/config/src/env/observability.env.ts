@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { EnvBase, toInt, toStr } from './env-transforms';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose', 'silent'] as const;
@@ -32,6 +32,25 @@ export function ObservabilityVariables<B extends EnvBase>(Base: B) {
     @Min(1)
     @Max(3600)
     AUDIT_SINK_MAX_BACKOFF_SECONDS = 30;
+
+    /** How long audit records are kept, in days; an organisation may set a longer period of its own. */
+    @Transform(toInt)
+    @IsInt()
+    @Min(1)
+    @Max(36500)
+    AUDIT_RETENTION_DAYS = 400;
+
+    /**
+     * The operator's stream of every audit chain: OpenTelemetry logs to this OTLP/HTTP endpoint
+     * (the whole URL, e.g. http://otel-collector:4318/v1/logs). Unset: no stream.
+     */
+    @Transform(toStr)
+    @IsOptional()
+    @IsUrl(
+      { protocols: ['http', 'https'], require_protocol: true, require_tld: false, require_valid_protocol: true },
+      { message: 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT must be an http or https URL (the OTLP/HTTP logs endpoint, e.g. http://otel-collector:4318/v1/logs)' },
+    )
+    OTEL_EXPORTER_OTLP_LOGS_ENDPOINT?: string;
   }
   return ObservabilityVariables;
 }

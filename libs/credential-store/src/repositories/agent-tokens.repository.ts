@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, IsNull } from 'typeorm';
-import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, queryReturning, readStatement, statement, statementIn } from '@app/database';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { deleteInBatches, isPgError, PG_UNIQUE_VIOLATION, queryAffected, readStatement, statement, statementIn } from '@app/database';
 import { AgentToken } from '../entities/agent-token.entity';
 import type { AgentPermission } from '@app/capabilities';
 
@@ -42,7 +42,13 @@ export function derivedTokenConflict(error: unknown): 'active' | 'rotating' | nu
  * What a request needs of its live token (everything but the digest and the lifecycle times),
  * and the version of its organisation's policy (0: none), read in the same statement.
  */
-export type LiveAgentToken = Omit<AgentToken, 'tokenHash' | 'createdAt' | 'revokedAt' | 'secretLast4' | 'validUntil'> & { policyVersion: number };
+export type LiveAgentToken = Omit<AgentToken, 'tokenHash' | 'createdAt' | 'revokedAt' | 'secretLast4' | 'validUntil'> & {
+  policyVersion: number;
+  /** The service key's name (a project token), for the audit records' actor. */
+  serviceKeyName: string | null;
+  /** The person's email (a token of an OAuth grant), for the audit records' actor. */
+  userEmail: string | null;
+};
 
 interface LiveAgentTokenRow {
   id: string;
@@ -57,6 +63,8 @@ interface LiveAgentTokenRow {
   expires_at: Date | null;
   last_used_at: Date | null;
   policy_version: number;
+  service_key_name: string | null;
+  user_email: string | null;
 }
 
 const FIND_LIVE_BY_HASH = statement(
@@ -64,7 +72,10 @@ const FIND_LIVE_BY_HASH = statement(
   `SELECT id, source, organization_id, project_id, permissions, service_key_id, grant_id, client_id, user_id,
     LEAST(expires_at, valid_until) AS expires_at, last_used_at,
     -- The policy library's published read of its table (docs/policy.md): no extra round trip per call.
-    organization_policy_version(organization_id) AS policy_version
+    organization_policy_version(organization_id) AS policy_version,
+    (SELECT name FROM service_keys WHERE service_keys.id = agent_tokens.service_key_id) AS service_key_name,
+    -- The tenancy library's published read of users (the audit records' actor).
+    person_email(user_id) AS user_email
   FROM "agent_tokens"
   WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
     AND (valid_until IS NULL OR valid_until > now())`,
@@ -102,6 +113,8 @@ export class AgentTokensRepository {
       expiresAt: row.expires_at,
       lastUsedAt: row.last_used_at,
       policyVersion: row.policy_version,
+      serviceKeyName: row.service_key_name,
+      userEmail: row.user_email,
     };
   }
 
@@ -124,115 +137,6 @@ export class AgentTokensRepository {
       token.secretLast4 ?? null,
     ]);
     return { id: row.id, createdAt: row.created_at };
-  }
-
-  /** The project tokens derived from the given service keys, oldest first. */
-  listForServiceKeys(em: EntityManager, serviceKeyIds: string[]): Promise<AgentToken[]> {
-    if (serviceKeyIds.length === 0) return Promise.resolve([]);
-    return em.getRepository(AgentToken).find({
-      where: { serviceKeyId: In(serviceKeyIds) },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-  }
-
-  /** A page of the tokens derived from one key, oldest first, after the token `afterId` when given (keyset over `(created_at, id)`). */
-  pageForServiceKey(em: EntityManager, serviceKeyId: string, limit: number, afterId?: string): Promise<AgentToken[]> {
-    const query = em.getRepository(AgentToken).createQueryBuilder('t').where('t.service_key_id = :serviceKeyId', { serviceKeyId });
-    if (afterId) {
-      query.andWhere(
-        '(t.created_at, t.id) > (SELECT a.created_at, a.id FROM agent_tokens a WHERE a.id = :afterId AND a.service_key_id = :serviceKeyId)',
-        { afterId },
-      );
-    }
-    return query.orderBy('t.createdAt', 'ASC').addOrderBy('t.id', 'ASC').limit(limit).getMany();
-  }
-
-  findDerived(em: EntityManager, organizationId: string, serviceKeyId: string, tokenId: string): Promise<AgentToken | null> {
-    return em.getRepository(AgentToken).findOne({ where: { id: tokenId, serviceKeyId, organizationId } });
-  }
-
-  /** Conditional: null when the token is unknown or was already revoked. */
-  /**
-   * Revokes one derived token and, when it is the active token of its (key, project), the token
-   * it replaced that is still rotating out: the one rotated away from is no safer than the new
-   * one (the same machine held both), so revoking the new secret must not leave the old one
-   * working until its overlap ends. Revoking the token rotating out ends only that one (the
-   * overlap ended early). One statement: the target row is locked first, so a rotation of it
-   * running at the same moment either commits before (and its new token stays, the old one is
-   * the target) or waits.
-   */
-  async revokeDerived(
-    em: EntityManager,
-    organizationId: string,
-    serviceKeyId: string,
-    tokenId: string,
-  ): Promise<{ projectId: string; revokedAt: Date; alsoRevoked: string[] } | null> {
-    const rows = await queryReturning<{ id: string; project_id: string; revoked_at: Date }>(
-      em,
-      `WITH target AS (
-         SELECT id, project_id, expires_at FROM agent_tokens
-          WHERE id = $1 AND service_key_id = $2 AND organization_id = $3 AND revoked_at IS NULL
-          FOR UPDATE
-       )
-       UPDATE agent_tokens a SET revoked_at = now()
-         FROM target
-        WHERE a.revoked_at IS NULL
-          AND (a.id = target.id
-               OR (target.expires_at IS NULL AND a.service_key_id = $2 AND a.project_id = target.project_id AND a.expires_at IS NOT NULL))
-        RETURNING a.id, a.project_id, a.revoked_at`,
-      [tokenId, serviceKeyId, organizationId],
-    );
-    const row = rows.find((r) => r.id === tokenId);
-    return row ? { projectId: row.project_id, revokedAt: row.revoked_at, alsoRevoked: rows.filter((r) => r.id !== tokenId).map((r) => r.id) } : null;
-  }
-
-  /**
-   * A derived token whose overlap has ended, or whose chosen expiry has passed, is refused by the
-   * lookup already; this marks it revoked (when it ended) so it frees the (key, project)'s slot.
-   */
-  retireEndedRotation(em: EntityManager, serviceKeyId: string, projectId: string): Promise<number> {
-    return queryAffected(
-      em,
-      `UPDATE agent_tokens SET revoked_at = LEAST(coalesce(expires_at, 'infinity'::timestamptz), coalesce(valid_until, 'infinity'::timestamptz))
-        WHERE service_key_id = $1 AND project_id = $2 AND revoked_at IS NULL
-          AND ((expires_at IS NOT NULL AND expires_at <= now()) OR (valid_until IS NOT NULL AND valid_until <= now()))`,
-      [serviceKeyId, projectId],
-    );
-  }
-
-  /** The derived token of (key, project) still rotating out, if any. */
-  findRotatingOut(em: EntityManager, serviceKeyId: string, projectId: string): Promise<AgentToken | null> {
-    return em
-      .getRepository(AgentToken)
-      .createQueryBuilder('t')
-      .where('t.serviceKeyId = :serviceKeyId AND t.projectId = :projectId', { serviceKeyId, projectId })
-      .andWhere('t.revokedAt IS NULL AND t.expiresAt > now()')
-      .getOne();
-  }
-
-  /**
-   * Conditional: starts the overlap of an active derived token (it keeps working until
-   * now + `overlapSeconds`, by the database's clock). Null when the token is unknown, revoked
-   * or already rotating out. A concurrent second rotation waits for this row and then finds it
-   * no longer active; a second token rotating out of the same (key, project) breaks the unique
-   * index `agent_tokens_one_rotating_per_key_project`.
-   */
-  async startRotation(
-    em: EntityManager,
-    organizationId: string,
-    serviceKeyId: string,
-    tokenId: string,
-    overlapSeconds: number,
-  ): Promise<{ projectId: string; permissions: AgentPermission[]; expiresAt: Date; validUntil: Date | null } | null> {
-    const [row] = await queryReturning<{ project_id: string; permissions: AgentPermission[]; expires_at: Date; valid_until: Date | null }>(
-      em,
-      `UPDATE agent_tokens SET expires_at = now() + make_interval(secs => $4)
-        WHERE id = $1 AND service_key_id = $2 AND organization_id = $3 AND revoked_at IS NULL AND expires_at IS NULL
-          AND (valid_until IS NULL OR valid_until > now())
-        RETURNING project_id, permissions, expires_at, valid_until`,
-      [tokenId, serviceKeyId, organizationId, Math.trunc(overlapSeconds)],
-    );
-    return row ? { projectId: row.project_id, permissions: row.permissions, expiresAt: row.expires_at, validUntil: row.valid_until } : null;
   }
 
   /** RFC 7009 for an access token: only an OAuth token, and only the named client's when one is named. */
@@ -275,28 +179,6 @@ export class AgentTokensRepository {
 
   revokeForMember(em: EntityManager, organizationId: string, userId: string): Promise<number> {
     return this.revokeWhere(em, 'user_id = $1 AND organization_id = $2', [userId, organizationId]);
-  }
-
-  /** The live project tokens derived from these service keys. */
-  async liveDerivedFrom(em: EntityManager, serviceKeyIds: string[]): Promise<{ id: string; serviceKeyId: string; projectId: string }[]> {
-    if (!serviceKeyIds.length) return [];
-    const rows = await em.getRepository(AgentToken).find({
-      where: { serviceKeyId: In(serviceKeyIds), revokedAt: IsNull() },
-      select: { id: true, serviceKeyId: true, projectId: true, createdAt: true, expiresAt: true },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    const now = Date.now();
-    return rows.filter((r) => !r.expiresAt || r.expiresAt.getTime() > now).map((r) => ({ id: r.id, serviceKeyId: r.serviceKeyId!, projectId: r.projectId }));
-  }
-
-  /** How many project tokens derived from service keys are live on the project (active or still rotating out). */
-  countLiveDerivedForProject(projectId: string): Promise<number> {
-    return this.dataSource
-      .getRepository(AgentToken)
-      .createQueryBuilder('t')
-      .where("t.projectId = :projectId AND t.source = 'service_key' AND t.revokedAt IS NULL", { projectId })
-      .andWhere('(t.expiresAt IS NULL OR t.expiresAt > now())')
-      .getCount();
   }
 
   revokeForProject(em: EntityManager, projectId: string): Promise<number> {

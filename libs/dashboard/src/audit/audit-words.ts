@@ -64,6 +64,8 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'policy.updated': 'Policy changed',
   'audit_sink.created': 'Audit sink added',
   'audit_sink.deleted': 'Audit sink removed',
+  'audit_records.removed': 'Audit records past retention removed',
+  'audit_retention.updated': 'Audit retention changed',
   'session.reauthenticated': 'Signed in again to confirm a change',
   'sign_in.succeeded': 'Signed in',
   'sign_in.failed': 'Sign-in failed',
@@ -238,6 +240,10 @@ export function actionWords(event: AuditEventDto, names: AuditNames): string {
         return `Added the ${str(m.kind)} audit sink ${str(m.url)}`;
       case 'audit_sink.deleted':
         return `Removed the ${str(m.kind)} audit sink ${str(m.url)}`;
+      case 'audit_records.removed':
+        return `Removed ${str(m.records)} audit record(s) older than ${str(m.retentionDays)} days, through #${str(m.throughSeq)}`;
+      case 'audit_retention.updated':
+        return `Set audit retention to ${m.retentionDays === null ? "the deployment's default" : `${str(m.retentionDays)} days`}`;
     }
     if (event.action.startsWith('capability.')) {
       const outcome = m.outcome === 'succeeded' ? '' : ` (refused: ${str(m.outcome).replace(/_/g, ' ')})`;

@@ -61,6 +61,7 @@ export function auditPage(ctx: DashboardContext, view: AuditView): HtmlPage {
     title: 'Audit log',
     section: 'audit',
     body: html`<h1>Audit log</h1>
+<p><a href="${base}/sinks">Audit sinks</a>: where this log is delivered (your SIEM).</p>
 ${view.alert ? html`<div class="error" role="alert">${view.alert}</div>` : ''}
 ${filterForm(base, view, filtered)}
 ${exportForm(base, view.filters)}

@@ -1,5 +1,5 @@
 import type { ProjectDto } from '@app/organizations';
-import type { ClaimedDomainView, IdentityProviderView } from '@app/identity';
+import { STANDARD_SSO_SCOPES, type ClaimedDomainView, type IdentityProviderView } from '@app/identity';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, sectionPath } from '../views/layout';
@@ -8,22 +8,12 @@ import { ACTIONS_HEADER, dataTable } from '../views/table';
 import { when } from '../views/when';
 import { redirectUriCard, type RedirectUriView } from './redirect-uri.view';
 
-/** The fields of the settings form an error can stand next to. */
-export type SettingsField = 'issuer' | 'clientId' | 'clientSecret' | 'emailDomains' | 'defaultRole' | 'groupsClaim' | 'roleMappings' | 'requireSso' | 'form';
+import { DEFAULT_SUBMIT, described, fieldError, settingsCard, ssoPath, type SettingsForm } from './single-sign-on-settings.view';
+
+export { settingsFormOf, ssoPath, type SettingsField, type SettingsForm } from './single-sign-on-settings.view';
+
 /** The fields of the ID-JAG form an error can stand next to. */
 export type IdJagField = 'acceptIdJag' | 'idJagClients' | 'form';
-
-/** The settings form as shown: the stored settings, or what was posted (never the client secret). */
-export interface SettingsForm {
-  issuer: string;
-  clientId: string;
-  /** Domains as typed, one a line. */
-  emailDomains: string;
-  groupsClaim: string;
-  roleMappings: { group: string; role: string }[];
-  requireSso: boolean;
-  errors: Partial<Record<SettingsField, string>>;
-}
 
 /** The ID-JAG form as shown. */
 export interface IdJagForm {
@@ -56,36 +46,12 @@ export interface SingleSignOnView {
 /** The picker's query parameters in the page's address. */
 export const SSO_PROJECT_PICKER = { query: 'projectQuery', cursor: 'projectCursor' } as const;
 
-/** The form's state from the stored settings (or an empty form when none are stored). */
-export function settingsFormOf(settings: IdentityProviderView | null): SettingsForm {
-  return {
-    issuer: settings?.issuer ?? '',
-    clientId: settings?.clientId ?? '',
-    emailDomains: settings?.emailDomains.join('\n') ?? '',
-    groupsClaim: settings?.groupsClaim ?? '',
-    roleMappings: settings?.roleMappings.map((m) => ({ ...m })) ?? [],
-    requireSso: settings?.requireSso ?? false,
-    errors: {},
-  };
-}
-
 export function idJagFormOf(settings: IdentityProviderView | null): IdJagForm {
   return {
     acceptIdJag: settings?.acceptIdJag ?? false,
     clients: settings?.idJagClients.map((c) => ({ clientId: c.clientId, projectId: c.projectId ?? '' })) ?? [],
     errors: {},
   };
-}
-
-/**
- * The first submit button of a form with "Add a … row" buttons: Enter in a text field presses the
- * form's first submit button, which must save, not add a row. Hidden from sight and from
- * assistive technology (they use the visible Save button).
- */
-const DEFAULT_SUBMIT = html`<button type="submit" class="visually-hidden" tabindex="-1" aria-hidden="true">Save</button>`;
-
-export function ssoPath(orgId: string): string {
-  return sectionPath(orgId, 'single-sign-on');
 }
 
 /** The organisation's identity provider: what it is connected to, its domains, its settings. */
@@ -115,7 +81,9 @@ function connectionCard(settings: IdentityProviderView): SafeHtml {
 <h2 id="sso-connection-title">Connected identity provider</h2>
 <dl>
 <dt>Issuer</dt><dd><code>${settings.issuer}</code></dd>
+<dt>Scopes asked for at sign-in</dt><dd><code>${[...STANDARD_SSO_SCOPES, ...settings.scopes].join(' ')}</code></dd>
 <dt>First sign-in of an admin through it</dt><dd>${when(settings.adminSignedInAt, 'Not yet')}</dd>
+${settings.groupsClaim ? html`<dt>Groups claim in the last ID token</dt><dd id="sso-groups-claim-seen">${groupsClaimSeen(settings)}</dd>` : ''}
 </dl>
 ${d
   ? html`<h3>What its discovery document said (${when(d.fetchedAt)})</h3>
@@ -128,6 +96,14 @@ ${d
 </dl>`
   : ''}
 </section>`;
+}
+
+/** Whether the last ID token carried the groups claim: without it, nobody's role follows the mappings. */
+function groupsClaimSeen(settings: IdentityProviderView): SafeHtml {
+  const last = settings.lastIdToken;
+  if (!last) return html`<span class="muted">No sign-in through the identity provider since its settings last changed: sign in once to check that <code>${settings.groupsClaim}</code> arrives.</span>`;
+  if (settings.groupsClaimInLastIdToken) return html`Carried: the ID token of the last sign-in (${when(last.receivedAt)}) had <code>${settings.groupsClaim}</code>.`;
+  return html`<strong>Missing:</strong> the ID token of the last sign-in (${when(last.receivedAt)}) had no <code>${settings.groupsClaim}</code> claim, so nobody's role follows the mappings. Many identity providers send groups only when asked for a scope (add it under Extra scopes, such as <code>groups</code>) or once a groups claim is set up for this application. Claims it had: ${last.claims.join(', ')}.`;
 }
 
 function domainsCard(ctx: DashboardContext, settings: IdentityProviderView, domainError?: { domain: string; message: string }): SafeHtml {
@@ -155,80 +131,6 @@ ${error ? html`<p class="field-error" role="alert" id="${id}-error">${error}</p>
 </tr>`;
 }
 
-function fieldError(id: string, message: string | undefined): SafeHtml {
-  return message ? html`<p class="field-error" id="${id}-error">${message}</p>` : html``;
-}
-
-function described(id: string, message: string | undefined, hint = true): SafeHtml {
-  const ids = [hint ? `${id}-hint` : '', message ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return html`${ids ? html` aria-describedby="${ids}"` : ''}${message ? html` aria-invalid="true"` : ''}`;
-}
-
-function settingsCard(ctx: DashboardContext, settings: IdentityProviderView | null, form: SettingsForm, redirectUri: string): SafeHtml {
-  const orgId = ctx.organization!.id;
-  const { errors } = form;
-  const rows = [...form.roleMappings];
-  if (!rows.some((r) => r.group === '')) rows.push({ group: '', role: 'member' });
-  return html`<section class="card" aria-labelledby="sso-settings-title">
-<h2 id="sso-settings-title">${settings ? 'Settings' : 'Connect an identity provider'}</h2>
-${errors.form ? html`<p class="error" role="alert" id="sso-settings-form-error">${errors.form}</p>` : ''}
-<form method="post" action="${ssoPath(orgId)}" novalidate>
-${csrfField(ctx)}
-${DEFAULT_SUBMIT}
-<label for="sso-issuer">Issuer</label>
-<p class="hint" id="sso-issuer-hint">The identity provider's issuer URL, such as <code>https://your-org.okta.com</code> or <code>https://login.microsoftonline.com/&lt;tenant id&gt;/v2.0</code>. Its discovery document and key set are read when you save.</p>
-${fieldError('sso-issuer', errors.issuer)}
-<input type="text" id="sso-issuer" name="issuer" value="${form.issuer}" autocomplete="off" spellcheck="false"${described('sso-issuer', errors.issuer)}>
-<label for="sso-client-id">Client ID</label>
-<p class="hint" id="sso-client-id-hint">Of the web application you created for this gateway at the identity provider; its redirect URI is <code>${redirectUri}</code>.</p>
-${fieldError('sso-client-id', errors.clientId)}
-<input type="text" id="sso-client-id" name="clientId" value="${form.clientId}" autocomplete="off" spellcheck="false"${described('sso-client-id', errors.clientId)}>
-<label for="sso-client-secret">Client secret</label>
-<p class="hint" id="sso-client-secret-hint">${settings
-    ? 'Stored and never shown. Leave empty to keep it; type a new one to replace it (needed when the issuer changes).'
-    : 'Stored and never shown again.'}</p>
-${fieldError('sso-client-secret', errors.clientSecret)}
-<input type="password" id="sso-client-secret" name="clientSecret" value="" autocomplete="new-password"${described('sso-client-secret', errors.clientSecret)}>
-<label for="sso-domains">Email domains</label>
-<p class="hint" id="sso-domains-hint">One a line: the part after the @ of your people's addresses (<code>example.com</code>). New ones are pending until verified; a domain left out loses its claim. Public mail services (gmail.com, outlook.com, …) cannot be claimed.</p>
-${fieldError('sso-domains', errors.emailDomains)}
-<textarea id="sso-domains" name="emailDomains" rows="3" spellcheck="false" autocomplete="off"${described('sso-domains', errors.emailDomains)}>${form.emailDomains}</textarea>
-<label for="sso-default-role">Default role</label>
-<p class="hint" id="sso-default-role-hint">The role of people who arrive through the identity provider and are in no mapped group. Never admin: give admin rights through a group mapping or in Members.</p>
-${fieldError('sso-default-role', errors.defaultRole)}
-<select id="sso-default-role" name="defaultRole"${described('sso-default-role', errors.defaultRole)}><option value="member" selected>Member</option></select>
-<label for="sso-groups-claim">Groups claim (optional)</label>
-<p class="hint" id="sso-groups-claim-hint">The ID token claim that lists a person's groups, such as <code>groups</code>. Needed for the mappings below; at each sign-in the person's role follows them.</p>
-${fieldError('sso-groups-claim', errors.groupsClaim)}
-<input type="text" id="sso-groups-claim" name="groupsClaim" value="${form.groupsClaim}" autocomplete="off" spellcheck="false"${described('sso-groups-claim', errors.groupsClaim)}>
-<fieldset${errors.roleMappings ? html` aria-describedby="sso-mappings-error"` : ''}>
-<legend>Group → role mappings</legend>
-<p class="hint">A group name (or, for Microsoft Entra ID, the group's object id) as the groups claim lists it, and the role its members get. Empty rows are ignored.</p>
-${fieldError('sso-mappings', errors.roleMappings)}
-${dataTable('Group to role mappings', ['Group', 'Role', 'Remove'], rows.map((m, i) => mappingRow(m, i)))}
-<div class="actions"><button type="submit" name="add" value="mapping">Add a mapping row</button></div>
-</fieldset>
-<fieldset>
-<legend>Require single sign-on</legend>
-<label class="choice"><input type="checkbox" name="requireSso" value="true" aria-describedby="sso-require-desc"${form.requireSso ? html` checked` : ''}><span>Require single sign-on<span class="desc" id="sso-require-desc">A session opened with a password then opens nothing in this organisation (pages, API, AI clients' consent): sign in through the identity provider once before you switch this on. People's other organisations are not affected.</span></span></label>
-${fieldError('sso-require', errors.requireSso)}
-</fieldset>
-<div class="actions"><button type="submit" class="primary">${settings ? 'Save settings' : 'Connect'}</button></div>
-</form>
-</section>`;
-}
-
-function mappingRow(m: { group: string; role: string }, i: number): SafeHtml {
-  const n = i + 1;
-  return html`<tr>
-<td><label class="visually-hidden" for="sso-mapping-group-${n}">Group of mapping ${n}</label><input type="text" id="sso-mapping-group-${n}" name="mappingGroup" value="${m.group}" autocomplete="off" spellcheck="false"></td>
-<td><label class="visually-hidden" for="sso-mapping-role-${n}">Role of mapping ${n}</label><select id="sso-mapping-role-${n}" name="mappingRole">
-<option value="member"${m.role === 'member' ? html` selected` : ''}>Member</option>
-<option value="admin"${m.role === 'admin' ? html` selected` : ''}>Admin</option>
-</select></td>
-<td><label class="choice"><input type="checkbox" name="mappingRemove" value="${String(i)}"><span>Remove<span class="visually-hidden"> mapping ${n}</span></span></label></td>
-</tr>`;
-}
 
 function idJagCard(ctx: DashboardContext, settings: IdentityProviderView, view: SingleSignOnView): SafeHtml {
   const orgId = ctx.organization!.id;
@@ -240,7 +142,7 @@ function idJagCard(ctx: DashboardContext, settings: IdentityProviderView, view: 
   if (!rows.some((r) => r.clientId === '')) rows.push({ clientId: '', projectId: '' });
   return html`<section class="card" aria-labelledby="sso-id-jag-title">
 <h2 id="sso-id-jag-title">AI clients authorised by the identity provider (ID-JAG)</h2>
-<p class="muted">Enterprise AI clients can trade an identity assertion from this identity provider for a gateway token, with no consent screen. Each client needs a row below: its <code>client_id</code> here (which may be the URL of its metadata document) and the project its tokens open. The organisation's client policy still applies.</p>
+<p class="muted">Enterprise AI clients can trade an identity assertion from this identity provider for a gateway token, with no consent screen. Each client needs a row below: the <code>client_id</code> of an organisation client made on Connected clients, and the project its tokens open. The organisation's client policy still applies.</p>
 ${pickerSearch({
   action: ssoPath(orgId),
   id: 'sso-project-query',

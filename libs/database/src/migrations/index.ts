@@ -18,10 +18,15 @@ import { MembershipStart1764000020100 } from './1764000020100-membership-start';
 import { SsoStates1764000020200 } from './1764000020200-sso-states';
 import { OrganizationClients1764000020500 } from './1764000020500-organization-clients';
 import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry';
+import { IdentityProviderScopes1764000022500 } from './1764000022500-identity-provider-scopes';
+import { LastIdToken1764000022600 } from './1764000022600-last-id-token';
 import { OrganizationPolicies1764000023000 } from './1764000023000-organization-policies';
 import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-authenticated-at';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
+import { PersonEmailRead1764000025100 } from './1764000025100-person-email-read';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
+import { AuditStreamPositions1764000026500 } from './1764000026500-audit-stream-positions';
+import { AuditRetention1764000026600 } from './1764000026600-audit-retention';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -45,8 +50,13 @@ export const MIGRATIONS = [
   SsoStates1764000020200,
   OrganizationClients1764000020500,
   ScimTokenExpiry1764000022000,
+  IdentityProviderScopes1764000022500,
+  LastIdToken1764000022600,
   OrganizationPolicies1764000023000,
   SessionAuthenticatedAt1764000023100,
   AuditChain1764000025000,
+  PersonEmailRead1764000025100,
   AuditSinks1764000026000,
+  AuditStreamPositions1764000026500,
+  AuditRetention1764000026600,
 ];

@@ -1,9 +1,10 @@
 import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { MembershipRole } from '@app/tenancy';
 
 /** One group of the IdP's groups claim and the role its members get. */
 export interface RoleMapping {
   group: string;
-  role: 'admin' | 'member';
+  role: MembershipRole;
 }
 
 /** Which project an AI client's ID-JAG trades open (null: not chosen yet, the trade is refused). */
@@ -42,6 +43,10 @@ export class IdentityProviderRecord {
   @Column('text', { nullable: true })
   groupsClaim: string | null;
 
+  /** Extra OpenID scopes asked for at sign-in, after `openid email profile` (e.g. `groups`). */
+  @Column('jsonb', { default: [] })
+  scopes: string[];
+
   @Column('jsonb', { default: [] })
   roleMappings: RoleMapping[];
 
@@ -57,6 +62,14 @@ export class IdentityProviderRecord {
   /** When an admin of the organisation first signed in through this IdP (ID-JAG needs it). */
   @Column('timestamptz', { nullable: true })
   adminSignedInAt: Date | null;
+
+  /** When the IdP last sent an ID token that passed the checks (any person's sign-in). */
+  @Column('timestamptz', { nullable: true })
+  lastIdTokenAt: Date | null;
+
+  /** The names of that ID token's claims (never their values): whether the groups claim arrives. */
+  @Column('jsonb', { nullable: true })
+  lastIdTokenClaims: string[] | null;
 
   /**
    * Connected before per-IdP redirect URIs: the shared `/auth/sso/callback` is still accepted for

@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { MembershipRole } from '@app/tenancy';
 
 /**
  * A person as the organisation's SCIM client sees them (its `Users` resource; `id` is the SCIM
@@ -41,7 +42,7 @@ export class ProvisionedUser {
 
   /** The role the SCIM client gives the person (the membership's, kept while they are not a member). */
   @Column('text', { default: 'member' })
-  role: 'admin' | 'member';
+  role: MembershipRole;
 
   /** The invitation sent when the email already had an account (never linked). */
   @ForeignKey('Invitation', { name: 'provisioned_users_invitation_id_fkey', onDelete: 'SET NULL' })

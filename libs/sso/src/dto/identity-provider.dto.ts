@@ -13,7 +13,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IDENTITY_PROVIDER_LIMITS, type IdentityProviderInput } from '@app/identity';
-import { MEMBERSHIP_ROLES } from '@app/tenancy';
+import { MEMBERSHIP_ROLES, type MembershipRole } from '@app/tenancy';
 
 const { text: TEXT, clientSecret: SECRET } = IDENTITY_PROVIDER_LIMITS;
 
@@ -26,7 +26,7 @@ export class RoleMappingDto {
 
   @ApiProperty({ enum: MEMBERSHIP_ROLES, description: 'The role members of that group get' })
   @IsIn(MEMBERSHIP_ROLES, { message: `roleMappings[].role must be one of: ${MEMBERSHIP_ROLES.join(', ')}` })
-  role: 'admin' | 'member';
+  role: MembershipRole;
 }
 
 export class IdJagClientDto {
@@ -90,6 +90,18 @@ export class PutIdentityProviderDto implements IdentityProviderInput {
   @MaxLength(200, { message: 'groupsClaim must be at most 200 characters' })
   groupsClaim?: string | null;
 
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['groups'],
+    description: `Extra OpenID scopes asked for at sign-in after openid email profile (those three are always sent), e.g. groups for a groups claim; at most ${IDENTITY_PROVIDER_LIMITS.scopes}`,
+  })
+  @IsOptional()
+  @IsArray({ message: 'scopes must be an array of scope names' })
+  @ArrayMaxSize(IDENTITY_PROVIDER_LIMITS.scopes, { message: `scopes may list at most ${IDENTITY_PROVIDER_LIMITS.scopes} scopes` })
+  @IsString({ each: true, message: 'scopes must contain scope names (strings)' })
+  @MaxLength(IDENTITY_PROVIDER_LIMITS.scope, { each: true, message: `each scope in scopes must be at most ${IDENTITY_PROVIDER_LIMITS.scope} characters` })
+  scopes?: string[];
+
   @ApiPropertyOptional({ type: [RoleMappingDto], description: 'Group → role for people the groups claim puts in that group (needs groupsClaim)' })
   @IsOptional()
   @IsArray({ message: 'roleMappings must be an array of {group, role}' })
@@ -102,6 +114,15 @@ export class PutIdentityProviderDto implements IdentityProviderInput {
   @IsOptional()
   @IsBoolean({ message: 'requireSso must be true or false' })
   requireSso?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Turn on requireSso although it locks out members who cannot sign in through the IdP (no link to it and no email of a verified domain); without it such a save answers 409 lockout_confirmation_required naming them',
+  })
+  @IsOptional()
+  @IsBoolean({ message: 'confirmLockout must be true or false' })
+  confirmLockout?: boolean;
 
   @ApiPropertyOptional({
     default: false,
@@ -162,12 +183,17 @@ export class DiscoverySummaryDto {
 
 export class RoleMappingViewDto {
   @ApiProperty() group: string;
-  @ApiProperty({ enum: MEMBERSHIP_ROLES }) role: 'admin' | 'member';
+  @ApiProperty({ enum: MEMBERSHIP_ROLES }) role: MembershipRole;
 }
 
 export class IdJagClientViewDto {
   @ApiProperty() clientId: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) projectId: string | null;
+}
+
+export class LastIdTokenDto {
+  @ApiProperty({ format: 'date-time' }) receivedAt: Date;
+  @ApiProperty({ type: [String], description: 'The names of its claims (never their values)' }) claims: string[];
 }
 
 /** The settings as shown; the client secret never appears. */
@@ -186,12 +212,21 @@ export class IdentityProviderDto {
   @ApiProperty({ type: [ClaimedDomainDto] }) domains: ClaimedDomainDto[];
   @ApiProperty({ enum: ['member'] }) defaultRole: 'member';
   @ApiProperty({ nullable: true, type: String }) groupsClaim: string | null;
+  @ApiProperty({ type: [String], description: 'Extra OpenID scopes asked for at sign-in, after openid email profile' }) scopes: string[];
   @ApiProperty({ type: [RoleMappingViewDto] }) roleMappings: RoleMappingViewDto[];
   @ApiProperty() requireSso: boolean;
   @ApiProperty() acceptIdJag: boolean;
   @ApiProperty({ type: [IdJagClientViewDto] }) idJagClients: IdJagClientViewDto[];
   @ApiProperty({ nullable: true, type: String, format: 'date-time', description: 'When an admin first signed in through this IdP (acceptIdJag needs it)' })
   adminSignedInAt: Date | null;
+  @ApiProperty({ type: LastIdTokenDto, nullable: true, description: 'The last ID token the IdP sent that passed the checks, since the issuer or the scopes last changed' })
+  lastIdToken: LastIdTokenDto | null;
+  @ApiProperty({
+    nullable: true,
+    type: Boolean,
+    description: "Whether that ID token carried groupsClaim (null: no groups claim configured, or no ID token yet); false: nobody's role follows roleMappings",
+  })
+  groupsClaimInLastIdToken: boolean | null;
   @ApiProperty({ type: DiscoverySummaryDto, nullable: true }) discovery: DiscoverySummaryDto | null;
   @ApiProperty({ format: 'date-time' }) createdAt: Date;
   @ApiProperty({ format: 'date-time' }) updatedAt: Date;
