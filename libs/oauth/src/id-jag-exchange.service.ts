@@ -3,16 +3,16 @@ import { createHash } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
 import { OAuthGrantStore } from '@app/credential-store';
 import { IDP_SIGNING_ALGORITHMS, IdentityLinkDirectory, IdentityProviderDirectory, IdentityProviderError, IdpMetadata, type IdentityProviderRecord } from '@app/identity';
 import { RateLimitService } from '@app/rate-limit';
-import { MembershipDirectory, type MembershipRole, ProjectDirectory } from '@app/tenancy';
+import { MembershipDirectory, ProjectDirectory } from '@app/tenancy';
 import { ClientPolicyService } from './client-policy/client-policy.service';
 import { metadataDocumentHost } from './redirect-uri';
 import type { RegisteredClient } from './oauth-clients.service';
 import { invalidClient, OAuthError } from './oauth.errors';
-import { isOwnResource, permissionsFromScope, scopeString, singleParam } from './oauth-params';
+import { grantedPermissions } from './id-jag-scope';
+import { isOwnResource, singleParam } from './oauth-params';
 import { JWT_BEARER_GRANT } from './registration-metadata';
 import { IdJagAssertionsRepository } from './store/id-jag-assertions.repository';
 import { OAuthClientsRepository } from './store/oauth-clients.repository';
@@ -29,11 +29,6 @@ const SKEW_SECONDS = 60;
 const MAX_ID_JAG_AGE_SECONDS = 600;
 const MAX_ASSERTION_LENGTH = 16 * 1024;
 const MAX_JTI_LENGTH = 256;
-
-/** The agent permissions a person's role lets them hand to a client (every one today, as on the consent page). */
-export function permissionsOfRole(role: MembershipRole): AgentPermission[] {
-  return role === 'admin' || role === 'member' ? [...AGENT_PERMISSION_NAMES] : [];
-}
 
 /**
  * The jwt-bearer grant with an ID-JAG (MCP extension "Enterprise-Managed Authorization"; IETF
@@ -300,26 +295,4 @@ function readClaims(assertion: string): JWTPayload & Record<string, unknown> {
   } catch {
     throw invalidGrant("The assertion's claims are not a JSON object");
   }
-}
-
-/**
- * The permissions granted: no requested `scope` means the asserted one; otherwise the
- * intersection of requested, asserted (when the ID-JAG names a scope) and what the role allows.
- */
-export function grantedPermissions(requested: string | undefined, asserted: unknown, role: MembershipRole): AgentPermission[] {
-  const byRole = permissionsOfRole(role);
-  const assertedSet = typeof asserted === 'string' ? (permissionsFromScope(asserted) ?? []) : undefined;
-  const requestedSet = requested !== undefined ? (permissionsFromScope(requested) ?? []) : undefined;
-  const granted = AGENT_PERMISSION_NAMES.filter(
-    (p) => byRole.includes(p) && (assertedSet === undefined || assertedSet.includes(p)) && (requestedSet === undefined || requestedSet.includes(p)),
-  );
-  if (granted.length === 0) {
-    const parts = [
-      requestedSet !== undefined ? `the requested scope (${scopeString(requestedSet) || 'no known scope'})` : undefined,
-      assertedSet !== undefined ? `the ID-JAG's scope (${scopeString(assertedSet) || 'no known scope'})` : undefined,
-      `what the person's role allows (${scopeString(byRole) || 'nothing'})`,
-    ].filter(Boolean);
-    throw new OAuthError('invalid_scope', `No scope is left to grant: ${parts.join(', ')} have none in common`);
-  }
-  return granted;
 }
