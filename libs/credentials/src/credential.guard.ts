@@ -8,7 +8,7 @@ import {
   OnApplicationBootstrap,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ModuleRef, Reflector } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import passport from 'passport';
 import { AppConfig } from '@app/config';
@@ -51,6 +51,7 @@ export class CredentialGuard implements CanActivate, OnApplicationBootstrap {
     private readonly sessions: SessionTokenService,
     private readonly config: AppConfig,
     private readonly moduleRef: ModuleRef,
+    private readonly http: HttpAdapterHost,
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
@@ -59,9 +60,11 @@ export class CredentialGuard implements CanActivate, OnApplicationBootstrap {
 
   /**
    * Finds the SCIM library's token resolver once, at start-up: an application without it fails to
-   * start, naming what is missing, rather than refusing every SCIM request at run time.
+   * start, naming what is missing, rather than refusing every SCIM request at run time. A context
+   * without HTTP (the command line) guards no route and needs none.
    */
   onApplicationBootstrap(): void {
+    if (!this.http.httpAdapter) return;
     try {
       this.scimTokens = this.moduleRef.get(ScimTokenResolver, { strict: false });
     } catch {
