@@ -76,7 +76,7 @@ describe('start-up with a bad configuration value (SPEC §7)', () => {
 
 describe('BASE_URL: refused when missing in production; logged as the URL clients must use elsewhere', () => {
   it('production without BASE_URL refuses to start with one sentence', async () => {
-    const { code, stdout, stderr } = await runGateway({ NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-at-least-32-characters' });
+    const { code, stdout, stderr } = await runGateway({ NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-at-least-32-characters', SECRETS_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}` });
     expect(code).toBe(78);
     expect(stderr).toBe(
       'Agent Gateway refused to start. BASE_URL must be set when NODE_ENV=production: it is the OAuth issuer and the root of every URL ' +

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TEST_SECRETS_KEYS } from './test-app';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -21,7 +22,7 @@ export interface GatewayProcess {
 export function spawnGateway(cwd: string, env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['-r', join(ROOT, 'test/helpers/register-ts.cjs'), join(ROOT, 'apps/gateway/src/main.ts')], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: join(cwd, 'data'), ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: join(cwd, 'data'), SECRETS_KEYS: TEST_SECRETS_KEYS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   }
 }
 
+/** The SECRETS_KEYS of the test apps and processes of one test file: id `test`, one random key. */
+export const TEST_SECRETS_KEYS = `test:${randomBytes(32).toString('base64')}`;
+
 async function startTestAppOnce(env: Record<string, string>, options: { controllers?: Type[]; providers?: Provider[] }): Promise<TestApp> {
   const state = readTestState();
   const port = await freePort();
@@ -51,6 +55,8 @@ async function startTestAppOnce(env: Record<string, string>, options: { controll
     HOST: '127.0.0.1',
     BASE_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
+    // One ring for every instance of a test (SPEC §10: instances of one deployment share it).
+    SECRETS_KEYS: TEST_SECRETS_KEYS,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   });

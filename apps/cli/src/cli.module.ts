@@ -6,6 +6,7 @@ import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule } from '@app/database';
 import { IdentityModule } from '@app/identity';
 import { OAuthStoreModule } from '@app/oauth';
+import { AuditSinkSecretsModule } from '@app/audit-sinks';
 
 /**
  * The command line's application context: the same modules the gateway runs (configuration,
@@ -26,6 +27,7 @@ export class CliModule {
         AuditModule,
         AuthModule,
         IdentityModule,
+        AuditSinkSecretsModule,
       ],
     };
   }

@@ -17,6 +17,7 @@ import { IdentityProviderSettings } from '@app/identity';
 import { DataFolderLockedError, DataFolderPermissionsError, runMigrations } from '@app/database';
 import { backup, restore } from './backup';
 import { CliModule } from './cli.module';
+import { secretsRotate } from './secrets-rotate';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -69,6 +70,10 @@ Commands:
       hash and every signed checkpoint. Prints the verdict as JSON; exit 0 intact, 1 broken.
       --sink-copy: the NDJSON a sink received (https bodies, or Splunk HEC events), checked
       against the database: records or checkpoints it holds that the database lost are named.
+  secrets-rotate
+      Re-encrypt every stored outbound secret (identity providers' client secrets, audit sinks'
+      signing secrets and tokens) under the current SECRETS_KEYS key, the first of the ring; keep
+      the older keys after it until this has run. Runs the migrations first.
   reset-link --email <email>
       Print a one-time password-reset link for the account with this email (for example the only
       admin, locked out). The link works once, for an hour; using it ends every session of that
@@ -93,7 +98,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     command !== 'sso-require-off' &&
     command !== 'identity-provider-disconnect' &&
     command !== 'release-email' &&
-    command !== 'audit-verify'
+    command !== 'audit-verify' &&
+    command !== 'secrets-rotate'
   ) {
     io.stderr.write(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
     return EXIT.usage;
@@ -146,6 +152,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   if (command === 'reset-link') return resetLink(config, options.email, io);
   if (command === 'release-email') return releaseEmail(options.email, io, (fn) => withContext(config, io, 'release-email', async (app) => (await migrate(app, io), fn(app))));
+  if (command === 'secrets-rotate') return withContext(config, io, 'secrets-rotate', async (app) => (await migrate(app, io), secretsRotate(app, io)));
   if (command === 'audit-verify') return auditVerify(options, io, (fn) => withContext(config, io, 'audit-verify', async (app) => (await migrate(app, io), fn(app))));
   if (command === 'verify-domain') return verifyDomain(config, options.organization, options.domain, io);
   if (command === 'sso-require-off' || command === 'identity-provider-disconnect') return identityProviderCommand(command, config, options.organization, io);
@@ -310,9 +317,10 @@ async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
 
 /** What to do instead of a command that needs the embedded database while the service holds it. */
 const WHILE_THE_SERVICE_RUNS: Record<
-  'migrate' | 'create-admin' | 'reset-link' | 'release-email' | 'verify-domain' | 'sso-require-off' | 'identity-provider-disconnect' | 'audit-verify',
+  'migrate' | 'create-admin' | 'reset-link' | 'release-email' | 'verify-domain' | 'sso-require-off' | 'identity-provider-disconnect' | 'audit-verify' | 'secrets-rotate',
   string
 > = {
+  'secrets-rotate': 'On PostgreSQL (DATABASE_URL) it runs beside the service; with the embedded database, stop the service first.',
   'audit-verify': 'Or, while it runs, an admin (or an rk_ key with audit:read) calls GET /api/organizations/:orgId/audit-events/verify.',
   migrate: 'Nothing is needed while it runs: the service applied the migrations when it started.',
   'create-admin': 'Or, while it runs, use the REST equivalent: POST /api/auth/signup (creates a person and their organisation; needs SIGNUP_ENABLED=true).',

@@ -24,6 +24,7 @@ import { SsoModule } from '@app/sso';
 import { TasksModule } from '@app/tasks';
 import { AppExceptionFilter } from './app-exception.filter';
 import { JsonBodyInterceptor } from './json-body.interceptor';
+import { StoredSecretsAtStart } from './stored-secrets-at-start';
 
 export interface AppModuleOptions {
   database?: DatabaseModuleOptions;
@@ -70,6 +71,7 @@ export class AppModule {
           provide: APP_PIPE,
           useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, exceptionFactory: validationException }),
         },
+        StoredSecretsAtStart,
         ...(options.providers ?? []),
       ],
     };

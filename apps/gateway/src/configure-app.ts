@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import express, { json, urlencoded } from 'express';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, restErrorBody } from '@app/common';
 import { AppConfig } from '@app/config';
-import { type AuthenticatedRequest, CredentialGuard } from '@app/credentials';
+import { type AuthenticatedRequest, CredentialGuard, requireScimTokenResolver } from '@app/credentials';
 import { NotFoundPage } from '@app/dashboard';
 import { Readiness } from '@app/health';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError, McpEndpoint } from '@app/mcp';
@@ -53,6 +53,7 @@ function strictServer(): express.Express {
 }
 
 export function configureApp(app: NestExpressApplication, config: AppConfig): INestApplication {
+  requireScimTokenResolver(app);
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);

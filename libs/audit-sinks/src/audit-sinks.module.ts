@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '@app/audit';
 import { AuditSinksController } from './audit-sinks.controller';
-import { AuditSinksRepository } from './audit-sinks.repository';
+import { AuditSinkSecretsModule } from './audit-sink-secrets.module';
 import { AuditSinksService } from './audit-sinks.service';
 import { AuditSinkDelivery } from './delivery/sink-delivery';
 import { AuditSink, AuditSinkLease } from './entities/audit-sink.entity';
@@ -14,9 +14,9 @@ import { AuditRetentionJob } from './retention/audit-retention-job';
 
 /** An organisation's audit sinks: their tables, the REST routes, the delivery from the chain, the operator's OTLP stream, retention. */
 @Module({
-  imports: [TypeOrmModule.forFeature([AuditSink, AuditSinkLease, AuditStreamPosition]), AuditModule],
+  imports: [TypeOrmModule.forFeature([AuditSink, AuditSinkLease, AuditStreamPosition]), AuditSinkSecretsModule, AuditModule],
   controllers: [AuditSinksController, AuditRetentionController],
-  providers: [AuditSinksRepository, AuditSinksService, AuditSinkDelivery, AuditStreamRepository, AuditStream, AuditRetentionJob],
-  exports: [AuditSinksService, AuditSinkDelivery, AuditStream, AuditRetentionJob],
+  providers: [AuditSinksService, AuditSinkDelivery, AuditStreamRepository, AuditStream, AuditRetentionJob],
+  exports: [AuditSinksService, AuditSinkDelivery, AuditStream, AuditRetentionJob, AuditSinkSecretsModule],
 })
 export class AuditSinksModule {}

@@ -14,6 +14,20 @@ export class AuditSinksRepository {
     private readonly dataSource: DataSource,
   ) {}
 
+  /** Every stored sink secret as it is stored (signing secrets and HEC tokens), for the start-up check and `secrets-rotate`. */
+  async storedSecrets(): Promise<{ id: string; column: 'signing_secret' | 'token'; stored: string }[]> {
+    const rows: { id: string; signing_secret: string | null; token: string | null }[] = await this.dataSource.query(`SELECT id, signing_secret, token FROM audit_sinks`);
+    return rows.flatMap((r) => [
+      ...(r.signing_secret ? [{ id: r.id, column: 'signing_secret' as const, stored: r.signing_secret }] : []),
+      ...(r.token ? [{ id: r.id, column: 'token' as const, stored: r.token }] : []),
+    ]);
+  }
+
+  /** Replaces one stored secret, only if it is still `was`. */
+  async replaceStoredSecret(id: string, column: 'signing_secret' | 'token', was: string, stored: string): Promise<void> {
+    await this.dataSource.query(`UPDATE audit_sinks SET ${column === 'token' ? 'token' : 'signing_secret'} = $3 WHERE id = $1 AND ${column === 'token' ? 'token' : 'signing_secret'} = $2`, [id, was, stored]);
+  }
+
   list(organizationId: string): Promise<AuditSink[]> {
     return this.sinks.find({ where: { organizationId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }

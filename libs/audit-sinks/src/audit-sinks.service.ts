@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type AuditActor, AuditChainService, AuditService } from '@app/audit';
 import { DomainError, isUuid, NotFoundError } from '@app/common';
-import { AppConfig, encryptSecret, secretsKeyRing, type SecretPlace, type SecretsKey } from '@app/config';
+import { AppConfig, encryptSecret, type SecretPlace, type SecretsKey } from '@app/config';
 import { systemResolver } from '@app/outbound';
 import type { AuditSinkDto, CreateAuditSinkDto, CreatedAuditSinkDto } from './audit-sinks.dto';
 import { AuditSinksRepository } from './audit-sinks.repository';
@@ -25,7 +25,7 @@ export class AuditSinksService {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
   ) {
-    this.keyRing = secretsKeyRing(config.secretsKeys, config.sessionSecret);
+    this.keyRing = config.secretsKeys;
   }
 
   async list(organizationId: string): Promise<AuditSinkDto[]> {

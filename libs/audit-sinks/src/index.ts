@@ -4,3 +4,5 @@ export { AuditSinksService } from './audit-sinks.service';
 export { AuditSinkDelivery } from './delivery/sink-delivery';
 export { AuditStream } from './otlp/audit-stream';
 export { AuditRetentionJob } from './retention/audit-retention-job';
+export { AuditSinkStoredSecrets } from './audit-sink-stored-secrets';
+export { AuditSinkSecretsModule } from './audit-sink-secrets.module';

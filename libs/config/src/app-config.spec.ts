@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig } from './app-config';
@@ -6,6 +6,7 @@ import { ConfigValidationError } from './env.schema';
 
 describe('AppConfig.fromEnvironment', () => {
   const base = { DATA_DIR: mkdtempSync(join(tmpdir(), 'ag-config-')), NODE_ENV: 'test' };
+  const PRODUCTION_KEYS = { SECRETS_KEYS: `k1:${Buffer.alloc(32, 9).toString('base64')}` };
   afterAll(() => rmSync(base.DATA_DIR, { recursive: true, force: true }));
 
   function problemsOf(env: Record<string, string>): string[] {
@@ -62,15 +63,21 @@ describe('AppConfig.fromEnvironment', () => {
   });
 
   it('requires SESSION_SECRET in production', () => {
-    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([expect.stringMatching(/^SESSION_SECRET: required when NODE_ENV=production/)]);
+    expect(problemsOf({ NODE_ENV: 'production', ...PRODUCTION_KEYS })).toEqual([expect.stringMatching(/^SESSION_SECRET: required when NODE_ENV=production/)]);
+  });
+
+  it('requires SECRETS_KEYS in production, naming how to make one', () => {
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) })).toEqual([
+      'SECRETS_KEYS: required when NODE_ENV=production (k1:<base64 of 32 random bytes>, e.g. k1:$(openssl rand -base64 32)); it encrypts the stored outbound secrets',
+    ]);
   });
 
   it('refuses CLIENT_METADATA_ALLOW_LOOPBACK in production and allows it elsewhere', () => {
     const secret = 'x'.repeat(40);
-    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: secret, CLIENT_METADATA_ALLOW_LOOPBACK: 'true' })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: secret, ...PRODUCTION_KEYS, CLIENT_METADATA_ALLOW_LOOPBACK: 'true' })).toEqual([
       expect.stringMatching(/^CLIENT_METADATA_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production/),
     ]);
-    expect(AppConfig.fromEnvironment({ ...base, NODE_ENV: 'production', SESSION_SECRET: secret }).clientMetadataAllowLoopback).toBe(false);
+    expect(AppConfig.fromEnvironment({ ...base, NODE_ENV: 'production', SESSION_SECRET: secret, ...PRODUCTION_KEYS }).clientMetadataAllowLoopback).toBe(false);
     expect(AppConfig.fromEnvironment({ ...base, CLIENT_METADATA_ALLOW_LOOPBACK: 'true' }).clientMetadataAllowLoopback).toBe(true);
     expect(AppConfig.fromEnvironment({ ...base }).clientMetadataAllowLoopback).toBe(false);
   });
@@ -82,7 +89,7 @@ describe('AppConfig.fromEnvironment', () => {
   });
 
   it('waits 5 s after SIGTERM in production and none elsewhere, unless told', () => {
-    const secret = { SESSION_SECRET: 'x'.repeat(32) };
+    const secret = { SESSION_SECRET: 'x'.repeat(32), ...PRODUCTION_KEYS };
     expect(AppConfig.fromEnvironment({ ...base, ...secret, NODE_ENV: 'production' }).shutdownDelaySeconds).toBe(5);
     expect(AppConfig.fromEnvironment({ ...base }).shutdownDelaySeconds).toBe(0);
     expect(AppConfig.fromEnvironment({ ...base, NODE_ENV: 'production', ...secret, SHUTDOWN_DELAY_SECONDS: '0' }).shutdownDelaySeconds).toBe(0);
@@ -92,13 +99,22 @@ describe('AppConfig.fromEnvironment', () => {
   describe('SECRETS_KEYS (SPEC §10, "Stored outbound secrets")', () => {
     const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
 
-    it('reads the ring in order, the first current, and keeps it empty when unset', () => {
+    it('reads the ring in order, the first current; unset (never in production), one key generated into DATA_DIR and kept', () => {
       const config = AppConfig.fromEnvironment({ ...base, SECRETS_KEYS: `k2:${key(2)}, k1:${key(1)}` });
       expect(config.secretsKeys.map((k) => [k.id, k.key.equals(Buffer.alloc(32, k.id === 'k2' ? 2 : 1))])).toEqual([
         ['k2', true],
         ['k1', true],
       ]);
-      expect(AppConfig.fromEnvironment(base).secretsKeys).toEqual([]);
+      const dataDir = mkdtempSync(join(tmpdir(), 'ag-keys-'));
+      try {
+        const [generated] = AppConfig.fromEnvironment({ ...base, DATA_DIR: dataDir }).secretsKeys;
+        expect(generated.id).toBe('local');
+        expect(generated.key).toHaveLength(32);
+        expect(statSync(join(dataDir, 'secrets-key')).mode & 0o777).toBe(0o600);
+        expect(AppConfig.fromEnvironment({ ...base, DATA_DIR: dataDir }).secretsKeys).toEqual([generated]);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
 
     it.each([
@@ -129,7 +145,7 @@ describe('AppConfig.fromEnvironment', () => {
     });
 
     it('refuses OUTBOUND_ALLOW_LOOPBACK in production; elsewhere it lets identity providers use loopback addresses', () => {
-      expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40), OUTBOUND_ALLOW_LOOPBACK: 'true' })).toEqual([
+      expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40), ...PRODUCTION_KEYS, OUTBOUND_ALLOW_LOOPBACK: 'true' })).toEqual([
         expect.stringMatching(/^OUTBOUND_ALLOW_LOOPBACK=true: not allowed when NODE_ENV=production/),
       ]);
       const config = AppConfig.fromEnvironment({ ...base, OUTBOUND_ALLOW_LOOPBACK: 'true' });
@@ -143,13 +159,13 @@ describe('AppConfig.fromEnvironment', () => {
       METRICS_TOKEN: 'change-me-to-a-long-random-metrics-token-of-32-characters',
       DATABASE_URL: 'postgres://gateway:gateway@db.internal:5432/gateway',
     };
-    const problems = problemsOf({ NODE_ENV: 'production', ...published });
+    const problems = problemsOf({ NODE_ENV: 'production', ...PRODUCTION_KEYS, ...published });
     expect(problems.map((p) => p.split('=')[0])).toEqual(['SESSION_SECRET', 'METRICS_TOKEN', 'DATABASE_URL']);
     for (const problem of problems) expect(problem).toMatch(/=\(hidden\): .*a value published in the Agent Gateway repository/);
     expect(problems.join('\n')).not.toMatch(/change-me|gateway@/);
     expect(AppConfig.fromEnvironment({ ...base, ...published }).sessionSecret).toBe(published.SESSION_SECRET);
     const own = { SESSION_SECRET: 'y'.repeat(48), DATABASE_URL: 'postgres://gateway:s3cr3t-of-our-own@db.internal:5432/gateway' };
-    expect(AppConfig.fromEnvironment({ ...base, NODE_ENV: 'production', ...own }).sessionSecret).toBe(own.SESSION_SECRET);
+    expect(AppConfig.fromEnvironment({ ...base, NODE_ENV: 'production', ...PRODUCTION_KEYS, ...own }).sessionSecret).toBe(own.SESSION_SECRET);
   });
 
   it('derives the MCP URLs from BASE_URL without a trailing slash', () => {

@@ -72,7 +72,10 @@ export class AppConfig {
   readonly outboundAllowHosts: readonly string[];
   /** `OUTBOUND_ALLOW_LOOPBACK`: development only. */
   readonly outboundAllowLoopback: boolean;
-  /** `SECRETS_KEYS` in order, the first current; empty when unset (SPEC §10, "Stored outbound secrets"). */
+  /**
+   * `SECRETS_KEYS` in order, the first current (SPEC §10, "Stored outbound secrets"); where it is
+   * unset (never in production), one key generated once into DATA_DIR, as SESSION_SECRET is.
+   */
   readonly secretsKeys: readonly SecretsKey[];
   /** The longest wait between two attempts to deliver to an audit sink that refuses. */
   readonly auditSinkMaxBackoffSeconds: number;
@@ -151,7 +154,7 @@ export class AppConfig {
     this.identityProviderAllowLoopback = env.IDENTITY_PROVIDER_ALLOW_LOOPBACK || env.OUTBOUND_ALLOW_LOOPBACK;
     this.outboundAllowHosts = parseOutboundAllowHosts(env.OUTBOUND_ALLOW_HOSTS).hosts;
     this.outboundAllowLoopback = env.OUTBOUND_ALLOW_LOOPBACK;
-    this.secretsKeys = env.SECRETS_KEYS === undefined ? [] : parseSecretsKeys(env.SECRETS_KEYS).keys;
+    this.secretsKeys = env.SECRETS_KEYS === undefined ? [developmentSecretsKey(this.dataDir)] : parseSecretsKeys(env.SECRETS_KEYS).keys;
     this.auditSinkMaxBackoffSeconds = env.AUDIT_SINK_MAX_BACKOFF_SECONDS;
     this.auditRetentionDays = env.AUDIT_RETENTION_DAYS;
     this.auditOtlpLogsEndpoint = env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT || undefined;
@@ -177,6 +180,26 @@ export class AppConfig {
   isOriginAllowed(origin: string): boolean {
     return this.mcpAllowedOrigins.includes('*') || this.mcpAllowedOrigins.includes(origin);
   }
+}
+
+/** The id of the key generated into DATA_DIR where SECRETS_KEYS is unset. */
+export const GENERATED_SECRETS_KEY_ID = 'local';
+
+/**
+ * Outside production a missing SECRETS_KEYS is one key generated once and kept in DATA_DIR
+ * (`secrets-key`, mode 0600), so stored outbound secrets survive a restart without any setup.
+ */
+function developmentSecretsKey(dataDir: string): SecretsKey {
+  const file = join(dataDir, 'secrets-key');
+  if (existsSync(file)) {
+    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    if (key.length === 32) return { id: GENERATED_SECRETS_KEY_ID, key };
+  }
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const key = randomBytes(32);
+  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { id: GENERATED_SECRETS_KEY_ID, key };
 }
 
 /**

@@ -86,6 +86,9 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) {
     problems.push('SESSION_SECRET: required when NODE_ENV=production (at least 32 characters)');
   }
+  if (env.NODE_ENV === 'production' && env.SECRETS_KEYS === undefined) {
+    problems.push('SECRETS_KEYS: required when NODE_ENV=production (k1:<base64 of 32 random bytes>, e.g. k1:$(openssl rand -base64 32)); it encrypts the stored outbound secrets');
+  }
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
     problems.push(`METRICS_PORT=${env.METRICS_PORT}: must differ from PORT (the metrics listener is separate and local)`);
   }

@@ -14,14 +14,60 @@ export interface SecretPlace {
   rowId: string;
 }
 
-/** Where no `SECRETS_KEYS` is set (never in production), a key derived from the session secret. */
-export const DERIVED_SECRETS_KEY_ID = 'session';
+/**
+ * The key ring to use: `AppConfig.secretsKeys` (`SECRETS_KEYS`, or the key generated into DATA_DIR
+ * where it is unset, never in production). Never empty in a running service.
+ */
+export function secretsKeyRing(keys: readonly SecretsKey[], _sessionSecret?: string): readonly SecretsKey[] {
+  if (keys.length === 0) throw new Error('no secrets key: SECRETS_KEYS is empty');
+  return keys;
+}
 
-/** The key ring to use: `SECRETS_KEYS`, or one key derived (HKDF-SHA-256) from the session secret. */
-export function secretsKeyRing(keys: readonly SecretsKey[], sessionSecret: string): readonly SecretsKey[] {
-  if (keys.length > 0) return keys;
-  const key = Buffer.from(hkdfSync('sha256', sessionSecret, Buffer.alloc(0), 'secrets-at-rest', 32));
-  return [{ id: DERIVED_SECRETS_KEY_ID, key }];
+/** Whether a stored value is one of ours (`v1:<key id>:…`) rather than a secret still in clear. */
+export function isEncryptedSecret(stored: string): boolean {
+  return /^v1:[A-Za-z0-9_-]{1,32}:[^:]*:[^:]*:[^:]+$/.test(stored);
+}
+
+/** The key id a stored value was encrypted under (null: not encrypted). */
+export function keyIdOf(stored: string): string | null {
+  return isEncryptedSecret(stored) ? stored.split(':')[1] : null;
+}
+
+/** A stored secret, where it is, for the checks and the re-encryption at start and by `secrets-rotate`. */
+export interface StoredSecret {
+  place: SecretPlace;
+  stored: string;
+}
+
+/**
+ * Secures one owner's stored secrets (at start-up, and with `rotate` for `secrets-rotate`): a
+ * value under a key id missing from the ring fails, naming the place and the key id (never the
+ * value); a value still in clear is encrypted under the current key (clear secrets are encrypted
+ * at the first start with a key), and with `rotate` a value under an older key is re-encrypted.
+ * `replace` writes one change only if the stored value is still `was` (another instance may have
+ * done it first). Answers how many values it changed.
+ */
+export async function secureStoredSecrets(
+  ring: readonly SecretsKey[],
+  secrets: readonly StoredSecret[],
+  replace: (place: SecretPlace, was: string, stored: string) => Promise<unknown>,
+  options: { rotate: boolean },
+): Promise<number> {
+  const current = ring[0]?.id;
+  let changed = 0;
+  for (const { place, stored } of secrets) {
+    const keyId = keyIdOf(stored);
+    if (keyId !== null && !ring.some((k) => k.id === keyId)) {
+      throw new Error(
+        `${place.table}.${place.column} of row ${place.rowId} is encrypted under key ${keyId}, which is not in SECRETS_KEYS: add that key back to the ring (after the current one) to start`,
+      );
+    }
+    if (keyId === null) await replace(place, stored, encryptSecret(ring, stored, place));
+    else if (options.rotate && keyId !== current) await replace(place, stored, encryptSecret(ring, decryptSecret(ring, stored, place), place));
+    else continue;
+    changed++;
+  }
+  return changed;
 }
 
 /**

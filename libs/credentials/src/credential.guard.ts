@@ -8,7 +8,7 @@ import {
   OnApplicationBootstrap,
   UnauthorizedException,
 } from '@nestjs/common';
-import { HttpAdapterHost, ModuleRef, Reflector } from '@nestjs/core';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import passport from 'passport';
 import { AppConfig } from '@app/config';
@@ -51,7 +51,6 @@ export class CredentialGuard implements CanActivate, OnApplicationBootstrap {
     private readonly sessions: SessionTokenService,
     private readonly config: AppConfig,
     private readonly moduleRef: ModuleRef,
-    private readonly http: HttpAdapterHost,
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
@@ -59,17 +58,12 @@ export class CredentialGuard implements CanActivate, OnApplicationBootstrap {
   private scimTokens?: ScimTokenResolver;
 
   /**
-   * Finds the SCIM library's token resolver once, at start-up: an application without it fails to
-   * start, naming what is missing, rather than refusing every SCIM request at run time. A context
-   * without HTTP (the command line) guards no route and needs none.
+   * Finds the SCIM library's token resolver once, at start-up. An application that serves HTTP
+   * checks it is there before it starts (`requireScimTokenResolver`); a context without routes
+   * (the command line) does not need it.
    */
   onApplicationBootstrap(): void {
-    if (!this.http.httpAdapter) return;
-    try {
-      this.scimTokens = this.moduleRef.get(ScimTokenResolver, { strict: false });
-    } catch {
-      throw new Error('No ScimTokenResolver is provided: the application must import the SCIM library (ScimModule), whose tokens the guard checks on SCIM routes');
-    }
+    this.scimTokens = scimTokenResolverOf(this.moduleRef) ?? undefined;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -140,7 +134,7 @@ export class CredentialGuard implements CanActivate, OnApplicationBootstrap {
     if (extracted.kind !== 'token' || !isWellFormedToken(extracted.token, TOKEN_PREFIXES.scim)) {
       throw new UnauthorizedException('SCIM requests need an organisation\'s scim_ token');
     }
-    if (!this.scimTokens) throw new Error('the credential guard was used before the application started');
+    if (!this.scimTokens) throw new Error(MISSING_SCIM_RESOLVER);
     const principal = await this.scimTokens.resolve(extracted.token);
     if (!principal) throw new UnauthorizedException('Invalid or revoked scim_ token');
     req.principal = principal;
@@ -265,4 +259,23 @@ function runStrategy<T extends Principal>(name: string, token: string, req: Requ
       else resolve(user || null);
     })(shim, {}, reject);
   });
+}
+
+const MISSING_SCIM_RESOLVER =
+  'No ScimTokenResolver is provided: the application must import the SCIM library (ScimModule), whose tokens the guard checks on SCIM routes';
+
+function scimTokenResolverOf(modules: Pick<ModuleRef, 'get'>): ScimTokenResolver | null {
+  try {
+    return modules.get(ScimTokenResolver, { strict: false });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Fails the start of an application that serves HTTP without the SCIM library's token resolver,
+ * naming what is missing, rather than refusing every SCIM request at run time.
+ */
+export function requireScimTokenResolver(app: Pick<ModuleRef, 'get'>): void {
+  if (!scimTokenResolverOf(app)) throw new Error(MISSING_SCIM_RESOLVER);
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { queryReturning } from '@app/database';
+import { AppConfig, decryptSecret, encryptSecret, type SecretPlace, type StoredSecret } from '@app/config';
+import { queryAffected, queryReturning } from '@app/database';
 import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
 import { IdentityProviderDomain, IdentityProviderRecord, ProvisionedUser } from './entities';
 
@@ -43,7 +44,10 @@ export const MULTI_TENANT_ISSUERS: readonly string[] = [
  */
 @Injectable()
 export class IdentityProviderDirectory {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   private providers(em?: EntityManager) {
     return (em ?? this.dataSource.manager).getRepository(IdentityProviderRecord);
@@ -58,7 +62,7 @@ export class IdentityProviderDirectory {
     return this.providers(em).findOne({ where: { organizationId } });
   }
 
-  /** The client secret, for the code exchange only. */
+  /** The client secret, for the code exchange only: stored encrypted (SPEC §10, "Stored outbound secrets"), decrypted here. */
   async clientSecretOf(organizationId: string): Promise<string | null> {
     const row = await this.providers()
       .createQueryBuilder('p')
@@ -66,7 +70,18 @@ export class IdentityProviderDirectory {
       .addSelect('p.clientSecret')
       .where('p.organizationId = :organizationId', { organizationId })
       .getOne();
-    return row?.clientSecret ?? null;
+    return row ? decryptSecret(this.config.secretsKeys, row.clientSecret, clientSecretPlace(organizationId)) : null;
+  }
+
+  /** Every stored client secret as it is stored, for the start-up check and `secrets-rotate`. */
+  async storedClientSecrets(): Promise<StoredSecret[]> {
+    const rows: { organization_id: string; client_secret: string }[] = await this.dataSource.query(`SELECT organization_id, client_secret FROM identity_providers`);
+    return rows.map((r) => ({ place: clientSecretPlace(r.organization_id), stored: r.client_secret }));
+  }
+
+  /** Replaces one stored client secret, only if it is still `was` (another instance may have done it first). */
+  replaceStoredClientSecret(organizationId: string, was: string, stored: string): Promise<number> {
+    return queryAffected(this.dataSource, `UPDATE identity_providers SET client_secret = $3 WHERE organization_id = $1 AND client_secret = $2`, [organizationId, was, stored]);
   }
 
   /** Every organisation whose IdP has this issuer. */
@@ -122,7 +137,11 @@ export class IdentityProviderDirectory {
   }
 
   /** Creates or replaces the settings (a `clientSecret` of undefined keeps the stored one). */
-  async save(values: Partial<IdentityProviderRecord> & { organizationId: string }, em: EntityManager): Promise<void> {
+  async save(input: Partial<IdentityProviderRecord> & { organizationId: string }, em: EntityManager): Promise<void> {
+    const values =
+      input.clientSecret === undefined
+        ? input
+        : { ...input, clientSecret: encryptSecret(this.config.secretsKeys, input.clientSecret, clientSecretPlace(input.organizationId)) };
     const existing = await this.providers(em).exists({ where: { organizationId: values.organizationId } });
     if (existing) {
       const { organizationId, ...rest } = values;
@@ -229,4 +248,9 @@ export class IdentityProviderDirectory {
     );
     return row ? new Date(row.verified_at) : null;
   }
+}
+
+/** Where an IdP's client secret is stored, the additional data of its encryption. */
+function clientSecretPlace(organizationId: string): SecretPlace {
+  return { table: 'identity_providers', column: 'client_secret', rowId: organizationId };
 }

@@ -15,6 +15,7 @@ import { SsoRedirectUris } from './sso-redirect-uris.service';
 import { SsoStateDirectory } from './sso-states.directory';
 import { IdentityDomainVerification } from './identity-domain-verification.service';
 import { RequireSsoLockout } from './require-sso-lockout';
+import { IdentityStoredSecrets } from './identity-stored-secrets';
 
 /**
  * Enterprise identity, without HTTP: organisations' OpenID Connect identity providers, their
@@ -23,7 +24,7 @@ import { RequireSsoLockout } from './require-sso-lockout';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory, IdentityDomainVerification, RequireSsoLockout],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris, SsoStateDirectory],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory, IdentityDomainVerification, RequireSsoLockout, IdentityStoredSecrets],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris, SsoStateDirectory, IdentityStoredSecrets],
 })
 export class IdentityModule {}

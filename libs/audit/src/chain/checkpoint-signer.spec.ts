@@ -29,10 +29,4 @@ describe('CheckpointSigner: the checkpoint key comes from the current SECRETS_KE
     expect(checkpointSignatureValid('org-1', old, before.publicKey)).toBe(true);
     expect(checkpointSignatureValid('org-1', old, after.publicKey)).toBe(false);
   });
-
-  it('without SECRETS_KEYS (never in production) the key follows the session secret', () => {
-    const a = new CheckpointSigner(configOf([], 'one-session-secret-0123456789-0123456789'));
-    const b = new CheckpointSigner(configOf([], 'another-session-secret-0123456789-012345'));
-    expect(a.keyId).not.toBe(b.keyId);
-  });
 });

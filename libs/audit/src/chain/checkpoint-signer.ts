@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { AppConfig, deriveFromCurrentKey, secretsKeyRing } from '@app/config';
+import { AppConfig, deriveFromCurrentKey } from '@app/config';
 
 /** The HKDF label the checkpoint key is derived with. */
 export const CHECKPOINT_KEY_LABEL = 'audit-checkpoint';
@@ -40,7 +40,7 @@ export class CheckpointSigner {
   readonly keyId: string;
 
   constructor(config: AppConfig) {
-    const { key: seed } = deriveFromCurrentKey(secretsKeyRing(config.secretsKeys, config.sessionSecret), CHECKPOINT_KEY_LABEL);
+    const { key: seed } = deriveFromCurrentKey(config.secretsKeys, CHECKPOINT_KEY_LABEL);
     // PKCS#8 wrapping of a raw Ed25519 seed (RFC 8410): node:crypto takes the seed no other way.
     const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
     this.privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
