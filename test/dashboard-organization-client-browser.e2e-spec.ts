@@ -59,6 +59,46 @@ describeBrowser('making an organisation client on the Connected clients page (De
     expect([bad.status, bad.body.error]).toEqual([401, 'invalid_client']);
   });
 
+  it('lists the organisation clients with their maker; a new secret replaces the old one; delete asks, then the client is gone', async () => {
+    const org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
+    const made = await request(t.baseUrl).post(`/api/organizations/${org.organization.id}/oauth-clients`).auth(org.admin.session, { type: 'bearer' }).send({ clientName: 'Copilot for Acme' }).expect(201);
+    const clientId = made.body.clientId as string;
+    const token = (secret: string) =>
+      request(t.baseUrl).post('/api/agent/oauth/token').set('Authorization', `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`).type('form').send({ grant_type: JWT_BEARER, assertion: 'not-a-jwt' });
+    await browser.context.clearCookies();
+    await signInBrowser(browser.context, t.baseUrl, org.admin.session);
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`${t.baseUrl}/orgs/${org.organization.id}/clients`);
+      const row = page.getByRole('row', { name: /Copilot for Acme/ });
+      await row.waitFor();
+      expect(await row.innerText()).toContain(clientId);
+      expect(await row.innerText()).toContain(org.admin.name);
+      expect(await seriousAxeViolations(page)).toEqual([]);
+
+      await page.getByRole('button', { name: 'New secret for Copilot for Acme' }).click();
+      await page.getByRole('heading', { name: 'New secret for “Copilot for Acme”' }).waitFor();
+      const secret = await page.locator('#organization-client-secret').inputValue();
+      expect(secret).toMatch(/^dgs_/);
+      expect(secret).not.toBe(made.body.clientSecret);
+      expect((await token(made.body.clientSecret)).status).toBe(401);
+      expect((await token(secret)).body.error).toBe('invalid_grant');
+
+      await page.goto(`${t.baseUrl}/orgs/${org.organization.id}/clients`);
+      await page.getByRole('link', { name: 'Delete Copilot for Acme' }).click();
+      await page.getByRole('heading', { name: 'Delete the organisation client “Copilot for Acme”?' }).waitFor();
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByText('Organisation client deleted. Its tokens are refused from now on.').waitFor();
+      expect(await page.getByRole('row', { name: /Copilot for Acme/ }).count()).toBe(0);
+      expect((await token(secret)).status).toBe(401);
+    } finally {
+      await page.close();
+    }
+    expect(await t.dataSource.query('SELECT 1 FROM oauth_clients WHERE client_id = $1', [clientId])).toEqual([]);
+    const events = await t.dataSource.query(`SELECT action FROM audit_events WHERE organization_id = $1 AND target_id = $2 ORDER BY created_at, id`, [org.organization.id, clientId]);
+    expect(events.map((e: { action: string }) => e.action)).toEqual(['oauth_client.registered', 'oauth_client.secret_rotated', 'oauth_client.deleted']);
+  });
+
   it('is for admins: a member has no link and cannot open the form', async () => {
     const org = await dashboardOrganization(t.app, t.dataSource, t.baseUrl);
     const clients = await org.member.page.get(`/orgs/${org.organization.id}/clients`);

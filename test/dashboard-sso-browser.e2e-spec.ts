@@ -93,21 +93,23 @@ describeBrowser('the Single sign-on page in a real browser (Debian Chromium)', (
       expect(await page.getByRole('button', { name: 'Verify acme.example' }).count()).toBe(1);
       expect(await page.getByRole('button', { name: 'Verify acme-robotics.example' }).count()).toBe(0);
 
-      // An AI client by its metadata-document URL, with a project found through the picker's search.
+      // An AI client (the organisation's own client, SPEC §10), with a project found through the picker's search.
+      const aiClient = (await request(t.baseUrl).post(`/api/organizations/${orgId}/oauth-clients`).auth(org.admin.session, { type: 'bearer' }).send({ clientName: 'Assistant' }).expect(201)).body
+        .clientId as string;
       await page.getByLabel('Search projects by name').fill('website');
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.waitForURL(/projectQuery=website/);
       expect(await page.getByLabel('Project of client 1').locator('option').allTextContents()).toEqual(['No project yet (refused)', 'Website relaunch']);
-      await page.getByLabel('Client ID of client 1').fill('https://assistant.example/oauth/client.json');
+      await page.getByLabel('Client ID of client 1').fill(aiClient);
       await page.getByLabel('Project of client 1').selectOption({ label: 'Website relaunch' });
       expect(await page.getByLabel('Accept identity assertions (ID-JAG) from this identity provider').isDisabled()).toBe(true);
       // Enter in a field saves (the form's default button), it does not add a row.
       await page.getByLabel('Client ID of client 1').press('Enter');
       await page.getByText('AI client settings saved.').waitFor();
-      expect(await page.getByLabel('Client ID of client 1').inputValue()).toBe('https://assistant.example/oauth/client.json');
+      expect(await page.getByLabel('Client ID of client 1').inputValue()).toBe(aiClient);
       expect(await page.getByLabel('Project of client 1').locator('option:checked').textContent()).toBe('Website relaunch');
       const saved = (await request(t.baseUrl).get(identityProviderPath(orgId)).auth(org.admin.session, { type: 'bearer' }).expect(200)).body;
-      expect(saved.idJagClients).toEqual([{ clientId: 'https://assistant.example/oauth/client.json', projectId: expect.any(String) }]);
+      expect(saved.idJagClients).toEqual([{ clientId: aiClient, projectId: expect.any(String) }]);
       expect(saved.domains.map((d: { domain: string; status: string }) => [d.domain, d.status])).toEqual([
         ['acme-robotics.example', 'verified'],
         ['acme.example', 'pending'],

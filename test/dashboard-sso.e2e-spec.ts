@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { SessionTokenService } from '@app/credentials';
 import { IdentityProviderDirectory } from '@app/identity';
+import { ClientRegistrationService } from '@app/oauth';
 import { createProject, createProjectsInBulk } from './factories';
 import { DashboardClient, dashboardOrganization, DashboardOrganization } from './helpers/dashboard';
 import { FakeTxtRecords, identityProviderPath, testDomain } from './helpers/identity';
@@ -238,15 +239,18 @@ describe('the dashboard: Single sign-on (the organisation identity provider)', (
     expect(page.text).toContain('It can be switched on only after an admin of this organisation has signed in through this identity provider once');
     expect(page.text).toContain(`<option value="${website.id}">Website relaunch</option>`);
 
-    const metadataClient = 'https://client.example/oauth/metadata.json';
-    const saved = await org.admin.page.post(idJagPath, { idJagClientId: [metadataClient, 'registered-client', ''], idJagProject: [website.id, '', ''] });
+    // The organisation's own clients (SPEC §10: only they may be named).
+    const registrations = t.app.get(ClientRegistrationService);
+    const metadataClient = (await registrations.createConfidential(org.organization.id, 'Assistant', { actorType: 'user', actorId: org.admin.id })).clientId;
+    const registeredClient = (await registrations.createConfidential(org.organization.id, 'Second assistant', { actorType: 'user', actorId: org.admin.id })).clientId;
+    const saved = await org.admin.page.post(idJagPath, { idJagClientId: [metadataClient, registeredClient, ''], idJagProject: [website.id, '', ''] });
     expect(saved.status).toBe(303);
     expect(saved.headers.location).toBe(`${ssoPath(org)}?done=id-jag-saved`);
     expect((await restSettings(org).expect(200)).body).toMatchObject({
       acceptIdJag: false,
       idJagClients: [
         { clientId: metadataClient, projectId: website.id },
-        { clientId: 'registered-client', projectId: null },
+        { clientId: registeredClient, projectId: null },
       ],
     });
 
@@ -269,7 +273,7 @@ describe('the dashboard: Single sign-on (the organisation identity provider)', (
     await org.admin.page.get(ssoPath(org));
     const accepted = await org.admin.page.post(idJagPath, {
       acceptIdJag: 'true',
-      idJagClientId: [metadataClient, 'registered-client'],
+      idJagClientId: [metadataClient, registeredClient],
       idJagProject: [website.id, ''],
       idJagRemove: '1',
     });

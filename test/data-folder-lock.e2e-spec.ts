@@ -116,6 +116,7 @@ async function postJson(url: string, body: unknown): Promise<number> {
     [['migrate'], 'Nothing is needed while it runs: the service applied the migrations when it started.'],
     [['create-admin', '--email', 'x@example.test', '--name', 'X', '--organization', 'X Ltd'], 'POST /api/auth/signup'],
     [['reset-link', '--email', 'x@example.test'], 'POST /api/organizations/:orgId/members/:userId/reset-link'],
+    [['release-email', '--email', 'x@example.test'], 'It has no REST equivalent (an address is released by the operator only).'],
     [
       ['verify-domain', '--organization', '00000000-0000-4000-8000-000000000000', '--domain', 'x.example.com'],
       'POST /api/organizations/:orgId/identity-provider/domains/:domain/verify',

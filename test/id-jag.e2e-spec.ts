@@ -163,7 +163,7 @@ describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG'
     await refusal(
       await signedIdJag(idp, idJagClaims(idp, t, e, { iss: 'http://127.0.0.1:9/unknown-idp' })),
       'invalid_grant',
-      "The ID-JAG's issuer is not the identity provider of any organisation here",
+      "The ID-JAG's issuer is not the identity provider of the organisation this client belongs to",
     );
     const off = await setUpEnterprise(t, idp, { tenant: 'globex', acceptIdJag: false });
     await refusal(
@@ -179,12 +179,30 @@ describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG'
       `The identity provider ${idp.issuer} accepts ID-JAGs only once an admin of the organisation has signed in through it`,
       unsigned.client,
     );
-    // The same IdP under another tenant is another organisation's: e's person is no member there.
+    // The same IdP under another organisation's tenant: e's client routes to e's organisation, whose tenant it is not.
     await setUpEnterprise(t, idp, { tenant: 'umbrella' });
     await refusal(
       await signedIdJag(idp, idJagClaims(idp, t, e, { tenant: 'umbrella' })),
       'invalid_grant',
+      "The ID-JAG's tenant is not the organisation's tenant at its identity provider",
+    );
+  });
+
+  it("routes an ID-JAG to the organisation that made the client: two organisations accepting one issuer (no tenant) each trade their own, and neither's client reaches the other", async () => {
+    const first = await setUpEnterprise(t, idp, { tenant: null });
+    const second = await setUpEnterprise(t, idp, { tenant: null });
+    for (const f of [first, second]) {
+      const res = await tradeIdJag(t, f.client, await signedIdJag(idp, idJagClaims(idp, t, f)));
+      expect(res.status).toBe(200);
+      const [grant] = await t.dataSource.query('SELECT organization_id, project_id FROM oauth_grants WHERE client_id = $1', [f.client.client_id]);
+      expect(grant).toEqual({ organization_id: f.organization.id, project_id: f.project.id });
+    }
+    // The first organisation's client with the second organisation's person: routed to the first, where that person is no member.
+    await refusal(
+      await signedIdJag(idp, idJagClaims(idp, t, { ...second, client: first.client })),
+      'invalid_grant',
       'The person is not a member of the organisation whose identity provider issued the ID-JAG',
+      first.client,
     );
   });
 
@@ -282,7 +300,7 @@ describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG'
     );
   });
 
-  it('refuses a public client, a metadata-document client and a client that did not register the grant', async () => {
+  it('refuses a public client, a metadata-document client and a registered confidential client; registration refuses the grant', async () => {
     const publicClient = await registerClient(t.baseUrl, { client_name: 'Public' });
     const assertion = await signedIdJag(idp, idJagClaims(idp, t, e, { client_id: publicClient.client_id }));
     const res = await tokenRequest(t.baseUrl, { grant_type: JWT_BEARER, assertion, client_id: publicClient.client_id });
@@ -290,7 +308,7 @@ describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG'
     expect(res.body).toEqual({
       error: 'invalid_client',
       error_description:
-        'A public client cannot trade an ID-JAG: register a confidential client (token_endpoint_auth_method client_secret_basic or client_secret_post) and authenticate with its secret',
+        'A public client cannot trade an ID-JAG: an admin of the organisation makes an organisation client (POST /api/organizations/:orgId/oauth-clients) and the AI client authenticates with its secret',
     });
 
     const docs = await DocumentServer.start();
@@ -314,19 +332,23 @@ describe('Enterprise-Managed Authorization: the jwt-bearer grant with an ID-JAG'
       client_id: consentOnly.client_id,
       client_secret: consentOnly.client_secret,
     });
-    expect(unregistered.body).toEqual({ error: 'unauthorized_client', error_description: `This client did not register the ${JWT_BEARER} grant type` });
+    expect({ status: unregistered.status, body: unregistered.body }).toEqual({
+      status: 401,
+      body: {
+        error: 'invalid_client',
+        error_description: 'Only an organisation client trades ID-JAGs: an admin of the organisation makes one (POST /api/organizations/:orgId/oauth-clients, or the Connected clients page)',
+      },
+    });
 
-    // Registration itself refuses the grant to a public client.
-    const refused = await fetch(`${t.baseUrl}/api/agent/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_types: [JWT_BEARER] }),
-    });
-    expect(refused.status).toBe(400);
-    expect(await refused.json()).toEqual({
-      error: 'invalid_client_metadata',
-      error_description: `The ${JWT_BEARER} grant (ID-JAG) needs a confidential client: token_endpoint_auth_method client_secret_basic or client_secret_post`,
-    });
+    // Anonymous registration refuses the grant, public or confidential (SPEC §10).
+    for (const metadata of [{ grant_types: [JWT_BEARER] }, { grant_types: [JWT_BEARER], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: [] }]) {
+      const refused = await fetch(`${t.baseUrl}/api/agent/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({
+        error: 'invalid_client_metadata',
+        error_description: `The ${JWT_BEARER} grant (ID-JAG) is not registered anonymously: an admin of the organisation makes an organisation client for it (POST /api/organizations/:orgId/oauth-clients, or the Connected clients page)`,
+      });
+    }
   });
 
   it('authenticates the client with client_secret_post as well, and refuses a wrong secret', async () => {

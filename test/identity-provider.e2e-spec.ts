@@ -7,10 +7,12 @@ import { exportJWK, generateKeyPair } from 'jose';
 import request from 'supertest';
 import { SessionTokenService } from '@app/credentials';
 import { IdentityLinkDirectory, IdentityProviderDirectory } from '@app/identity';
+import { ClientRegistrationService } from '@app/oauth';
 import { EXIT } from '../apps/cli/src/cli';
 import { runCliCaptured } from './helpers/cli';
 import { addMember, createProject, createUser } from './factories';
 import { createApiKey, createTeam } from './factories/rest';
+import { createOrganizationClient } from './factories/id-jag';
 import { DocumentServer } from './helpers/document-server';
 import { processEnded } from './helpers/gateway-process';
 import {
@@ -192,6 +194,8 @@ describe('identity-provider settings', () => {
   it('refuses settings the sign-in could not use, with a 400 that names what is wrong; nothing is saved', async () => {
     const { organization, admin, other } = await createTeam(t);
     const otherProject = await createProject(t.dataSource, other.id);
+    const otherClient = await t.app.get(ClientRegistrationService).createConfidential(other.id, "Another organisation's client", { actorType: 'system', actorId: null });
+    const ownProject = await createProject(t.dataSource, organization.id);
     const closed = await DocumentServer.start();
     const closedOrigin = closed.origin;
     await closed.close();
@@ -235,6 +239,19 @@ describe('identity-provider settings', () => {
         { issuer: idp.issuer, idJagClients: [{ clientId: 'c', projectId: otherProject.id }] },
         'invalid_id_jag_clients',
         /idJagClients\[0\]\.projectId is not a project of this organisation/,
+      ],
+      // SPEC §10: only the organisation's own clients may be named.
+      [
+        'a made-up ID-JAG client',
+        { issuer: idp.issuer, idJagClients: [{ clientId: 'made-up-client', projectId: ownProject.id }] },
+        'invalid_id_jag_clients',
+        /^idJagClients\[0\]\.clientId is not a client of this organisation: an admin makes an organisation client/,
+      ],
+      [
+        "another organisation's client",
+        { issuer: idp.issuer, idJagClients: [{ clientId: otherClient.clientId, projectId: null }] },
+        'invalid_id_jag_clients',
+        /^idJagClients\[0\]\.clientId is not a client of this organisation/,
       ],
     ];
     for (const [what, change, code, message] of cases) {
@@ -499,16 +516,19 @@ describe('identity-provider settings', () => {
     });
 
     await t.app.get(IdentityProviderDirectory).recordAdminSignIn(organization.id, idp.issuer);
+    // The organisation's own clients (SPEC §10: made-up client ids are refused).
+    const aiClient = (await createOrganizationClient(t, organization.id, admin.jwt, 'AI client')).client_id;
+    const undecided = (await createOrganizationClient(t, organization.id, admin.jwt, 'Undecided')).client_id;
     const on = await put(admin.jwt, organization.id, {
       issuer: idp.issuer,
       clientId: 'gateway-test',
       acceptIdJag: true,
       idJagClients: [
-        { clientId: 'ai-client', projectId: project.id },
-        { clientId: 'undecided', projectId: null },
+        { clientId: aiClient, projectId: project.id },
+        { clientId: undecided, projectId: null },
       ],
     }).expect(200);
-    expect(on.body).toMatchObject({ acceptIdJag: true, adminSignedInAt: expect.any(String), idJagClients: [{ clientId: 'ai-client', projectId: project.id }, { clientId: 'undecided', projectId: null }] });
+    expect(on.body).toMatchObject({ acceptIdJag: true, adminSignedInAt: expect.any(String), idJagClients: [{ clientId: aiClient, projectId: project.id }, { clientId: undecided, projectId: null }] });
 
     const second = fakeIdp(`second-${randomUUID().slice(0, 8)}`);
     const moved = await put(admin.jwt, organization.id, identityProviderSettings({ issuer: second, acceptIdJag: true })).expect(409);

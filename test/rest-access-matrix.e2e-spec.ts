@@ -44,6 +44,12 @@ interface Call {
   body?: object;
 }
 
+/** A fresh organisation client of the team's organisation, made by its admin over REST (SPEC §10). */
+async function organizationClient(t: TestApp, team: Team): Promise<string> {
+  const made = await request(t.baseUrl).post(`${org(team)}/oauth-clients`).set('Authorization', `Bearer ${team.admin.jwt}`).send({ clientName: 'Matrix client' }).expect(201);
+  return (made.body as { clientId: string }).clientId;
+}
+
 interface Row {
   route: string;
   permission?: ApiKeyPermission;
@@ -274,8 +280,33 @@ const ROWS: Row[] = [
     expected: '201 403 404 403 403 404 403 401 401 401',
   },
   {
+    route: 'GET /api/organizations/:orgId/oauth-clients',
+    call: async (_t, team) => ({ method: 'get', path: `${org(team)}/oauth-clients` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'GET /api/organizations/:orgId/oauth-clients/:clientId',
+    call: async (t, team) => ({ method: 'get', path: `${org(team)}/oauth-clients/${await organizationClient(t, team)}` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/organizations/:orgId/oauth-clients/:clientId/rotate',
+    call: async (t, team) => ({ method: 'post', path: `${org(team)}/oauth-clients/${await organizationClient(t, team)}/rotate` }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'DELETE /api/organizations/:orgId/oauth-clients/:clientId',
+    call: async (t, team) => ({ method: 'delete', path: `${org(team)}/oauth-clients/${await organizationClient(t, team)}` }),
+    expected: '204 403 404 403 403 404 403 401 401 401',
+  },
+  {
     route: 'GET /api/organizations/:orgId/identity-provider',
     call: async (t, team) => ({ method: 'get', path: await freshIdentityProvider(t, team) }),
+    expected: '200 403 404 403 403 404 403 401 401 401',
+  },
+  {
+    route: 'POST /api/organizations/:orgId/identity-provider/redirect-uri/confirm',
+    call: async (t, team) => ({ method: 'post', path: `${await freshIdentityProvider(t, team)}/redirect-uri/confirm` }),
     expected: '200 403 404 403 403 404 403 401 401 401',
   },
   {

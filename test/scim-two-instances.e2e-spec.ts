@@ -55,12 +55,13 @@ const onPostgres = testDatabaseKind() === 'postgres';
     const domain = `corp-${randomUUID().slice(0, 8)}.example`;
     const admin = await signup(a.url, `ada@${domain}`);
     const orgId = admin.organization.id;
+    // Bob signs up before the domain is verified (afterwards a password sign-up is refused, SPEC §10).
+    const bob = await signup(b.url, `bob@${domain}`);
     await withClient(database!.url, async (c) => {
       await c.query(`INSERT INTO identity_providers (organization_id, issuer, client_id, client_secret, default_role) VALUES ($1, 'https://idp.example.test', 'gw', 's', 'member')`, [orgId]);
       await c.query(`INSERT INTO identity_provider_domains (organization_id, domain, verification_token, verified_at) VALUES ($1, $2, 't', now())`, [orgId, domain]);
     });
     // Bob joins as an admin by invitation, makes an rk_ key, and an AI client holds a token of his.
-    const bob = await signup(b.url, `bob@${domain}`);
     const invitation = await call(a.url, `/api/organizations/${orgId}/members`, { method: 'POST', token: admin.accessToken, body: { email: `bob@${domain}`, role: 'admin' } });
     expect(invitation.status).toBe(201);
     // Accepting ends the session that accepted and answers a new one (SPEC §10): Bob goes on with it.

@@ -19,18 +19,11 @@ const SSO_REQUIRED = {
   error: 'Forbidden',
   message: 'This organization requires single sign-on: sign in with single sign-on (/auth/sso/start) to open it',
 };
-const OTHER_SIGN_IN_REQUIRED = {
-  statusCode: 403,
-  code: 'other_sign_in_required',
-  error: 'Forbidden',
-  message:
-    "This session was opened through single sign-on with another identity provider, which does not open this organization: sign in again with your password or this organization's single sign-on",
-};
-
 /**
  * What a session opens (docs/sso.md, "What a session opens"): a password session opens nothing in
- * an organisation that requires single sign-on; a single sign-on session opens only the
- * organisations whose identity provider is its issuer. Most single sign-on sessions here are
+ * an organisation that requires single sign-on; a single sign-on session opens the organisations
+ * whose identity provider is its issuer and, since SPEC §10, the person's other organisations that
+ * do not require single sign-on. Most single sign-on sessions here are
  * issued by the session-issuing service with the issuer, as the single sign-on callback issues
  * them (issuers X and Y are names only); one test signs in for real through the test identity
  * provider (`/auth/sso/start` → the IdP → `/auth/sso/callback`).
@@ -178,31 +171,32 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     expect(await t.dataSource.query('SELECT id FROM oauth_grants WHERE user_id = $1', [person.id])).toEqual([]);
   });
 
-  it('a single sign-on session (issued with its issuer by the session-issuing service) opens the organisation of that issuer, not one of another issuer nor one without an identity provider', async () => {
+  it("a single sign-on session (issued with its issuer by the session-issuing service) opens the organisation of that issuer and the person's others that do not require single sign-on (SPEC §10); one requiring another issuer answers sso_required", async () => {
     const jwt = await ssoSession(ISSUER_X);
     await api().get(`/api/organizations/${orgA.id}/projects`).auth(jwt, { type: 'bearer' }).expect(200);
-    expect((await api().get(`/api/organizations/${orgB.id}/projects`).auth(jwt, { type: 'bearer' }).expect(403)).body).toEqual(OTHER_SIGN_IN_REQUIRED);
-    expect((await api().get(`/api/organizations/${orgC.id}`).auth(jwt, { type: 'bearer' }).expect(403)).body).toEqual(OTHER_SIGN_IN_REQUIRED);
+    await api().get(`/api/organizations/${orgB.id}/projects`).auth(jwt, { type: 'bearer' }).expect(200);
+    await api().get(`/api/organizations/${orgC.id}`).auth(jwt, { type: 'bearer' }).expect(200);
     await api().get(`/api/organizations/${outside.id}`).auth(jwt, { type: 'bearer' }).expect(404);
-    expect(orgIds((await api().get('/api/organizations').auth(jwt, { type: 'bearer' }).expect(200)).body)).toEqual([orgA.id]);
-    expect(memberOrgIds((await api().get('/api/me').auth(jwt, { type: 'bearer' }).expect(200)).body)).toEqual([orgA.id]);
-    // Through Y instead: B opens; A (requires X) answers sso_required.
+    expect(orgIds((await api().get('/api/organizations').auth(jwt, { type: 'bearer' }).expect(200)).body)).toEqual([orgA.id, orgB.id, orgC.id].sort());
+    expect(memberOrgIds((await api().get('/api/me').auth(jwt, { type: 'bearer' }).expect(200)).body)).toEqual([orgA.id, orgB.id, orgC.id].sort());
+    // Through Y instead: B and C open; A (requires X) answers sso_required.
     const throughY = await ssoSession(ISSUER_Y);
     await api().get(`/api/organizations/${orgB.id}`).auth(throughY, { type: 'bearer' }).expect(200);
+    await api().get(`/api/organizations/${orgC.id}`).auth(throughY, { type: 'bearer' }).expect(200);
     expect((await api().get(`/api/organizations/${orgA.id}`).auth(throughY, { type: 'bearer' }).expect(403)).body).toEqual(SSO_REQUIRED);
+    expect(memberOrgIds((await api().get('/api/me').auth(throughY, { type: 'bearer' }).expect(200)).body)).toEqual([orgB.id, orgC.id].sort());
 
-    // The pages: A opens, C says to sign in again.
+    // The pages: A and C open.
     await api().get(`/orgs/${orgA.id}/projects`).set('Cookie', `ag_session=${jwt}`).redirects(0).expect(200);
-    const closed = await api().get(`/orgs/${orgC.id}/projects`).set('Cookie', `ag_session=${jwt}`).redirects(0).expect(403);
-    expect(closed.text).toContain('Sign in again to open this organisation');
-    expect(closed.text).toContain(`href="/login?email=${encodeURIComponent(person.email)}&amp;next=${encodeURIComponent(`/orgs/${orgC.id}/projects`)}"`);
+    const other = await api().get(`/orgs/${orgC.id}/projects`).set('Cookie', `ag_session=${jwt}`).redirects(0).expect(200);
+    expect(other.text).toContain('Project of C');
 
-    // The consent page offers A's project only.
+    // The consent page offers the projects of A, B and C.
     const browser = new TestBrowser(t.baseUrl);
     browser.cookies.set('ag_session', jwt);
     const consent = await openConsent(browser, consentPath());
-    expect(formChoices(consent.html, 'project_id').map((c) => c.value)).toEqual([projects.A.id]);
-    expect(consent.html).toContain('<strong>Org C (passwords)</strong> is not opened by a single sign-on');
+    expect(formChoices(consent.html, 'project_id').map((c) => c.value).sort()).toEqual([projects.A.id, projects.B.id, projects.C.id].sort());
+    expect(consent.html).not.toContain('id="consent-closed-organizations"');
   });
 
   it("the person's connected clients (/api/me/agent-grants): a password session neither lists nor disconnects one in the organisation requiring single sign-on; the single sign-on session does", async () => {
@@ -214,11 +208,11 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     expect((await api().post(`/api/me/agent-grants/${inA.grantId}/revoke`).auth(password, { type: 'bearer' }).expect(403)).body).toEqual(SSO_REQUIRED);
     expect(await t.dataSource.query('SELECT revoked_at FROM oauth_grants WHERE id = $1', [inA.grantId])).toEqual([{ revoked_at: null }]);
     const sso = await ssoSession(ISSUER_X);
-    expect(await listed(sso)).toEqual([inA.grantId]);
+    expect((await listed(sso)).sort()).toEqual([inA.grantId, inC.grantId].sort());
     await api().post(`/api/me/agent-grants/${inA.grantId}/revoke`).auth(sso, { type: 'bearer' }).expect(200);
   });
 
-  it('a real single sign-on (the test identity provider, /auth/sso/start → callback) opens its organisation only; a password session of its admin is refused there', async () => {
+  it("a real single sign-on (the test identity provider, /auth/sso/start → callback) opens its organisation and the person's others that do not require single sign-on; a password session of its admin is refused there", async () => {
     const admin = await signupOverHttp(t, { organizationName: 'Org R (real IdP, SSO required)' });
     const domain = testDomain('reach');
     await connectWithVerifiedDomains(t, admin.organization.id, admin.accessToken, { issuer: idp.issuer, emailDomains: [domain], requireSso: true, confirmLockout: true });
@@ -239,10 +233,13 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     const me = (await api().get('/api/me').auth(session, { type: 'bearer' }).expect(200)).body as { user: { id: string }; memberships: { organization: { id: string } }[] };
     expect(me.memberships.map((m) => m.organization.id)).toEqual([admin.organization.id]);
     await api().get(`/api/organizations/${admin.organization.id}/projects`).auth(session, { type: 'bearer' }).expect(200);
-    // Made a member of an organisation without an identity provider: this session does not open it.
+    // Made a member of an organisation without an identity provider: this session opens it too (SPEC §10);
+    // one that requires another issuer's single sign-on stays closed.
     await addMember(t.dataSource, orgC.id, me.user.id, 'member');
-    expect((await api().get(`/api/organizations/${orgC.id}`).auth(session, { type: 'bearer' }).expect(403)).body).toEqual(OTHER_SIGN_IN_REQUIRED);
-    expect(memberOrgIds((await api().get('/api/me').auth(session, { type: 'bearer' }).expect(200)).body)).toEqual([admin.organization.id]);
+    await addMember(t.dataSource, orgA.id, me.user.id, 'member');
+    await api().get(`/api/organizations/${orgC.id}`).auth(session, { type: 'bearer' }).expect(200);
+    expect((await api().get(`/api/organizations/${orgA.id}`).auth(session, { type: 'bearer' }).expect(403)).body).toEqual(SSO_REQUIRED);
+    expect(memberOrgIds((await api().get('/api/me').auth(session, { type: 'bearer' }).expect(200)).body)).toEqual([admin.organization.id, orgC.id].sort());
   });
 
   it('a password session may accept an invitation into an organisation requiring single sign-on: the person joins, and the organisation stays closed to that session', async () => {

@@ -1,10 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import request from 'supertest';
 import { IdentityLinkDirectory, IdentityProviderDirectory } from '@app/identity';
 import { connectIdentityProvider } from '../helpers/identity';
 import type { TestApp } from '../helpers/test-app';
 import { ID_JAG_TYP, ID_JAG_TYPE, ID_TOKEN_TYPE, TestIdp, TOKEN_EXCHANGE_GRANT } from '../helpers/test-idp';
 import { addMember, createOrganization, createProject, createUser } from './index';
-import { registerClient, RegisteredTestClient, tokenRequest } from './oauth';
+import { tokenRequest } from './oauth';
 import { sessionFor } from './rest';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -23,8 +24,8 @@ export interface Enterprise {
   person: { id: string; email: string; sub: string };
   /** The IdP's `tenant` for this organisation (its ID-JAGs carry it); null: a single-tenant issuer. */
   tenant: string | null;
-  /** The AI client at the gateway: confidential, registered for the jwt-bearer grant. */
-  client: RegisteredTestClient & { client_secret: string };
+  /** The AI client at the gateway: an organisation client an admin made (SPEC §10). */
+  client: OrganizationTestClient;
   /** The same AI client at the IdP (its SSO and token-exchange client). */
   idpClient: { clientId: string; clientSecret: string };
 }
@@ -33,7 +34,8 @@ export interface Enterprise {
  * Sets up an organisation for Enterprise-Managed Authorization against the test IdP: its IdP
  * settings over REST (issuer, then `acceptIdJag` and the client's project once an admin's SSO
  * sign-in is recorded with `recordAdminSignIn`, what the single sign-on callback records), a
- * member linked to an IdP account, and the AI client registered at both ends.
+ * member linked to an IdP account, and the AI client at both ends (at the gateway, an
+ * organisation client the admin makes over REST).
  * Each organisation gets its own `tenant` of the one test IdP unless `tenant` is given (null: none,
  * the issuer then stands for one organisation only).
  */
@@ -59,12 +61,7 @@ export async function setUpEnterprise(
   const tenant = options.tenant === undefined ? `tenant-${randomUUID().slice(0, 8)}` : options.tenant;
   idp.setAccount(sub, { email: user.email, email_verified: true, ...(tenant ? { tenant } : {}) });
 
-  const client = (await registerClient(t.baseUrl, {
-    client_name: 'Enterprise AI client',
-    redirect_uris: [],
-    grant_types: [JWT_BEARER],
-    token_endpoint_auth_method: 'client_secret_basic',
-  })) as RegisteredTestClient & { client_secret: string };
+  const client = await createOrganizationClient(t, organization.id, await sessionFor(t, admin.id), 'Enterprise AI client');
   const idpClient = { clientId: `ai-${randomUUID()}`, clientSecret: `secret-${randomUUID()}` };
   await idp.addClient({ ...idpClient, redirectUris: [AI_CLIENT_REDIRECT], idJagClientId: client.client_id });
 
@@ -100,6 +97,20 @@ export async function setUpEnterprise(
     await t.app.get(IdentityLinkDirectory).link(user.id, idp.issuer, sub, em);
   });
   return { organization, project, admin, person: { id: user.id, email: user.email, sub }, tenant, client, idpClient };
+}
+
+/** An organisation client as the tests use it: its client_id and secret (the token endpoint's names). */
+export interface OrganizationTestClient {
+  client_id: string;
+  client_secret: string;
+  client_name: string;
+}
+
+/** Makes an organisation client over REST as an admin (SPEC §10): `POST /api/organizations/:orgId/oauth-clients`. */
+export async function createOrganizationClient(t: TestApp, organizationId: string, adminJwt: string, clientName = 'Enterprise AI client'): Promise<OrganizationTestClient> {
+  const res = await request(t.baseUrl).post(`/api/organizations/${organizationId}/oauth-clients`).auth(adminJwt, { type: 'bearer' }).send({ clientName });
+  if (res.status !== 201) throw new Error(`POST oauth-clients answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return { client_id: res.body.clientId as string, client_secret: res.body.clientSecret as string, client_name: clientName };
 }
 
 /** The AI client's single sign-on at the IdP (code flow with PKCE): the person's ID token. */

@@ -1,4 +1,5 @@
 import { auditVerify } from './audit-verify';
+import { releaseEmail } from './release-email';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -7,7 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { AccountsService, EmailTakenError, SignupDto } from '@app/auth';
+import { AccountsService, EmailTakenError, SignupDto, SsoRequiredForDomainError } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
 import { PasswordResetService } from '@app/credentials';
 import { UserDirectory } from '@app/tenancy';
@@ -58,6 +59,12 @@ Commands:
       Disconnect the organisation's identity provider and delete its email-domain claims (as an
       admin's DELETE of the settings does). Audited with the command line as actor. Works beside
       the running service on PostgreSQL.
+  release-email --email <email>
+      Free an address of a verified single sign-on domain that a password account took before the
+      domain was verified: the account keeps its id and memberships, gets the address
+      released-<its id>@released.invalid and loses its sessions, so the person's single sign-on
+      makes their own account. Refused for an account linked to single sign-on. Audited with the
+      command line as actor. Works beside the running service on PostgreSQL.
   audit-verify --organization <organization id> | --service [--sink-copy <file>]
       Verify an audit chain (the organisation's, or the service's own): every record's link and
       hash and every signed checkpoint. Prints the verdict as JSON; exit 0 intact, 1 broken.
@@ -91,6 +98,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     command !== 'verify-domain' &&
     command !== 'sso-require-off' &&
     command !== 'identity-provider-disconnect' &&
+    command !== 'release-email' &&
     command !== 'audit-verify' &&
     command !== 'secrets-rotate'
   ) {
@@ -104,7 +112,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       options:
         command === 'create-admin'
           ? { email: { type: 'string' }, name: { type: 'string' }, organization: { type: 'string' } }
-          : command === 'reset-link'
+          : command === 'reset-link' || command === 'release-email'
             ? { email: { type: 'string' } }
             : command === 'verify-domain'
               ? { organization: { type: 'string' }, domain: { type: 'string' } }
@@ -144,6 +152,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   if (command === 'reset-link') return resetLink(config, options.email, io);
+  if (command === 'release-email') return releaseEmail(options.email, io, (fn) => withContext(config, io, 'release-email', async (app) => (await migrate(app, io), fn(app))));
   if (command === 'secrets-rotate') return withContext(config, io, 'secrets-rotate', async (app) => (await migrate(app, io), secretsRotate(app, io)));
   if (command === 'audit-verify') return auditVerify(options, io, (fn) => withContext(config, io, 'audit-verify', async (app) => (await migrate(app, io), fn(app))));
   if (command === 'verify-domain') return verifyDomain(config, options.organization, options.domain, io);
@@ -178,6 +187,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     } catch (error) {
       if (error instanceof EmailTakenError) {
         io.stderr.write(`${error.message}: ${input.email}\n`);
+        return EXIT.failed;
+      }
+      if (error instanceof SsoRequiredForDomainError) {
+        io.stderr.write(`${error.message}\n`);
         return EXIT.failed;
       }
       throw error;
@@ -305,7 +318,7 @@ async function migrate(app: INestApplicationContext, io: CliIo): Promise<void> {
 
 /** What to do instead of a command that needs the embedded database while the service holds it. */
 const WHILE_THE_SERVICE_RUNS: Record<
-  'migrate' | 'create-admin' | 'reset-link' | 'verify-domain' | 'sso-require-off' | 'identity-provider-disconnect' | 'audit-verify' | 'secrets-rotate',
+  'migrate' | 'create-admin' | 'reset-link' | 'release-email' | 'verify-domain' | 'sso-require-off' | 'identity-provider-disconnect' | 'audit-verify' | 'secrets-rotate',
   string
 > = {
   'secrets-rotate': 'On PostgreSQL (DATABASE_URL) it runs beside the service; with the embedded database, stop the service first.',
@@ -314,6 +327,7 @@ const WHILE_THE_SERVICE_RUNS: Record<
   'create-admin': 'Or, while it runs, use the REST equivalent: POST /api/auth/signup (creates a person and their organisation; needs SIGNUP_ENABLED=true).',
   'reset-link':
     'Or, while it runs, use the REST equivalent: an admin of the person\'s organisation calls POST /api/organizations/:orgId/members/:userId/reset-link.',
+  'release-email': 'It has no REST equivalent (an address is released by the operator only).',
   'verify-domain':
     'Or, while it runs, publish the domain\'s TXT record and have an admin call POST /api/organizations/:orgId/identity-provider/domains/:domain/verify.',
   'sso-require-off':

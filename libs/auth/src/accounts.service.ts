@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditService, RequestOrigin } from '@app/audit';
+import { AuditActor, AuditService, RequestOrigin } from '@app/audit';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
-import { SsoRouting } from '@app/identity';
+import { emailDomain, IdentityLinkDirectory, SsoRouting } from '@app/identity';
+import { DomainError } from '@app/common';
 import {
   hashPassword,
   InvalidInvitationError,
@@ -11,7 +12,7 @@ import {
   OrganizationDirectory,
   UserDirectory,
 } from '@app/tenancy';
-import { EmailTakenError } from './auth.errors';
+import { EmailTakenError, SsoRequiredForDomainError } from './auth.errors';
 
 export interface NewAccount {
   email: string;
@@ -46,6 +47,7 @@ export class AccountsService {
     private readonly organizations: OrganizationDirectory,
     private readonly invitations: InvitationDirectory,
     private readonly routing: SsoRouting,
+    private readonly links: IdentityLinkDirectory,
   ) {}
 
   async createAccount(input: NewAccount, via: 'signup' | 'cli', origin?: RequestOrigin): Promise<CreatedAccount> {
@@ -54,6 +56,8 @@ export class AccountsService {
     // account uses the email (with sign-up off, only a real invitation's holder reaches the
     // email check).
     if (invitationHash && !(await this.invitations.findOpenByHash(invitationHash))) throw new InvalidInvitationError();
+    // Verified domains own their emails (SPEC §10): their accounts come from single sign-on or SCIM.
+    if (await this.routing.routeFor(input.email)) throw new SsoRequiredForDomainError(emailDomain(input.email) ?? '');
     if (await this.users.isEmailTaken(input.email)) throw new EmailTakenError();
     const passwordHash = await hashPassword(input.password);
     const created = await this.dataSource.transaction(async (em) => {
@@ -96,7 +100,56 @@ export class AccountsService {
     const organization = await this.organizations.findForMember(created.user.id, created.organizationId);
     return { user: created.user, organization: { id: created.organizationId, name: organization?.name ?? '' }, role: created.role };
   }
+
+  /**
+   * The operator's `release-email` (SPEC §10): frees an address of a verified single sign-on
+   * domain that a password account took before the domain was verified. The account keeps its id
+   * and memberships, is given `releasedAddress(id)` and loses its sessions; audited in the
+   * service's chain. An account linked to single sign-on (or made by SCIM) is the person's own
+   * and is refused, as is an address no verified domain reserves.
+   */
+  async releaseEmail(email: string, actor: AuditActor): Promise<ReleasedEmail> {
+    const userId = await this.users.idByEmail(email);
+    if (!userId) throw new DomainError('account_not_found', `No account uses the email ${email}`, 'not_found');
+    const route = await this.routing.routeFor(email);
+    if (!route) {
+      throw new DomainError(
+        'email_not_reserved',
+        `${emailDomain(email) ?? email} is not a verified domain of an organization with single sign-on: its addresses are not reserved, so nothing is released`,
+        'conflict',
+      );
+    }
+    const current = (await this.users.findById(userId))!.email;
+    if (await this.links.hasAnyLink(userId)) {
+      throw new DomainError('account_linked', `The account of ${current} is linked to single sign-on: it is that person's own, and is not released`, 'conflict');
+    }
+    const replacement = releasedAddress(userId);
+    await this.dataSource.transaction(async (em) => {
+      if (!(await this.users.replaceEmail(userId, current, replacement, em))) throw new DomainError('account_not_found', `No account uses the email ${email}`, 'not_found');
+      await this.audit.record(em, {
+        organizationId: null,
+        actorType: actor.actorType,
+        actorId: actor.actorId,
+        action: 'account.email_released',
+        targetType: 'user',
+        targetId: userId,
+        metadata: { email: current, replacement, organizationId: route.organizationId },
+        origin: actor.origin,
+      });
+    });
+    return { userId, email: current, replacement };
+  }
 }
+
+/** What `releaseEmail` did: the account that had the address, and the address it has now. */
+export interface ReleasedEmail {
+  userId: string;
+  email: string;
+  replacement: string;
+}
+
+/** The address a released account is given: unique, and of the reserved `.invalid` top-level domain (RFC 2606), so no mail or sign-up reaches it. */
+export const releasedAddress = (userId: string) => `released-${userId}@released.invalid`;
 
 /** The stored digest of an invitation secret; a malformed one is refused before any query. */
 export function invitationDigest(secret: string): string {

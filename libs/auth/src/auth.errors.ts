@@ -66,3 +66,16 @@ function waitText(seconds: number): string {
   const minutes = Math.ceil(seconds / 60);
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
+
+/**
+ * A password sign-up for an email of a verified domain (SPEC §10): such accounts come from the
+ * domain's organisation's single sign-on (or its SCIM), so nobody takes the address first.
+ */
+export class SsoRequiredForDomainError extends ConflictError {
+  constructor(readonly domain: string) {
+    super(
+      'sso_required_for_domain',
+      `Accounts of ${domain} addresses come from its organization's single sign-on: sign in with single sign-on (/auth/sso/start) instead of signing up`,
+    );
+  }
+}

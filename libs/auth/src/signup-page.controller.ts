@@ -8,7 +8,7 @@ import { AppConfig } from '@app/config';
 import { hashToken, isWellFormedToken, Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
 import { InvalidInvitationError, InvitationDirectory } from '@app/tenancy';
 import { FormCsrf, PageErrorFilter, sendPage, sendRedirect } from '@app/web';
-import { EmailTakenError, TooManySignupsError } from './auth.errors';
+import { EmailTakenError, SsoRequiredForDomainError, TooManySignupsError } from './auth.errors';
 import { SignupDto } from './dto/signup.dto';
 import { SignupService } from './signup.service';
 import { invitationAcceptPath, invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState } from './views/signup.view';
@@ -97,6 +97,11 @@ export class SignupPageController {
         return sendPage(res, 429, signupPage(state));
       }
       if (error instanceof InvalidInvitationError) return sendPage(res, 404, invitationInvalidPage());
+      if (error instanceof SsoRequiredForDomainError) {
+        state.errors.email = `Addresses of ${error.domain} sign in with their organisation's single sign-on.`;
+        state.ssoStartHref = `/auth/sso/start?${new URLSearchParams({ email: fields.email, ...(next ? { next } : {}) }).toString()}`;
+        return sendPage(res, 409, signupPage(state));
+      }
       if (!(error instanceof EmailTakenError)) throw error;
       state.errors.email = 'An account with this email already exists. Sign in instead.';
       sendPage(res, 409, signupPage(state));

@@ -16,7 +16,8 @@ export type GrantRevocationReason =
   | 'refresh_token_reuse'
   | 'member_removed'
   | 'project_deleted'
-  | 'client_refused';
+  | 'client_refused'
+  | 'id_jag_settings_changed';
 
 export interface GrantRevocationResult {
   id: string;
@@ -68,6 +69,7 @@ export interface MemberRemovalPreview {
  * - a member leaving an organisation → their agent tokens and grants in it;
  * - a project deleted → every agent token bound to it and every grant on it;
  * - an organisation refusing a client → that client's grants in it;
+ * - an organisation's ID-JAG settings changing → the ID-JAG grants they no longer back;
  * - an API key → itself and the key it replaced while that one rotates out;
  * - a derived project token → itself and the token it replaced while that one rotates out;
  * - a single OAuth access token → itself.
@@ -171,6 +173,23 @@ export class CredentialRevoker {
     const grants = await this.grants.revokeForOrganizationClients(em, organizationId, clientIds);
     let revokedTokens = 0;
     for (const grant of grants) revokedTokens += (await this.endGrant(em, grant, 'client_refused', actor)).revokedTokens;
+    return { revokedTokens, revokedGrants: grants.length };
+  }
+
+  /**
+   * An organisation's ID-JAG settings changed (SPEC §10): the ID-JAG grants, with their tokens, of
+   * every (issuer, client, project) the settings no longer list end; `kept` is what they list now
+   * (empty when `acceptIdJag` is off or the identity provider is gone).
+   */
+  async revokeIdJagAccess(
+    em: EntityManager,
+    organizationId: string,
+    kept: readonly { issuer: string; clientId: string; projectId: string }[],
+    actor: AuditActor = SYSTEM_ACTOR,
+  ): Promise<RevokedAccess> {
+    const grants = await this.grants.revokeIdJagGrantsExcept(em, organizationId, kept);
+    let revokedTokens = 0;
+    for (const grant of grants) revokedTokens += (await this.endGrant(em, grant, 'id_jag_settings_changed', actor)).revokedTokens;
     return { revokedTokens, revokedGrants: grants.length };
   }
 

@@ -14,8 +14,8 @@ import { SessionReach } from './session-reach.service';
  *   role (default admin). Another organisation, or one that does not exist, is "not found", for
  *   every kind of credential, before any other check, so a 403 never confirms that it exists;
  *   a member's session that does not open the organisation (`SessionReach`: it requires single
- *   sign-on, or the session is a single sign-on through another identity provider) is a 403
- *   `SessionReachError` (`sso_required`, `other_sign_in_required`);
+ *   sign-on through its identity provider, which the session is not) is a 403
+ *   `SessionReachError` (`sso_required`);
  * - `sessionOnly` routes refuse `rk_` keys with 403 (after the organisation check);
  * - elsewhere, an `rk_` key must hold the route's `permission` if it declares one.
  */

@@ -9,12 +9,10 @@ import type { SessionPrincipal } from './principal';
  * Why a session does not open an organisation its person belongs to:
  * - `sso_required`: the organisation requires single sign-on through its identity provider, and
  *   the session is a password one (or a single sign-on through another issuer);
- * - `other_sign_in_required`: the session is a single sign-on through an issuer that is not the
- *   organisation's identity provider (another organisation's, or the organisation has none);
  * - `session_predates_membership`: the session was issued before the person's current membership
  *   began (a removal, demotion or deprovisioning ended the one it was issued under; SPEC §10).
  */
-export type SessionReachRefusal = 'sso_required' | 'other_sign_in_required' | 'session_predates_membership';
+export type SessionReachRefusal = 'sso_required' | 'session_predates_membership';
 
 /** The session's part of the refusal: only the issuer it was opened through (null for a password). */
 type SessionKind = Pick<SessionPrincipal, 'ssoIssuer'>;
@@ -22,15 +20,16 @@ type SessionKind = Pick<SessionPrincipal, 'ssoIssuer'>;
 /**
  * The one rule of what a session opens, for an organisation the person is a member of
  * (`rule`: the organisation's identity provider, null when it has none):
- * - a password session opens it unless it requires single sign-on;
- * - a single sign-on session opens it only when its identity provider is the session's issuer
- *   (so never an organisation without one).
+ * - an organisation that requires single sign-on is opened only by a single sign-on through its
+ *   own identity provider;
+ * - any other is opened by any session, a password one or a single sign-on through any issuer
+ *   (SPEC §10 relaxes §9: a single sign-on session also opens the person's other organisations
+ *   that do not require single sign-on).
  * Null: the session opens it.
  */
 export function sessionReachRefusal(session: SessionKind, rule: SignInRule | null): SessionReachRefusal | null {
-  if (session.ssoIssuer === null) return rule?.requireSso ? 'sso_required' : null;
-  if (rule && rule.issuer === session.ssoIssuer) return null;
-  return rule?.requireSso ? 'sso_required' : 'other_sign_in_required';
+  if (!rule?.requireSso) return null;
+  return session.ssoIssuer === rule.issuer ? null : 'sso_required';
 }
 
 /**
@@ -50,8 +49,6 @@ export class SessionReachError extends DomainError {
 
 const REFUSAL_MESSAGES: Record<SessionReachRefusal, string> = {
   sso_required: 'This organization requires single sign-on: sign in with single sign-on (/auth/sso/start) to open it',
-  other_sign_in_required:
-    "This session was opened through single sign-on with another identity provider, which does not open this organization: sign in again with your password or this organization's single sign-on",
   session_predates_membership: 'This session was issued before your current membership of this organization began: sign in again to open it',
 };
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { AppConfig } from '@app/config';
 import { CleanupScheduler, isUuid } from '@app/database';
-import { SessionDirectory, SessionRecord, UserDirectory } from '@app/tenancy';
+import { MembershipDirectory, SessionDirectory, SessionRecord, UserDirectory } from '@app/tenancy';
 import type { SessionPrincipal } from './principal';
 
 /** The session JWT's claim naming the identity provider's issuer of a single sign-on (absent for a password sign-in). */
@@ -28,15 +28,19 @@ export class SessionTokenService implements OnModuleInit {
     private readonly users: UserDirectory,
     private readonly scheduler: CleanupScheduler,
     private readonly records: SessionDirectory,
+    private readonly memberships: MembershipDirectory,
   ) {
     this.key = new TextEncoder().encode(config.sessionSecret);
   }
 
-  /** Signed-out session ids and expired sessions are forgotten once their sessions would have expired anyway. */
+  /**
+   * Signed-out session ids and expired sessions are forgotten once their sessions would have
+   * expired anyway, and so are the membership endings no live session predates (SPEC §10).
+   */
   onModuleInit(): void {
     this.scheduler.every(
       'revoked-sessions-cleanup',
-      async () => (await this.users.forgetExpiredRevokedSessions()) + (await this.records.deleteExpired()),
+      async () => (await this.users.forgetExpiredRevokedSessions()) + (await this.records.deleteExpired()) + (await this.memberships.forgetSettledEndings()),
       this.logger,
     );
   }

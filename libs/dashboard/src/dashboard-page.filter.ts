@@ -78,7 +78,7 @@ function sessionReachPage(error: SessionReachError, orgId: string | null) {
 <h1 id="error-title">${title}</h1>
 <p>${sso
       ? 'This organisation requires single sign-on through its identity provider. Sign in with single sign-on to open it; your other organisations are not affected.'
-      : "This session was opened through single sign-on with another organisation's identity provider, which does not open this organisation. Sign in with your password or with this organisation's single sign-on to open it."}</p>
+      : 'This session began before your current membership of this organisation. Sign in again to open it.'}</p>
 <p><a href="${error.signInHref}">${sso ? 'Sign in with single sign-on' : 'Sign in again'}</a></p>
 ${sso
       ? html`<p>Who can switch it off, if you cannot sign in through the identity provider: an admin of this organisation signed in with single sign-on (on its Single sign-on page), or an operator of this deployment with <code>npm run cli -- sso-require-off --organization ${orgId ?? '<organisation id>'}</code>.</p>`

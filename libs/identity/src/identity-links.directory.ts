@@ -20,6 +20,11 @@ export class IdentityLinkDirectory {
     return row?.userId ?? null;
   }
 
+  /** Whether the person has any link to an IdP, filled or pending (an account single sign-on or SCIM made or linked). */
+  async hasAnyLink(userId: string, em?: EntityManager): Promise<boolean> {
+    return this.repo(em).exists({ where: { userId } });
+  }
+
   /** The person's link to this issuer: its subject, or null while pending; undefined when none. */
   async linkOf(userId: string, issuer: string, em?: EntityManager): Promise<{ subject: string | null } | undefined> {
     // The id is selected too: TypeORM builds no entity from a row whose selected columns are all null (a pending link).

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
+import { CredentialRevoker } from '@app/credential-store';
 import { ConflictError, NotFoundError } from '@app/common';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@app/database';
 import { ProjectDirectory } from '@app/tenancy';
 import { isPublicEmailDomain } from './email-domains';
 import type { IdentityProviderRecord, IdJagClient } from './entities';
+import { checkIdJagClientsOwned, idJagAccessKept, OrganizationClientOwnership } from './id-jag-access';
 import { IdentityProviderError } from './identity.errors';
 import { IdentityProviderDirectory } from './identity-provider.directory';
 import { IdentityDomainVerification } from './identity-domain-verification.service';
@@ -37,6 +40,8 @@ export class IdentityProviderSettings {
     private readonly redirectUris: SsoRedirectUris,
     private readonly verification: IdentityDomainVerification,
     private readonly lockout: RequireSsoLockout,
+    private readonly revoker: CredentialRevoker,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   /** The organisation's settings, or null when it has no identity provider. */
@@ -94,6 +99,7 @@ export class IdentityProviderSettings {
         throw err('client_secret_required', 'clientSecret is required when connecting an identity provider');
       }
       await this.checkProjects(organizationId, wanted.idJagClients, em);
+      await checkIdJagClientsOwned(this.moduleRef.get(OrganizationClientOwnership, { strict: false }), organizationId, wanted.idJagClients, em);
       const taken = await this.directory.verifiedElsewhere(organizationId, wanted.emailDomains, em);
       if (taken.length) {
         throw new ConflictError('domain_claimed', `${taken.join(', ')} ${taken.length === 1 ? 'is' : 'are'} verified by another organisation`);
@@ -124,6 +130,7 @@ export class IdentityProviderSettings {
       const requireSsoWidened = wanted.requireSso && (!locked || !locked.requireSso || changedIssuer || removed.some((d) => verifiedBefore.includes(d)));
       const lockedOut = requireSsoWidened ? await this.lockedOut(organizationId, wanted.issuer, em) : [];
       if (lockedOut.length && !wanted.confirmLockout) throw new LockoutConfirmationRequiredError(lockedOut);
+      await this.revoker.revokeIdJagAccess(em, organizationId, idJagAccessKept(wanted), actor);
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -161,6 +168,7 @@ export class IdentityProviderSettings {
       if (!locked) throw new NotFoundError('Identity provider');
       const domains = (await this.directory.domains(organizationId, em)).map((d) => d.domain);
       await this.directory.remove(organizationId, em);
+      await this.revoker.revokeIdJagAccess(em, organizationId, idJagAccessKept(null), actor);
       await this.audit.record(em, {
         organizationId,
         ...actor,

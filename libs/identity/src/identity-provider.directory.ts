@@ -11,19 +11,32 @@ export interface SignInRule {
 }
 
 /**
- * Which organisation accepts the ID-JAGs of an issuer (and tenant): `accepted` names its IdP
- * settings; otherwise why none does.
+ * Whether the organisation that made the client accepts an ID-JAG of this issuer (and tenant)
+ * (SPEC §10, "ID-JAG routing"): `accepted` names its IdP settings; otherwise why not.
  */
 export type IdJagAcceptance =
   | { kind: 'accepted'; provider: IdentityProviderRecord }
-  /** No organisation connected this issuer (with this tenant, for an issuer whose settings name one). */
-  | { kind: 'unknown_issuer' }
+  /** The organisation has no identity provider, or its issuer is another. */
+  | { kind: 'other_issuer' }
+  /** A multi-tenant issuer: the ID-JAG carries no tenant claim, or the organisation has no tenant recorded. */
+  | { kind: 'tenant_required' }
+  /** The ID-JAG's tenant is not the one recorded for the organisation. */
+  | { kind: 'other_tenant' }
   /** The organisation's IdP is this issuer, but ID-JAGs are switched off there. */
   | { kind: 'not_accepting' }
   /** ID-JAGs are switched on, but no admin of the organisation signed in through the IdP yet. */
-  | { kind: 'no_admin_sign_in' }
-  /** Several organisations accept this issuer's ID-JAGs without a tenant telling them apart. */
-  | { kind: 'ambiguous' };
+  | { kind: 'no_admin_sign_in' };
+
+/**
+ * Issuers that stand for many tenants (the shipped list of SPEC §10): an ID-JAG of one of them is
+ * accepted only with its tenant claim (`hd` for Google, `tid` for Microsoft Entra) equal to the
+ * tenant recorded at the organisation's admin sign-in.
+ */
+export const MULTI_TENANT_ISSUERS: readonly string[] = [
+  'https://accounts.google.com',
+  'https://login.microsoftonline.com/common/v2.0',
+  'https://login.microsoftonline.com/organizations/v2.0',
+];
 
 /**
  * The tables `identity_providers` and `identity_provider_domains`: the only place that queries
@@ -77,19 +90,29 @@ export class IdentityProviderDirectory {
   }
 
   /**
-   * The one organisation whose IdP accepts ID-JAGs of `issuer` with this `tenant` claim: the
-   * settings naming that tenant, or else those naming none (a single-tenant issuer).
+   * Whether the organisation (the one that made the authenticated client) accepts an ID-JAG of
+   * `issuer` with this `tenant` claim: its IdP must be that issuer, with the recorded tenant when
+   * one is recorded (always, for a multi-tenant issuer), `acceptIdJag` on and an admin sign-in.
+   * Several organisations may accept one issuer: the client tells them apart.
    */
-  async idJagAcceptor(issuer: string, tenant: string | undefined, em?: EntityManager): Promise<IdJagAcceptance> {
-    const withIssuer = await this.byIssuer(issuer, em);
-    const ofTenant = tenant === undefined ? [] : withIssuer.filter((p) => p.tenant === tenant);
-    const candidates = ofTenant.length > 0 ? ofTenant : withIssuer.filter((p) => p.tenant === null);
-    if (candidates.length === 0) return { kind: 'unknown_issuer' };
-    const accepting = candidates.filter((p) => p.acceptIdJag);
-    if (accepting.length === 0) return { kind: 'not_accepting' };
-    if (accepting.length > 1) return { kind: 'ambiguous' };
-    if (!accepting[0].adminSignedInAt) return { kind: 'no_admin_sign_in' };
-    return { kind: 'accepted', provider: accepting[0] };
+  async idJagAcceptor(organizationId: string, issuer: string, tenant: string | undefined, em?: EntityManager): Promise<IdJagAcceptance> {
+    const provider = await this.find(organizationId, em);
+    if (!provider || provider.issuer !== issuer) return { kind: 'other_issuer' };
+    if (MULTI_TENANT_ISSUERS.includes(issuer) && (!provider.tenant || tenant === undefined)) return { kind: 'tenant_required' };
+    if (provider.tenant && tenant !== provider.tenant) return { kind: 'other_tenant' };
+    if (!provider.acceptIdJag) return { kind: 'not_accepting' };
+    if (!provider.adminSignedInAt) return { kind: 'no_admin_sign_in' };
+    return { kind: 'accepted', provider };
+  }
+
+  /** Takes a deleted organisation client out of the organisation's `idJagClients`, in `em`'s transaction. */
+  async forgetIdJagClient(organizationId: string, clientId: string, em: EntityManager): Promise<void> {
+    await em.query(
+      `UPDATE identity_providers
+          SET id_jag_clients = COALESCE((SELECT jsonb_agg(c) FROM jsonb_array_elements(id_jag_clients) c WHERE c->>'clientId' <> $2), '[]'::jsonb)
+        WHERE organization_id = $1 AND id_jag_clients @> jsonb_build_array(jsonb_build_object('clientId', $2::text))`,
+      [organizationId, clientId],
+    );
   }
 
   /** Whether the organisation's SCIM client deprovisioned the person (`active = false`). */

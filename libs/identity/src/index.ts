@@ -18,5 +18,6 @@ export * from './sso-routing.service';
 export * from './provisioned-users.directory';
 export * from './sso-redirect-uris.service';
 export * from './sso-states.directory';
+export * from './id-jag-access';
 export { IDP_SIGNING_ALGORITHMS } from './signing-algorithms';
 export { IdentityStoredSecrets } from './identity-stored-secrets';

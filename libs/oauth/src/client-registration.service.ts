@@ -74,7 +74,9 @@ export class ClientRegistrationService {
   /**
    * A confidential client an organisation's admin makes for an AI client that trades ID-JAGs:
    * the jwt-bearer grant alone, no redirect URI, `client_secret_basic` (`_post` accepted too),
-   * the `dgs_` secret answered once. Audited in the organisation as `oauth_client.registered`.
+   * the `dgs_` secret answered once. It belongs to the organisation (SPEC §10: it survives its
+   * creator, and only that organisation's settings may name it). Audited in the organisation as
+   * `oauth_client.registered`.
    */
   async createConfidential(organizationId: string, clientName: string, actor: AuditActor) {
     const clientId = randomUUID();
@@ -89,6 +91,8 @@ export class ClientRegistrationService {
         tokenEndpointAuthMethod: 'client_secret_basic',
         clientSecretHash: hashToken(secret),
         registrationIp: actor.origin?.ip ?? null,
+        organizationId,
+        createdBy: actor.actorType === 'user' ? actor.actorId : null,
       });
       await this.audit.record(em, {
         organizationId,

@@ -184,7 +184,6 @@ export class ConsentDecisionService {
 /** Why a project of an organisation this session does not open cannot be given (`SessionReach`). */
 const CLOSED_ORGANIZATION_ERROR: Readonly<Record<SessionReachRefusal, string>> = {
   sso_required: "That project's organisation requires single sign-on: sign in with single sign-on to give access to its projects.",
-  other_sign_in_required: "This session, a single sign-on through another organisation's identity provider, does not open that project's organisation: sign in again to give access to its projects.",
   session_predates_membership: "This session was issued before your current membership of that project's organisation began: sign in again to give access to its projects.",
 };
 

@@ -3,16 +3,16 @@ import { createHash } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
 import { OAuthGrantStore } from '@app/credential-store';
 import { IDP_SIGNING_ALGORITHMS, IdentityLinkDirectory, IdentityProviderDirectory, IdentityProviderError, IdpMetadata, type IdentityProviderRecord } from '@app/identity';
 import { RateLimitService } from '@app/rate-limit';
-import { MembershipDirectory, type MembershipRole, ProjectDirectory } from '@app/tenancy';
+import { MembershipDirectory, ProjectDirectory } from '@app/tenancy';
 import { ClientPolicyService } from './client-policy/client-policy.service';
 import { metadataDocumentHost } from './redirect-uri';
 import type { RegisteredClient } from './oauth-clients.service';
 import { invalidClient, OAuthError } from './oauth.errors';
-import { isOwnResource, permissionsFromScope, scopeString, singleParam } from './oauth-params';
+import { grantedPermissions } from './id-jag-scope';
+import { isOwnResource, singleParam } from './oauth-params';
 import { JWT_BEARER_GRANT } from './registration-metadata';
 import { IdJagAssertionsRepository } from './store/id-jag-assertions.repository';
 import { OAuthClientsRepository } from './store/oauth-clients.repository';
@@ -30,11 +30,6 @@ const MAX_ID_JAG_AGE_SECONDS = 600;
 const MAX_ASSERTION_LENGTH = 16 * 1024;
 const MAX_JTI_LENGTH = 256;
 
-/** The agent permissions a person's role lets them hand to a client (every one today, as on the consent page). */
-export function permissionsOfRole(role: MembershipRole): AgentPermission[] {
-  return role === 'admin' || role === 'member' ? [...AGENT_PERMISSION_NAMES] : [];
-}
-
 /**
  * The jwt-bearer grant with an ID-JAG (MCP extension "Enterprise-Managed Authorization"; IETF
  * draft "Identity Assertion JWT Authorization Grant"): a confidential client trades an
@@ -43,7 +38,7 @@ export function permissionsOfRole(role: MembershipRole): AgentPermission[] {
  *
  * The assertion is checked in this order, each refusal naming its check and never echoing the
  * assertion: its header (`typ`, `alg`), its issuer (the IdP of the one organisation that
- * accepts its ID-JAGs, with `tenant` for a shared issuer), its signature (the IdP's key set,
+ * made the authenticated client, with its tenant where one is recorded), its signature (the IdP's key set,
  * refetched on an unknown `kid`), `aud`, `client_id`, `resource`, `exp`/`iat`, `jti`, `sub` (linked
  * to an active member), the client policy, the client's project, the scope; then the trade
  * limit, and in one transaction the single use of (`iss`, `jti`), the grant (one per person,
@@ -80,7 +75,13 @@ export class IdJagExchangeService {
     }
     if (client.tokenEndpointAuthMethod === 'none') {
       throw invalidClient(
-        'A public client cannot trade an ID-JAG: register a confidential client (token_endpoint_auth_method client_secret_basic or client_secret_post) and authenticate with its secret',
+        'A public client cannot trade an ID-JAG: an admin of the organisation makes an organisation client (POST /api/organizations/:orgId/oauth-clients) and the AI client authenticates with its secret',
+        usedBasic,
+      );
+    }
+    if (!client.organizationId) {
+      throw invalidClient(
+        'Only an organisation client trades ID-JAGs: an admin of the organisation makes one (POST /api/organizations/:orgId/oauth-clients, or the Connected clients page)',
         usedBasic,
       );
     }
@@ -104,8 +105,7 @@ export class IdJagExchangeService {
 
     const unverified = readClaims(assertion);
     if (typeof unverified.iss !== 'string' || !unverified.iss) throw invalidGrant('The ID-JAG has no iss claim');
-    const tenant = typeof unverified.tenant === 'string' ? unverified.tenant : undefined;
-    const provider = await this.acceptingProvider(unverified.iss, tenant);
+    const provider = await this.acceptingProvider(client, unverified.iss, tenantClaim(unverified));
     const claims = await this.verifiedClaims(assertion, provider.issuer);
     const expiresAt = this.checkClaims(claims, client);
 
@@ -157,6 +157,7 @@ export class IdJagExchangeService {
       if ('kind' in grant) return grant;
       const response = await this.issuer.issue(em, client, grant, permissions, null);
       await this.clients.markAuthorized(em, client.clientId);
+      await this.clients.markUsed(em, client.clientId);
       await this.audit.record(em, {
         organizationId,
         projectId,
@@ -178,20 +179,25 @@ export class IdJagExchangeService {
     });
   }
 
-  /** The IdP settings of the one organisation that accepts this issuer's (and tenant's) ID-JAGs. */
-  private async acceptingProvider(iss: string, tenant: string | undefined): Promise<IdentityProviderRecord> {
-    const acceptance = await this.providers.idJagAcceptor(iss, tenant);
+  /**
+   * The IdP settings of the organisation that made the client (SPEC §10, "ID-JAG routing"), when
+   * they accept this issuer's (and tenant's) ID-JAGs.
+   */
+  private async acceptingProvider(client: RegisteredClient, iss: string, tenant: string | undefined): Promise<IdentityProviderRecord> {
+    const acceptance = await this.providers.idJagAcceptor(client.organizationId!, iss, tenant);
     switch (acceptance.kind) {
       case 'accepted':
         return acceptance.provider;
-      case 'unknown_issuer':
-        throw invalidGrant("The ID-JAG's issuer is not the identity provider of any organisation here");
+      case 'other_issuer':
+        throw invalidGrant("The ID-JAG's issuer is not the identity provider of the organisation this client belongs to");
+      case 'tenant_required':
+        throw invalidGrant(`The identity provider ${iss} serves many tenants: the ID-JAG must name its tenant (hd or tid), and an admin of the organisation must have signed in through it`);
+      case 'other_tenant':
+        throw invalidGrant("The ID-JAG's tenant is not the organisation's tenant at its identity provider");
       case 'not_accepting':
         throw invalidGrant(`The identity provider ${iss} does not accept ID-JAGs here: an admin switches on acceptIdJag in the organisation's identity-provider settings`);
       case 'no_admin_sign_in':
         throw invalidGrant(`The identity provider ${iss} accepts ID-JAGs only once an admin of the organisation has signed in through it`);
-      case 'ambiguous':
-        throw invalidGrant(`The identity provider ${iss} is connected to several organisations that accept ID-JAGs, and the ID-JAG's tenant does not tell them apart`);
     }
   }
 
@@ -269,6 +275,12 @@ function invalidGrant(description: string): OAuthError {
   return new OAuthError('invalid_grant', description);
 }
 
+/** The ID-JAG's tenant claim: `tenant`, Microsoft Entra's `tid` or Google's `hd`. */
+function tenantClaim(claims: Record<string, unknown>): string | undefined {
+  for (const name of ['tenant', 'tid', 'hd']) if (typeof claims[name] === 'string' && claims[name]) return claims[name] as string;
+  return undefined;
+}
+
 function readHeader(assertion: string): ProtectedHeaderParameters {
   try {
     return decodeProtectedHeader(assertion);
@@ -283,26 +295,4 @@ function readClaims(assertion: string): JWTPayload & Record<string, unknown> {
   } catch {
     throw invalidGrant("The assertion's claims are not a JSON object");
   }
-}
-
-/**
- * The permissions granted: no requested `scope` means the asserted one; otherwise the
- * intersection of requested, asserted (when the ID-JAG names a scope) and what the role allows.
- */
-export function grantedPermissions(requested: string | undefined, asserted: unknown, role: MembershipRole): AgentPermission[] {
-  const byRole = permissionsOfRole(role);
-  const assertedSet = typeof asserted === 'string' ? (permissionsFromScope(asserted) ?? []) : undefined;
-  const requestedSet = requested !== undefined ? (permissionsFromScope(requested) ?? []) : undefined;
-  const granted = AGENT_PERMISSION_NAMES.filter(
-    (p) => byRole.includes(p) && (assertedSet === undefined || assertedSet.includes(p)) && (requestedSet === undefined || requestedSet.includes(p)),
-  );
-  if (granted.length === 0) {
-    const parts = [
-      requestedSet !== undefined ? `the requested scope (${scopeString(requestedSet) || 'no known scope'})` : undefined,
-      assertedSet !== undefined ? `the ID-JAG's scope (${scopeString(assertedSet) || 'no known scope'})` : undefined,
-      `what the person's role allows (${scopeString(byRole) || 'nothing'})`,
-    ].filter(Boolean);
-    throw new OAuthError('invalid_scope', `No scope is left to grant: ${parts.join(', ')} have none in common`);
-  }
-  return granted;
 }

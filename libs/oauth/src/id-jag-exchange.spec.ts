@@ -1,5 +1,5 @@
 import { OAuthError } from './oauth.errors';
-import { grantedPermissions, permissionsOfRole } from './id-jag-exchange.service';
+import { grantedPermissions, permissionsOfRole } from './id-jag-scope';
 
 describe('the scope an ID-JAG trade grants', () => {
   it('is the asserted scope when none is requested', () => {

@@ -15,6 +15,8 @@ export interface RegisteredClient {
   redirectUris: string[];
   grantTypes: string[];
   tokenEndpointAuthMethod: ClientAuthMethod;
+  /** The organisation an organisation client belongs to (SPEC §10); null for registered and metadata-document clients. */
+  organizationId: string | null;
 }
 
 /** How a token or revocation request identified its client (RFC 6749 §2.3). */
@@ -55,7 +57,7 @@ export class OAuthClientsService {
     const metadata: ClientMetadata = await this.documents.resolve(clientId, requesterIp);
     const grantTypes = [...SUPPORTED_GRANT_TYPES];
     await this.store.upsertDocumentClient(metadata.clientId, metadata.clientName, metadata.redirectUris, grantTypes);
-    return { clientId: metadata.clientId, clientName: metadata.clientName, redirectUris: metadata.redirectUris, grantTypes, tokenEndpointAuthMethod: 'none' };
+    return { clientId: metadata.clientId, clientName: metadata.clientName, redirectUris: metadata.redirectUris, grantTypes, tokenEndpointAuthMethod: 'none', organizationId: null };
   }
 
   /**
@@ -119,6 +121,7 @@ function toClient(row: StoredClient): RegisteredClient {
     redirectUris: row.redirectUris,
     grantTypes: row.grantTypes,
     tokenEndpointAuthMethod: row.tokenEndpointAuthMethod,
+    organizationId: row.organizationId ?? null,
   };
 }
 

@@ -20,6 +20,7 @@ import { OAuthController } from './oauth.controller';
 import { OAuthGrantsService } from './oauth-grants.service';
 import { OAuthTokensService } from './oauth-tokens.service';
 import { OrganizationClientsController } from './organization-clients.controller';
+import { OrganizationClientsService } from './organization-clients.service';
 import { OrganizationGrantsController } from './organization-grants.controller';
 import { OAuthClientsRepository } from './store/oauth-clients.repository';
 import { OAuthStoreModule } from './store/oauth-store.module';
@@ -38,6 +39,7 @@ import { TokenRevocationService } from './token-revocation.service';
   controllers: [OAuthController, AuthorizeController, AgentGrantsController, OrganizationGrantsController, OrganizationClientsController, ClientPolicyController],
   providers: [
     ClientRegistrationService,
+    OrganizationClientsService,
     OAuthClientsService,
     AuthorizeRequestValidator,
     ConsentViewService,
@@ -59,6 +61,6 @@ import { TokenRevocationService } from './token-revocation.service';
       inject: [OAuthClientsRepository],
     },
   ],
-  exports: [OAuthGrantsService, ClientPolicyService, ClientRegistrationService, ClientMetadataModule],
+  exports: [OAuthGrantsService, ClientPolicyService, ClientRegistrationService, OrganizationClientsService, ClientMetadataModule],
 })
 export class OAuthModule {}

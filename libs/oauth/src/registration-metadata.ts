@@ -8,8 +8,8 @@ import { redirectUriProblem } from './redirect-uri';
 export const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 /** RFC 7523 §2.1: the grant type of a JWT authorization grant, here an ID-JAG (Enterprise-Managed Authorization). */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-/** Every grant type a registration may name (the jwt-bearer grant only with a client secret). */
-const REGISTRABLE_GRANT_TYPES = [...SUPPORTED_GRANT_TYPES, JWT_BEARER_GRANT];
+/** Every grant type an anonymous registration may name (the jwt-bearer grant belongs to organisation clients, SPEC §10). */
+const REGISTRABLE_GRANT_TYPES = [...SUPPORTED_GRANT_TYPES];
 const MAX_REDIRECT_URIS = 20;
 const MAX_CLIENT_NAME = 200;
 
@@ -41,22 +41,21 @@ export function parseMetadata(metadata: unknown, extraSchemes: readonly string[]
     if (!FIELD.grant_types.safeParse(m.grant_types).success) {
       throw new OAuthError('invalid_client_metadata', 'grant_types must be an array of strings');
     }
-    grantTypes = REGISTRABLE_GRANT_TYPES.filter((g) => (m.grant_types as string[]).includes(g));
-    if (!grantTypes.includes('authorization_code') && !grantTypes.includes(JWT_BEARER_GRANT)) {
+    if ((m.grant_types as string[]).includes(JWT_BEARER_GRANT)) {
       throw new OAuthError(
         'invalid_client_metadata',
-        `grant_types must include authorization_code or ${JWT_BEARER_GRANT} (this server supports authorization_code, refresh_token and ${JWT_BEARER_GRANT})`,
+        `The ${JWT_BEARER_GRANT} grant (ID-JAG) is not registered anonymously: an admin of the organisation makes an organisation client for it (POST /api/organizations/:orgId/oauth-clients, or the Connected clients page)`,
       );
     }
+    grantTypes = REGISTRABLE_GRANT_TYPES.filter((g) => (m.grant_types as string[]).includes(g));
+    if (!grantTypes.includes('authorization_code')) {
+      throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code (this server registers authorization_code and refresh_token)');
+    }
   }
-  // A client of the jwt-bearer grant alone (ID-JAG) is never redirected: redirect URIs are optional.
-  const redirected = grantTypes.includes('authorization_code');
-
-  const uris = !redirected && (m.redirect_uris === undefined || (Array.isArray(m.redirect_uris) && m.redirect_uris.length === 0)) ? [] : m.redirect_uris;
-  if (redirected && (!Array.isArray(uris) || uris.length === 0)) {
+  const uris = m.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0) {
     throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of redirect URIs');
   }
-  if (!Array.isArray(uris)) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be an array of redirect URIs');
   if (uris.length > MAX_REDIRECT_URIS) {
     throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
   }
@@ -80,14 +79,7 @@ export function parseMetadata(metadata: unknown, extraSchemes: readonly string[]
     tokenEndpointAuthMethod = m.token_endpoint_auth_method as ClientAuthMethod;
   }
 
-  if (grantTypes.includes(JWT_BEARER_GRANT) && tokenEndpointAuthMethod === 'none') {
-    throw new OAuthError(
-      'invalid_client_metadata',
-      `The ${JWT_BEARER_GRANT} grant (ID-JAG) needs a confidential client: token_endpoint_auth_method client_secret_basic or client_secret_post`,
-    );
-  }
-
-  if (redirected && m.response_types !== undefined) {
+  if (m.response_types !== undefined) {
     if (!Array.isArray(m.response_types) || !m.response_types.includes('code')) {
       throw new OAuthError('invalid_client_metadata', 'response_types must include code');
     }

@@ -31,6 +31,20 @@ export class IdentityProviderController {
     return { redirectUri: await this.redirectUris.uriFor(orgId) };
   }
 
+  @Post('redirect-uri/confirm')
+  @HttpCode(200)
+  @RestAuth({ sessionOnly: true })
+  @ApiOperation({
+    summary:
+      "\"I registered the new URI\": clears the identity provider's legacyRedirectUri flag, so only the organisation's own redirect URI is accepted from now on (audited; admin session only)",
+  })
+  @ApiOkResponse({ type: RedirectUriDto })
+  @ApiErrors(401, 403, 404)
+  async confirmRedirectUri(@Param('orgId') orgId: string, @RequestActor() actor: AuditActor): Promise<RedirectUriDto> {
+    await this.redirectUris.confirmNewUri(orgId, actor);
+    return { redirectUri: await this.redirectUris.uriFor(orgId) };
+  }
+
   @Get()
   @RestAuth({ sessionOnly: true })
   @ApiOperation({ summary: "The organisation's identity provider: settings (never the client secret), email domains with their TXT records, discovery summary (admin session only)" })

@@ -55,12 +55,12 @@ export function displayName(claims: IdTokenClaims, email: string): string {
 }
 
 /**
- * The IdP tenant an ID token names (`tenant`, as ID-JAGs carry it; Microsoft Entra's `tid`):
+ * The IdP tenant an ID token names (`tenant`, as ID-JAGs carry it; Microsoft Entra's `tid`; Google's `hd`):
  * recorded at an admin's sign-in so that ID-JAGs of an issuer shared by several tenants reach the
  * right organisation.
  */
 export function tenantOf(claims: IdTokenClaims): string | null {
-  for (const name of ['tenant', 'tid']) {
+  for (const name of ['tenant', 'tid', 'hd']) {
     const value = claims[name];
     if (typeof value === 'string' && value.length > 0 && value.length <= 200) return value;
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import type { KeysetPosition } from '@app/common';
-import { isUuid } from '@app/database';
+import { isUuid, queryAffected } from '@app/database';
 import { Membership } from './entities/membership.entity';
 import { MembershipEnding } from './entities/membership-ending.entity';
 import { containsPattern } from './project-directory.service';
@@ -106,6 +106,22 @@ export class MembershipDirectory {
   async changeRole(organizationId: string, userId: string, role: MembershipRole, em?: EntityManager): Promise<void> {
     await this.repo(em).update({ organizationId, userId }, { role });
     if (role !== 'admin') await this.recordEnding(organizationId, userId, {}, em);
+  }
+
+  /**
+   * Forgets the membership endings that can no longer matter: neither a removal nor a
+   * deprovisioning (those flags decide what brings the person back, for ever), and no live session
+   * of the person issued before the ending (a later session is opened by the membership anyway).
+   * Run by the sessions' cleanup job; the number removed.
+   */
+  async forgetSettledEndings(): Promise<number> {
+    return queryAffected(
+      this.dataSource,
+      `DELETE FROM membership_endings e
+        WHERE NOT e.removed AND NOT e.deprovisioned
+          AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = e.user_id AND s.created_at < e.ended_at AND s.expires_at > now())`,
+      [],
+    );
   }
 
   /** Records that the person's membership ended or was replaced now (an upsert): sessions issued before never open it again. */

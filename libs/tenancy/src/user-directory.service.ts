@@ -133,6 +133,22 @@ export class UserDirectory {
     await this.sessions.forgetAllBeforeNow(userId, em);
   }
 
+  /**
+   * Gives the account the address `replacement` and ends its sessions, in `em`'s transaction, only
+   * while it still has `email` (one conditional update: a parallel release or change wins once).
+   */
+  async replaceEmail(userId: string, email: string, replacement: string, em: EntityManager): Promise<boolean> {
+    const result = await this.repo(em)
+      .createQueryBuilder()
+      .update()
+      .set({ email: replacement, sessionsNotBefore: () => 'now()' })
+      .where('id = :userId AND lower(email) = :email', { userId, email: normalizeEmail(email) })
+      .execute();
+    if (!result.affected) return false;
+    await this.sessions.forgetAllBeforeNow(userId, em);
+    return true;
+  }
+
   /** Renames the person (name trimmed), in `em`'s transaction. */
   async rename(userId: string, name: string, em: EntityManager): Promise<void> {
     await this.repo(em).update({ id: userId }, { name: name.trim() });

@@ -39,6 +39,7 @@ const CLASS_OF: Record<string, Builder> = {
   'member.role_changed': userAccessEvent,
   'member.removed': userAccessEvent,
   'password.changed': accountChangeEvent,
+  'account.email_released': accountChangeEvent,
   'password_reset.issued': accountChangeEvent,
   'password_reset.used': accountChangeEvent,
   'sso.account_created': accountChangeEvent,

@@ -9,6 +9,8 @@ export interface SignupFormState {
   values: Partial<Record<Exclude<SignupField, 'password'>, string>>;
   /** Per field, what is wrong with it. */
   errors: Partial<Record<SignupField, string>>;
+  /** The email's domain signs in with single sign-on (SPEC §10): where to start it for that address. */
+  ssoStartHref?: string;
   /** A problem not tied to one field. */
   formError?: string;
   /** Signing up from an invitation link: its secret and what it joins (no organisation is created). */
@@ -71,7 +73,13 @@ ${
     return html`
   <label for="${f.id}">${f.label}</label>
   ${f.hint ? html`<p class="hint" id="${f.id}-hint">${f.hint}</p>` : ''}
-  ${error ? html`<p class="field-error" id="${f.id}-error">${error}</p>` : ''}
+  ${
+    error
+      ? html`<p class="field-error" id="${f.id}-error">${error}${
+          f.id === 'email' && state.ssoStartHref ? html` <a href="${state.ssoStartHref}">Continue with single sign-on</a>` : ''
+        }</p>`
+      : ''
+  }
   <input id="${f.id}" name="${f.id}" type="${f.type}" autocomplete="${f.autocomplete}" required maxlength="${f.maxlength}"${
     f.minlength ? html` minlength="${f.minlength}"` : ''
   }${value ? html` value="${value}"` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${

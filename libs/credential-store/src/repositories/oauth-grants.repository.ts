@@ -255,6 +255,21 @@ export class OAuthGrantsRepository {
     return this.revokeWhere(em, 'organization_id = $1 AND client_id = ANY($2)', [organizationId, clientIds]);
   }
 
+  /**
+   * The organisation's ID-JAG grants that its identity-provider settings no longer back: every one
+   * whose (issuer, client, project) is not among `kept` (none kept: every ID-JAG grant). One
+   * conditional update; consent grants (no `id_jag_issuer`) are never touched.
+   */
+  revokeIdJagGrantsExcept(em: EntityManager, organizationId: string, kept: readonly { issuer: string; clientId: string; projectId: string }[]): Promise<RevokedGrant[]> {
+    return this.revokeWhere(
+      em,
+      `organization_id = $1 AND id_jag_issuer IS NOT NULL AND NOT EXISTS (
+         SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS k(issuer text, "clientId" text, "projectId" uuid)
+         WHERE k.issuer = oauth_grants.id_jag_issuer AND k."clientId" = oauth_grants.client_id AND k."projectId" = oauth_grants.project_id)`,
+      [organizationId, JSON.stringify(kept)],
+    );
+  }
+
   /** Whether the person ever approved this client (any grant, live or not). */
   async existsForUserAndClient(userId: string, clientId: string): Promise<boolean> {
     return this.dataSource.getRepository(OAuthGrant).existsBy({ userId, clientId });

@@ -21,6 +21,8 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'api_key.revoked': 'API key revoked',
   'api_key.handed_over': 'API key handed over',
   'oauth_client.registered': 'AI client registered',
+  'oauth_client.secret_rotated': 'Organisation client secret replaced',
+  'oauth_client.deleted': 'Organisation client deleted',
   'consent.approved': 'AI client connected (consent approved)',
   'consent.denied': 'Consent denied',
   'grant.id_jag_exchanged': 'AI client connected through the identity provider (ID-JAG)',
@@ -36,6 +38,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'password_reset.issued': 'Password-reset link issued',
   'password_reset.used': 'Password reset',
   'password.changed': 'Password changed',
+  'account.email_released': 'Email address released by the operator',
   'organization.created': 'Organisation created',
   'identity_provider.updated': 'Single sign-on settings changed',
   'identity_provider.removed': 'Single sign-on disconnected',
@@ -80,7 +83,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
 /** Every change an agent made through a tool: one filter for the whole family. */
 export const AGENT_CHANGES = 'capability.*';
 
-const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used', 'password.changed', 'session.reauthenticated'];
+const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used', 'password.changed', 'session.reauthenticated', 'account.email_released'];
 
 /** The filter's choices, in groups. */
 export const ACTION_GROUPS: { label: string; actions: { value: string; label: string }[] }[] = [

@@ -2,8 +2,8 @@ import { Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '@app/config';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
-import { ClientPolicyService, OAuthGrantsService } from '@app/oauth';
-import { roleSatisfies } from '@app/tenancy';
+import { ClientPolicyService, OAuthGrantsService, OrganizationClientsService } from '@app/oauth';
+import { roleSatisfies, UserDirectory } from '@app/tenancy';
 import { sendPage, sendRedirect } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';
@@ -12,7 +12,10 @@ import { cursorParam, noticeOf } from '../views/when';
 import { clientsPage, disconnectPage } from './clients.view';
 
 const PAGE_SIZE = 25;
-const NOTICES: Record<string, string> = { disconnected: 'Client disconnected. Its tokens are refused from now on.' };
+const NOTICES: Record<string, string> = {
+  disconnected: 'Client disconnected. Its tokens are refused from now on.',
+  organization_client_deleted: 'Organisation client deleted. Its tokens are refused from now on.',
+};
 
 /**
  * Connected clients (every member): the organisation's OAuth grants — a member's own, an
@@ -27,6 +30,8 @@ export class ClientsPageController {
     private readonly grants: OAuthGrantsService,
     private readonly policies: ClientPolicyService,
     private readonly config: AppConfig,
+    private readonly organizationClients: OrganizationClientsService,
+    private readonly users: UserDirectory,
   ) {}
 
   @Get()
@@ -45,6 +50,7 @@ export class ClientsPageController {
         onFirstPage: cursor === undefined,
         admin,
         policy: admin ? await this.policies.get(org.id) : undefined,
+        organizationClients: admin ? await this.ownClients(org.id) : undefined,
         mcpUrl: `${this.config.baseUrl}/api/mcp`,
         notice: noticeOf(NOTICES, query),
       }),
@@ -65,5 +71,12 @@ export class ClientsPageController {
     const org = currentOrganization(ctx);
     await this.grants.revokeInOrganization(org.id, grantId, { mayManageAll: roleSatisfies(org.role, 'admin') }, ctx.actor);
     sendRedirect(res, 303, `${sectionPath(org.id, 'clients')}?done=disconnected`);
+  }
+
+  /** The organisation's own clients with their makers' names (a maker whose account is gone has none). */
+  private async ownClients(organizationId: string) {
+    const clients = await this.organizationClients.list(organizationId);
+    const makers = await this.users.profilesOf(clients.flatMap((c) => (c.createdBy ? [c.createdBy] : [])));
+    return clients.map((c) => ({ ...c, createdByName: c.createdBy ? (makers.get(c.createdBy)?.name ?? null) : null }));
   }
 }

@@ -1,4 +1,5 @@
-import type { ClientPolicyDto, OrganizationGrantView } from '@app/oauth';
+import type { ClientPolicyDto, OrganizationClientDto, OrganizationGrantView } from '@app/oauth';
+import { organizationClientsTable } from './organization-client.view';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, pager, sectionPath } from '../views/layout';
@@ -12,6 +13,8 @@ export interface ClientsListView {
   /** Admins see every grant of the organisation (and who consented), and the client policy. */
   admin: boolean;
   policy?: ClientPolicyDto;
+  /** Admins see the organisation's own clients (SPEC §10). */
+  organizationClients?: (OrganizationClientDto & { createdByName: string | null })[];
   /** Where AI clients connect: the MCP endpoint's URL. */
   mcpUrl: string;
   notice?: string;
@@ -31,9 +34,7 @@ export function clientsPage(ctx: DashboardContext, view: ClientsListView): HtmlP
       view.admin ? 'You see every connection in the organisation and may disconnect any.' : 'You see the ones you connected and may disconnect them.'
     } Disconnecting refuses the client's tokens at once.</p>
 ${view.admin && view.policy ? policySummary(orgId, view.policy) : ''}
-${view.admin
-  ? html`<p id="organization-clients">An AI client that your identity provider vouches for (ID-JAG) needs an organisation client: <a href="${base}/organization-clients/new">New organisation client</a></p>`
-  : ''}
+${view.admin && view.organizationClients ? organizationClientsTable(ctx, view.organizationClients) : ''}
 ${empty
   ? html`<div class="empty"><p><strong>${view.admin ? 'No AI client is connected to this organisation yet.' : 'You have not connected an AI client to this organisation yet.'}</strong>
 To connect one, add the MCP server <code>${view.mcpUrl}</code> to the client: it sends you here to sign in, pick a project and choose what it may do.</p></div>`

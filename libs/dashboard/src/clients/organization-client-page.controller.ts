@@ -1,22 +1,26 @@
 import { Body, Get, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
-import { ClientRegistrationService, CreateConfidentialClientDto } from '@app/oauth';
-import { sendPage } from '@app/web';
+import { ClientRegistrationService, CreateConfidentialClientDto, OrganizationClientsService } from '@app/oauth';
+import { sendPage, sendRedirect } from '@app/web';
 import { Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
-import { createdOrganizationClientPage, newOrganizationClientPage } from './organization-client.view';
+import { sectionPath } from '../views/layout';
+import { createdOrganizationClientPage, deleteOrganizationClientPage, newOrganizationClientPage, rotatedOrganizationClientPage } from './organization-client.view';
 
 /**
- * Making an organisation client for ID-JAGs on the Connected clients page (admins): what
- * `POST /api/organizations/:orgId/oauth-clients` does, as a page; the secret appears only in the
- * answer to the POST.
+ * Organisation clients for ID-JAGs on the Connected clients page (admins): making one, a new
+ * secret, deleting one; what `…/oauth-clients`, `…/rotate` and `DELETE …/:clientId` do, as pages.
+ * A secret appears only in the answer to the POST that made it.
  */
 @OrganizationRoute('orgId')
 @DashboardController('orgs/:orgId/clients/organization-clients')
 export class OrganizationClientPageController {
-  constructor(private readonly registrations: ClientRegistrationService) {}
+  constructor(
+    private readonly registrations: ClientRegistrationService,
+    private readonly clients: OrganizationClientsService,
+  ) {}
 
   @Get('new')
   @PageAuth()
@@ -34,5 +38,26 @@ export class OrganizationClientPageController {
     }
     const created = await this.registrations.createConfidential(orgId, form.value.clientName, ctx.actor);
     sendPage(res, 200, createdOrganizationClientPage(ctx, created));
+  }
+
+  @Post(':clientId/rotate')
+  @PageAuth()
+  async rotate(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('clientId') clientId: string, @Res() res: Response): Promise<void> {
+    const client = await this.clients.get(orgId, clientId);
+    const rotated = await this.clients.rotate(orgId, clientId, ctx.actor);
+    sendPage(res, 200, rotatedOrganizationClientPage(ctx, client.clientName, rotated));
+  }
+
+  @Get(':clientId/delete')
+  @PageAuth()
+  async confirmDelete(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('clientId') clientId: string, @Res() res: Response): Promise<void> {
+    sendPage(res, 200, deleteOrganizationClientPage(ctx, await this.clients.get(orgId, clientId)));
+  }
+
+  @Post(':clientId/delete')
+  @PageAuth()
+  async remove(@Dashboard() ctx: DashboardContext, @Param('orgId') orgId: string, @Param('clientId') clientId: string, @Res() res: Response): Promise<void> {
+    await this.clients.remove(orgId, clientId, ctx.actor);
+    sendRedirect(res, 303, `${sectionPath(orgId, 'clients')}?done=organization_client_deleted`);
   }
 }

@@ -142,7 +142,7 @@ function idJagCard(ctx: DashboardContext, settings: IdentityProviderView, view: 
   if (!rows.some((r) => r.clientId === '')) rows.push({ clientId: '', projectId: '' });
   return html`<section class="card" aria-labelledby="sso-id-jag-title">
 <h2 id="sso-id-jag-title">AI clients authorised by the identity provider (ID-JAG)</h2>
-<p class="muted">Enterprise AI clients can trade an identity assertion from this identity provider for a gateway token, with no consent screen. Each client needs a row below: its <code>client_id</code> here (which may be the URL of its metadata document) and the project its tokens open. The organisation's client policy still applies.</p>
+<p class="muted">Enterprise AI clients can trade an identity assertion from this identity provider for a gateway token, with no consent screen. Each client needs a row below: the <code>client_id</code> of an organisation client made on Connected clients, and the project its tokens open. The organisation's client policy still applies.</p>
 ${pickerSearch({
   action: ssoPath(orgId),
   id: 'sso-project-query',

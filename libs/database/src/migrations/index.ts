@@ -16,6 +16,7 @@ import { IdJag1764000019500 } from './1764000019500-id-jag';
 import { PerIdpRedirectUris1764000020000 } from './1764000020000-per-idp-redirect-uris';
 import { MembershipStart1764000020100 } from './1764000020100-membership-start';
 import { SsoStates1764000020200 } from './1764000020200-sso-states';
+import { OrganizationClients1764000020500 } from './1764000020500-organization-clients';
 import { ScimTokenExpiry1764000022000 } from './1764000022000-scim-token-expiry';
 import { IdentityProviderScopes1764000022500 } from './1764000022500-identity-provider-scopes';
 import { LastIdToken1764000022600 } from './1764000022600-last-id-token';
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   PerIdpRedirectUris1764000020000,
   MembershipStart1764000020100,
   SsoStates1764000020200,
+  OrganizationClients1764000020500,
   ScimTokenExpiry1764000022000,
   IdentityProviderScopes1764000022500,
   LastIdToken1764000022600,

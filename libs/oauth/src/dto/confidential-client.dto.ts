@@ -32,3 +32,34 @@ export class CreatedConfidentialClientDto {
   @ApiProperty({ format: 'date-time' })
   createdAt: Date;
 }
+
+/** One of the organisation's own clients (SPEC §10). */
+export class OrganizationClientDto {
+  @ApiProperty()
+  clientId: string;
+
+  @ApiProperty()
+  clientName: string;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: Date;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The admin who made it (the client survives them).' })
+  createdBy: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Its last token request.' })
+  lastUsedAt: Date | null;
+}
+
+export class OrganizationClientListDto {
+  @ApiProperty({ type: [OrganizationClientDto] })
+  items: OrganizationClientDto[];
+}
+
+export class RotatedClientSecretDto {
+  @ApiProperty()
+  clientId: string;
+
+  @ApiProperty({ description: 'The new dgs_ client secret, shown once; the old one stops working at once.' })
+  clientSecret: string;
+}

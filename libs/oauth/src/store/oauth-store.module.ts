@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OrganizationClientOwnership } from '@app/identity';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthorizationCode } from '../entities/authorization-code.entity';
 import { AuthorizationRequest } from '../entities/authorization-request.entity';
@@ -18,7 +19,8 @@ import { OAuthClientsRepository } from './oauth-clients.repository';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([OAuthClient, AuthorizationRequest, AuthorizationCode, OrganizationClientPolicy, IdJagAssertion])],
-  providers: [OAuthClientsRepository, AuthorizationRequestsRepository, AuthorizationCodesRepository, ClientPolicyRepository, IdJagAssertionsRepository],
-  exports: [OAuthClientsRepository, AuthorizationRequestsRepository, AuthorizationCodesRepository, ClientPolicyRepository, IdJagAssertionsRepository],
+  // The identity settings ask it which clients an organisation's idJagClients may name (SPEC §10).
+  providers: [{ provide: OrganizationClientOwnership, useExisting: OAuthClientsRepository }, OAuthClientsRepository, AuthorizationRequestsRepository, AuthorizationCodesRepository, ClientPolicyRepository, IdJagAssertionsRepository],
+  exports: [OrganizationClientOwnership, OAuthClientsRepository, AuthorizationRequestsRepository, AuthorizationCodesRepository, ClientPolicyRepository, IdJagAssertionsRepository],
 })
 export class OAuthStoreModule {}

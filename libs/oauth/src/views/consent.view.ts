@@ -148,7 +148,7 @@ function closedOrganizationsNote(closed: NonNullable<ConsentView['closedOrganiza
 <ul>${closed.map((o) =>
     o.refusal === 'sso_required'
       ? html`<li><strong>${o.name}</strong> requires single sign-on: <a href="${o.signInHref}">sign in with single sign-on</a> to give access to its projects.</li>`
-      : html`<li><strong>${o.name}</strong> is not opened by a single sign-on through another organisation's identity provider: <a href="${o.signInHref}">sign in again</a> to give access to its projects.</li>`,
+      : html`<li><strong>${o.name}</strong> was joined after this session began: <a href="${o.signInHref}">sign in again</a> to give access to its projects.</li>`,
   )}</ul></div>`;
 }
 
