@@ -86,17 +86,28 @@ export class InvitationsService {
 
   async withdraw(organizationId: string, invitationId: string, actor: AuditActor): Promise<InvitationDto> {
     return this.dataSource.transaction(async (em) => {
-      const invitation = await this.invitations.withdraw(organizationId, invitationId, em);
+      const invitation = await this.withdrawIn(em, organizationId, invitationId, actor);
       if (!invitation) throw new InvitationNotFoundError();
-      await this.audit.record(em, {
-        organizationId,
-        ...actor,
-        action: 'invitation.withdrawn',
-        targetType: 'invitation',
-        targetId: invitation.id,
-        metadata: { email: invitation.email, role: invitation.role },
-      });
       return toDto(invitation);
+    });
+  }
+
+  /** Withdraws an open invitation in the caller's transaction, audited; null when it is not open. `metadata` adds to the event's (a `reason`). */
+  async withdrawIn(em: EntityManager, organizationId: string, invitationId: string, actor: AuditActor, metadata: Record<string, unknown> = {}) {
+    const invitation = await this.invitations.withdraw(organizationId, invitationId, em);
+    if (invitation) await this.recordWithdrawn(em, organizationId, invitation, actor, metadata);
+    return invitation;
+  }
+
+  /** The `invitation.withdrawn` event of an invitation already marked withdrawn, in the caller's transaction. */
+  recordWithdrawn(em: EntityManager, organizationId: string, invitation: { id: string; email: string; role: string }, actor: AuditActor, metadata: Record<string, unknown> = {}): Promise<void> {
+    return this.audit.record(em, {
+      organizationId,
+      ...actor,
+      action: 'invitation.withdrawn',
+      targetType: 'invitation',
+      targetId: invitation.id,
+      metadata: { email: invitation.email, role: invitation.role, ...metadata },
     });
   }
 

@@ -21,3 +21,10 @@ export function parseFilter(filter: unknown): ProvisionedUserFilter {
   if (operator.toLowerCase() !== 'eq') throw ScimError.invalidFilter(`The operator ${operator.slice(0, 20)} is not supported: use eq`);
   return { attribute: name, value: raw.replace(/\\(.)/g, '$1') };
 }
+
+/** A query parameter that must be an integer (`startIndex`, `count`); absent: undefined. */
+export function queryInteger(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^-?\d{1,9}$/.test(value)) throw ScimError.invalidValue(`${name} must be an integer`);
+  return Number(value);
+}

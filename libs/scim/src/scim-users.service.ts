@@ -7,9 +7,10 @@ import { InvitationsService, MembersService } from '@app/organizations';
 import { InvitationDirectory, MembershipDirectory, NO_PASSWORD, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import { ScimDomainNotVerifiedError, ScimError, ScimTokenMakerError, ScimUserNameTakenError, ScimUserNotFoundError } from './scim.errors';
 import { ScimTokensService } from './scim-tokens.service';
-import { parseFilter } from './scim-filter';
+import { parseFilter, queryInteger } from './scim-filter';
 import { SCIM_MAX_RESULTS, SCIM_SCHEMAS } from './scim-schemas';
-import { applyPatch, parseUserResource, type ScimUserInput, type ScimUserState } from './scim-user.input';
+import { applyPatch, parseUserResource, type ScimUserState } from './scim-user.input';
+import { accountName, initialState, scimUserResource, stateOf } from './scim-user.resource';
 
 export interface ScimListQuery {
   filter?: unknown;
@@ -67,20 +68,20 @@ export class ScimUsersService {
   async get(organizationId: string, id: string) {
     const row = await this.provisioned.find(organizationId, id);
     if (!row) throw new ScimUserNotFoundError();
-    return this.resource(row);
+    return scimUserResource(row, this.base);
   }
 
   async list(organizationId: string, query: ScimListQuery) {
     const filter = parseFilter(query.filter);
-    const startIndex = Math.max(1, integer(query.startIndex, 'startIndex') ?? 1);
-    const count = Math.min(SCIM_MAX_RESULTS, Math.max(0, integer(query.count, 'count') ?? 100));
+    const startIndex = Math.max(1, queryInteger(query.startIndex, 'startIndex') ?? 1);
+    const count = Math.min(SCIM_MAX_RESULTS, Math.max(0, queryInteger(query.count, 'count') ?? 100));
     const { total, items } = await this.provisioned.page(organizationId, filter, startIndex - 1, count);
     return {
       schemas: [SCIM_SCHEMAS.listResponse],
       totalResults: total,
       startIndex,
       itemsPerPage: items.length,
-      Resources: items.map((row) => this.resource(row)),
+      Resources: items.map((row) => scimUserResource(row, this.base)),
     };
   }
 
@@ -123,7 +124,7 @@ export class ScimUsersService {
       });
       return created;
     });
-    return this.resource(row);
+    return scimUserResource(row, this.base);
   }
 
   async replace(organizationId: string, id: string, body: unknown, actor: AuditActor) {
@@ -191,7 +192,7 @@ export class ScimUsersService {
           await this.members.changeRoleIn(em, organizationId, row.userId, { role: wanted.role, handOverTo: null }, actor);
         } else if (row.invitationId) {
           // A pending invitation is sent anew with the new role.
-          const withdrawn = await this.withdrawInvitation(em, organizationId, row.invitationId, 'scim_role_changed', actor);
+          const withdrawn = await this.invitations.withdrawIn(em, organizationId, row.invitationId, actor, { reason: 'scim_role_changed' });
           if (withdrawn) {
             invitationId = (await this.invitations.inviteIn(em, organizationId, { email: row.userName, role: wanted.role }, actor)).id;
           }
@@ -214,7 +215,7 @@ export class ScimUsersService {
       }
       return this.provisioned.find(organizationId, id, em);
     });
-    return this.resource(row!);
+    return scimUserResource(row!, this.base);
   }
 
   /**
@@ -270,28 +271,10 @@ export class ScimUsersService {
    * (grants and agent tokens there, `rk_` keys; the service keys they made listed for rotation).
    * The last admin is refused (409) and nothing changes.
    */
-  /** Withdraws the pending invitation SCIM sent (if still open), with its audit event. */
-  private async withdrawInvitation(em: EntityManager, organizationId: string, invitationId: string, reason: string, actor: AuditActor) {
-    const withdrawn = await this.invitationRows.withdraw(organizationId, invitationId, em);
-    if (withdrawn) await this.recordWithdrawn(em, organizationId, withdrawn, reason, actor);
-    return withdrawn;
-  }
-
-  private recordWithdrawn(em: EntityManager, organizationId: string, invitation: { id: string; email: string; role: string }, reason: string, actor: AuditActor): Promise<void> {
-    return this.audit.record(em, {
-      organizationId,
-      ...actor,
-      action: 'invitation.withdrawn',
-      targetType: 'invitation',
-      targetId: invitation.id,
-      metadata: { email: invitation.email, role: invitation.role, reason },
-    });
-  }
-
   private async deprovision(em: EntityManager, organizationId: string, row: ProvisionedUser, actor: AuditActor): Promise<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
     if (row.invitationId) {
-      const withdrawn = await this.withdrawInvitation(em, organizationId, row.invitationId, 'scim_deprovisioned', actor);
+      const withdrawn = await this.invitations.withdrawIn(em, organizationId, row.invitationId, actor, { reason: 'scim_deprovisioned' });
       if (withdrawn) {
         out.invitationWithdrawn = withdrawn.id;
       }
@@ -300,7 +283,7 @@ export class ScimUsersService {
     // link must not bring them back (SPEC §10).
     const account = row.userId ? await this.users.findById(row.userId, em) : null;
     const others = await this.invitationRows.withdrawOpenTo(organizationId, [row.userName, ...(account ? [account.email] : [])], em);
-    for (const invitation of others) await this.recordWithdrawn(em, organizationId, invitation, 'scim_deprovisioned', actor);
+    for (const invitation of others) await this.invitations.recordWithdrawn(em, organizationId, invitation, actor, { reason: 'scim_deprovisioned' });
     if (others.length) out.invitationsWithdrawn = others.map((i) => i.id);
     // The person, and whoever accepted the invitation SCIM sent if that was another account.
     const accepted = row.invitationId ? await this.invitationRows.acceptedBy(organizationId, row.invitationId, em) : null;
@@ -325,66 +308,4 @@ export class ScimUsersService {
     const domains = await this.providers.domains(organizationId);
     if (!domains.some((d) => d.domain === domain && d.verifiedAt !== null)) throw new ScimDomainNotVerifiedError(domain);
   }
-
-  /** The SCIM representation of a provisioned person (RFC 7643 §4.1). */
-  private resource(row: ProvisionedUser) {
-    const formatted = [row.givenName, row.familyName].filter(Boolean).join(' ');
-    return {
-      schemas: [SCIM_SCHEMAS.user, SCIM_SCHEMAS.gatewayUser],
-      id: row.id,
-      ...(row.externalId !== null ? { externalId: row.externalId } : {}),
-      userName: row.userName,
-      name: {
-        ...(row.givenName !== null ? { givenName: row.givenName } : {}),
-        ...(row.familyName !== null ? { familyName: row.familyName } : {}),
-        ...(formatted ? { formatted } : {}),
-      },
-      ...(row.displayName !== null ? { displayName: row.displayName } : {}),
-      active: row.active,
-      emails: [{ value: row.userName, type: 'work', primary: true }],
-      [SCIM_SCHEMAS.gatewayUser]: { role: row.role },
-      meta: {
-        resourceType: 'User',
-        created: row.createdAt.toISOString(),
-        lastModified: row.updatedAt.toISOString(),
-        location: `${this.base}/Users/${row.id}`,
-      },
-    };
-  }
-}
-
-function initialState(input: ScimUserInput): ScimUserState {
-  return {
-    userName: input.userName,
-    externalId: input.externalId ?? null,
-    givenName: input.givenName ?? null,
-    familyName: input.familyName ?? null,
-    displayName: input.displayName ?? null,
-    active: input.active ?? true,
-    role: input.role ?? 'member',
-  };
-}
-
-function stateOf(row: ProvisionedUser): ScimUserState {
-  return {
-    userName: row.userName,
-    externalId: row.externalId,
-    givenName: row.givenName,
-    familyName: row.familyName,
-    displayName: row.displayName,
-    active: row.active,
-    role: row.role,
-  };
-}
-
-/** The name of an account SCIM makes: the display name, else given and family names, else the email's local part. */
-function accountName(state: ScimUserState): string {
-  const full = [state.givenName, state.familyName].filter(Boolean).join(' ');
-  return (state.displayName ?? (full || state.userName.slice(0, state.userName.indexOf('@')))).slice(0, 200);
-}
-
-function integer(value: unknown, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^-?\d{1,9}$/.test(value)) throw ScimError.invalidValue(`${name} must be an integer`);
-  return Number(value);
 }
