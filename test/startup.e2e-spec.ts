@@ -113,6 +113,8 @@ describe('BASE_URL: refused when missing in production; logged as the URL client
     const dataDir = mkdtempSync(join(tmpdir(), 'ag-start-log-'));
     const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info' });
     try {
+      // The start's last line reaches the pipe shortly after /health/ready answers: wait for it.
+      for (let i = 0; i < 100 && !gateway.stdout().includes('"context":"NestApplication"'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       const lines = gateway.stdout().split('\n').filter(Boolean);
       expect(lines.some((l) => l.includes('"context":"NestApplication"'))).toBe(true);
       expect(lines.filter((l) => /"context":"(RouterExplorer|RoutesResolver)"/.test(l))).toEqual([]);
