@@ -4,7 +4,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createRequestStateCodec } from '@modelcontextprotocol/server';
 import { AGENT_PERMISSION_NAMES, CapabilityRegistry } from '@app/capabilities';
-import { AppConfig, derivedKey, secretsKeyRing } from '@app/config';
+import { AppConfig, derivedKey } from '@app/config';
 import { createProject } from './factories';
 import { insertConnectedClient } from './factories/grants';
 import { createTeam } from './factories/rest';
@@ -130,7 +130,7 @@ describe('approvals through real MCP clients', () => {
       await refusedWith(state, m.otherToken);
       // Minted with the gateway's own key and binding, but already expired.
       const config = t.app.get(AppConfig);
-      const key = derivedKey(secretsKeyRing(config.secretsKeys, config.sessionSecret)[0]!, 'mcp-request-state');
+      const key = derivedKey(config.secretsKeys[0]!, 'mcp-request-state');
       const bound = createRequestStateCodec({ key, ttlSeconds: 1, bind: () => `grant:${m.grantId}` });
       const expired = await bound.mint({ approvalId: id }, {} as never);
       await new Promise((resolve) => setTimeout(resolve, 2100));

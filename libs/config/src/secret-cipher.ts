@@ -14,15 +14,6 @@ export interface SecretPlace {
   rowId: string;
 }
 
-/**
- * The key ring to use: `AppConfig.secretsKeys` (`SECRETS_KEYS`, or the key generated into DATA_DIR
- * where it is unset, never in production). Never empty in a running service.
- */
-export function secretsKeyRing(keys: readonly SecretsKey[], _sessionSecret?: string): readonly SecretsKey[] {
-  if (keys.length === 0) throw new Error('no secrets key: SECRETS_KEYS is empty');
-  return keys;
-}
-
 /** Whether a stored value is one of ours (`v1:<key id>:…`) rather than a secret still in clear. */
 export function isEncryptedSecret(stored: string): boolean {
   return /^v1:[A-Za-z0-9_-]{1,32}:[^:]*:[^:]*:[^:]+$/.test(stored);
@@ -68,17 +59,6 @@ export async function secureStoredSecrets(
     changed++;
   }
   return changed;
-}
-
-/**
- * A key for one purpose (`label`: `audit-checkpoint`, `mcp-request-state`, …) derived with
- * HKDF-SHA-256 from the ring's current key, and that key's id: a new current key is a new
- * derived key, so whatever names its key can still be checked with the old one's public half.
- */
-export function deriveFromCurrentKey(ring: readonly SecretsKey[], label: string, length = 32): { keyId: string; key: Buffer } {
-  const current = ring[0];
-  if (!current) throw new Error('no secrets key to derive from');
-  return { keyId: current.id, key: Buffer.from(hkdfSync('sha256', current.key, Buffer.alloc(0), label, length)) };
 }
 
 function additionalData(place: SecretPlace): Buffer {

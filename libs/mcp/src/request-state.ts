@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createRequestStateCodec, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
-import { AppConfig, derivedKey, secretsKeyRing } from '@app/config';
+import { AppConfig, derivedKey } from '@app/config';
 import type { AgentPrincipal } from '@app/credentials';
 import type { HeldCallState } from './approval-answers';
 
@@ -22,7 +22,7 @@ export class RequestStateSeal {
   private readonly verifiers: RequestStateCodec<HeldCallState>[];
 
   constructor(config: AppConfig) {
-    this.keys = secretsKeyRing(config.secretsKeys, config.sessionSecret).map((k) => derivedKey(k, REQUEST_STATE_KEY_LABEL));
+    this.keys = config.secretsKeys.map((k) => derivedKey(k, REQUEST_STATE_KEY_LABEL));
     this.verifiers = this.keys.map((key) => createRequestStateCodec<HeldCallState>({ key, bind: credentialBinding }));
   }
 

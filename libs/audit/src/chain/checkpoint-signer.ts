@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { AppConfig, deriveFromCurrentKey } from '@app/config';
+import { AppConfig, derivedKey } from '@app/config';
 
 /** The HKDF label the checkpoint key is derived with. */
 export const CHECKPOINT_KEY_LABEL = 'audit-checkpoint';
@@ -29,8 +29,8 @@ export function checkpointSignatureValid(chain: string, checkpoint: Checkpoint, 
 
 /**
  * Signs checkpoints with an Ed25519 key derived (HKDF-SHA-256, label `audit-checkpoint`) from the
- * current `SECRETS_KEYS` key (where none is set, never in production, from the key the session
- * secret gives: `secretsKeyRing`). A new current key is a new checkpoint key; the old public keys
+ * current `SECRETS_KEYS` key (where none is set, never in production, the key generated into
+ * DATA_DIR). A new current key is a new checkpoint key; the old public keys
  * stay listed. The key id is the first 16 hex digits of the SHA-256 of the raw public key.
  */
 @Injectable()
@@ -40,7 +40,7 @@ export class CheckpointSigner {
   readonly keyId: string;
 
   constructor(config: AppConfig) {
-    const { key: seed } = deriveFromCurrentKey(config.secretsKeys, CHECKPOINT_KEY_LABEL);
+    const seed = derivedKey(config.secretsKeys[0]!, CHECKPOINT_KEY_LABEL);
     // PKCS#8 wrapping of a raw Ed25519 seed (RFC 8410): node:crypto takes the seed no other way.
     const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
     this.privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });

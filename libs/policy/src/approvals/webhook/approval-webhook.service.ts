@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { Webhook } from 'standardwebhooks';
 import { type AuditActor, AuditService } from '@app/audit';
 import { DomainError, NotFoundError } from '@app/common';
-import { AppConfig, decryptSecret, encryptSecret, type SecretPlace, secretsKeyRing, type SecretsKey } from '@app/config';
+import { AppConfig, decryptSecret, encryptSecret, type SecretPlace, type SecretsKey } from '@app/config';
 import { checkedOutboundUrl, safeFetch, systemResolver } from '@app/outbound';
 import { ApprovalWebhooksRepository } from './approval-webhooks.repository';
 
@@ -47,7 +47,7 @@ export class ApprovalWebhookService implements OnApplicationShutdown {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
   ) {
-    this.keyRing = secretsKeyRing(config.secretsKeys, config.sessionSecret);
+    this.keyRing = config.secretsKeys;
   }
 
   async set(organizationId: string, rawUrl: string, actor: AuditActor): Promise<{ url: string; signingSecret: string }> {
