@@ -16,7 +16,7 @@ const ALLOWED_IMPORTS = {
   'rate-limit': ['database', 'config'],
   outbound: [],
   tenancy: ['audit', 'database', 'common'],
-  identity: ['outbound', 'tenancy', 'credential-store', 'audit', 'database', 'config', 'common'],
+  identity: ['outbound', 'observability', 'tenancy', 'credential-store', 'audit', 'database', 'config', 'common'],
   capabilities: [],
   'credential-store': ['capabilities', 'audit', 'database', 'common'],
   credentials: ['credential-store', 'capabilities', 'identity', 'tenancy', 'audit', 'observability', 'database', 'config', 'common'],

@@ -9,6 +9,16 @@ const err = (code: string, message: string) => new IdentityProviderError(code, m
  * (PKCE with S256 where methods are listed, at least one usable signing key), summarised as saved.
  */
 export async function checkedDiscovery(metadata: IdpMetadata, issuer: string): Promise<DiscoverySummary> {
+  try {
+    return await summary(metadata, issuer);
+  } catch (error) {
+    // An IdP that cannot be reached or read when its settings are saved is the setting's problem: 400 naming it.
+    if (error instanceof IdentityProviderError && error.kind === 'unavailable') throw err(error.code, error.message);
+    throw error;
+  }
+}
+
+async function summary(metadata: IdpMetadata, issuer: string): Promise<DiscoverySummary> {
   const doc: IdpDiscovery = await metadata.discovery(issuer, { fresh: true });
   const methods = doc.code_challenge_methods_supported;
   if (methods !== undefined && (!Array.isArray(methods) || !methods.includes('S256'))) {

@@ -6,7 +6,13 @@ import { DomainError, type ErrorKind } from '@app/common';
  * what is wrong and never carries a secret or a token.
  */
 export class IdentityProviderError extends DomainError {
-  constructor(code: string, message: string, kind: ErrorKind = 'invalid_input') {
+  constructor(
+    code: string,
+    message: string,
+    kind: ErrorKind = 'invalid_input',
+    /** Set when the IdP could not be reached or its answer not read: what was being fetched. */
+    readonly fetching?: 'discovery' | 'jwks' | 'token',
+  ) {
     super(code, message, kind);
     this.name = 'IdentityProviderError';
   }

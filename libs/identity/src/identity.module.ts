@@ -7,7 +7,6 @@ import { IdpMetadata } from './idp-metadata.service';
 import { DomainTxtLookup } from './domain-txt-resolver';
 import { IdentityProviderSettings } from './identity-provider-settings.service';
 import { TenancyModule } from '@app/tenancy';
-import { IdpTokenEndpoint } from './idp-token-endpoint.service';
 import { SsoRouting } from './sso-routing.service';
 import { ProvisionedUserDirectory } from './provisioned-users.directory';
 import { IdentityProviderRedirectDirectory } from './identity-provider-redirects.directory';
@@ -24,7 +23,7 @@ import { IdentityStoredSecrets } from './identity-stored-secrets';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([...IDENTITY_ENTITIES]), TenancyModule],
-  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory, IdentityDomainVerification, RequireSsoLockout, IdentityStoredSecrets],
-  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, IdpTokenEndpoint, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris, SsoStateDirectory, IdentityStoredSecrets],
+  providers: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, DomainTxtLookup, IdentityProviderSettings, SsoRouting, ProvisionedUserDirectory, IdentityProviderRedirectDirectory, SsoRedirectUris, SsoStateDirectory, IdentityDomainVerification, RequireSsoLockout, IdentityStoredSecrets],
+  exports: [IdentityProviderDirectory, IdentityLinkDirectory, IdpMetadata, IdentityProviderSettings, SsoRouting, ProvisionedUserDirectory, SsoRedirectUris, SsoStateDirectory, IdentityStoredSecrets],
 })
 export class IdentityModule {}

@@ -1,8 +1,12 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { safeFetch, systemResolver, type FetchWording, type HostResolver, type RequestOpener } from '@app/outbound';
-import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
+import { Metrics } from '@app/observability';
+import { safeFetch, systemResolver, type HostResolver, type RequestOpener } from '@app/outbound';
+import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
+import * as oidc from 'openid-client';
 import { IdentityProviderError } from './identity.errors';
+import { discoveryFailure } from './idp-failures';
+import { IDP_MAX_BYTES, idpFetch, idpWording, lifetimeMs, type IdpFetch } from './idp-fetch';
 
 /** Optional provider: replaces how IdP hosts are resolved and requests opened (tests). */
 export const IDP_FETCH_OPTIONS = Symbol('IDP_FETCH_OPTIONS');
@@ -12,6 +16,9 @@ export interface IdpFetchOverrides {
   open?: RequestOpener;
   timeoutMs?: number;
 }
+
+/** Where an IdP failure happened, for the failure metric (never the issuer: tenants choose it). */
+export type IdpFailureStage = 'sign_in' | 'id_jag';
 
 /** The fields of an OpenID Provider's discovery document this service reads. */
 export interface IdpDiscovery {
@@ -26,37 +33,27 @@ export interface IdpDiscovery {
   [key: string]: unknown;
 }
 
-const MAX_BYTES = 256 * 1024;
-/** Bounds on how long a document is trusted, whatever its `Cache-Control` says. */
-const MIN_CACHE_SECONDS = 60;
-const MAX_CACHE_SECONDS = 24 * 60 * 60;
-const DEFAULT_CACHE_SECONDS = 60 * 60;
 /** An unknown `kid` refetches the key set at most this often per issuer. */
 const UNKNOWN_KID_REFETCH_MS = 5_000;
+/** The client id openid-client's `discovery()` is given when only the document is wanted. */
+const DISCOVERY_ONLY_CLIENT = 'agent-gateway-discovery';
 
 interface Cached<T> {
   value: T;
   until: number;
 }
 
-function wording(what: string): FetchWording {
-  return {
-    host: "The identity provider's host",
-    document: `The identity provider's ${what}`,
-    plural: "identity providers' documents",
-    userAgent: 'agent-gateway identity-provider-fetcher',
-    error: (message) => new IdentityProviderError('identity_provider_unreachable', message),
-  };
-}
-
 /**
  * An issuer's discovery document and key set, fetched through the SSRF-safe fetcher of
  * `@app/outbound` (https only and public addresses, unless `IDENTITY_PROVIDER_ALLOW_LOOPBACK`),
  * cached in this process for their HTTP lifetime (bounded), and the key set refetched when a
- * token names a `kid` it does not hold (at most every few seconds per issuer).
+ * token names a `kid` it does not hold (at most every few seconds per issuer). The discovery
+ * document is fetched and checked by openid-client's `discovery()` (its issuer must be the one
+ * asked for); `fetcherFor` gives openid-client and jose the same fetcher for everything else.
  */
 @Injectable()
 export class IdpMetadata {
+  private readonly logger = new Logger('IdentityProviders');
   private readonly discoveries = new Map<string, Cached<IdpDiscovery>>();
   /** Each fetched key set with its `jose` resolver, made once per fetch (it keeps the imported keys). */
   private readonly keySets = new Map<string, Cached<JSONWebKeySet> & { fetchedAt: number; resolve: JWTVerifyGetKey }>();
@@ -65,6 +62,7 @@ export class IdpMetadata {
   constructor(
     private readonly config: AppConfig,
     @Optional() @Inject(IDP_FETCH_OPTIONS) private readonly overrides?: IdpFetchOverrides,
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.resolve = overrides?.resolve ?? systemResolver;
   }
@@ -90,23 +88,63 @@ export class IdpMetadata {
     return url;
   }
 
-  /** The issuer's discovery document (`/.well-known/openid-configuration`), checked. */
+  /**
+   * The issuer's discovery document (`/.well-known/openid-configuration`) as openid-client's
+   * `discovery()` fetched and checked it, cached for its HTTP lifetime. Any failure is of kind
+   * `unavailable` (an outage at sign-in and ID-JAG trades; saving settings makes it a 400).
+   */
   async discovery(issuer: string, options: { fresh?: boolean } = {}): Promise<IdpDiscovery> {
     const cached = this.discoveries.get(issuer);
     if (cached && !options.fresh && cached.until > Date.now()) return cached.value;
     const base = this.checkIssuer(issuer);
-    const url = new URL(`${base.pathname.replace(/\/$/, '')}/.well-known/openid-configuration`, base);
-    const { body, headers } = await this.fetch(url, 'discovery document');
-    const doc = parseJson(body, 'discovery document') as IdpDiscovery;
-    if (doc.issuer !== issuer) {
-      throw new IdentityProviderError('discovery_issuer_mismatch', `The discovery document names the issuer ${JSON.stringify(String(doc.issuer)).slice(0, 200)}, not ${issuer}`);
+    let cacheControl: string | undefined;
+    let doc: IdpDiscovery;
+    try {
+      const found = await oidc.discovery(base, DISCOVERY_ONLY_CLIENT, undefined, oidc.None(), {
+        algorithm: 'oidc',
+        [oidc.customFetch]: idpFetch('discovery document', this.fetchOptions(5_000), (answer) => {
+          cacheControl = headerText(answer.headers['cache-control']);
+        }),
+        execute: this.insecureAllowed() ? [oidc.allowInsecureRequests] : [],
+      });
+      doc = found.serverMetadata() as unknown as IdpDiscovery;
+    } catch (error) {
+      throw discoveryFailure(error, issuer);
     }
+    // What sign-in needs from it, over https (plain http only where the issuer itself may use it).
     for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
-      if (typeof doc[field] !== 'string') throw new IdentityProviderError('invalid_discovery', `The discovery document has no ${field}`);
+      if (typeof doc[field] !== 'string') throw new IdentityProviderError('invalid_discovery', `The discovery document has no ${field}`, 'unavailable', 'discovery');
       this.checkEndpoint(doc[field], field);
     }
-    this.discoveries.set(issuer, { value: doc, until: Date.now() + lifetimeMs(headers['cache-control']) });
+    this.discoveries.set(issuer, { value: doc, until: Date.now() + lifetimeMs(cacheControl) });
     return doc;
+  }
+
+  /**
+   * The fetcher openid-client uses for one sign-in with this issuer (its `customFetch`): the
+   * SSRF-safe fetcher, with the key set answered from this cache. When the token endpoint's ID
+   * token names a `kid` the cached key set lacks, the key set is fetched again first (key
+   * rotation; at most every few seconds per issuer), so openid-client's signature check sees it.
+   */
+  fetcherFor(issuer: string): IdpFetch {
+    const post = idpFetch('token endpoint', this.fetchOptions(10_000), async (answer) => {
+      if (answer.status !== 200) return;
+      await this.refreshForKid(issuer, idTokenKid(answer.body));
+    });
+    return async (url, init) => {
+      const target = new URL(url);
+      if (target.protocol !== 'https:' && !this.plainHttpAllowed(target)) {
+        throw new IdentityProviderError('invalid_discovery', `The identity provider's endpoint ${target.host} must use https`, 'unavailable', 'token');
+      }
+      const discovery = await this.discovery(issuer);
+      if ((init.method ?? 'GET').toUpperCase() === 'GET' && url === discovery.jwks_uri) return Response.json(await this.keySet(issuer, false));
+      return post(url, init);
+    };
+  }
+
+  /** Whether openid-client may make plain http requests: only under the development switch (loopback hosts). */
+  insecureAllowed(): boolean {
+    return this.config.identityProviderAllowLoopback;
   }
 
   /** The issuer's key set as a `jose` key resolver: an unknown `kid` refetches it once. */
@@ -141,14 +179,31 @@ export class IdpMetadata {
     );
   }
 
+  /**
+   * Counts an IdP that failed a sign-in or an ID-JAG trade (`agent_gateway_idp_failures_total`,
+   * by what was fetched and where) and logs its issuer at warn: issuers are strings tenants
+   * choose, so they are never a metric label.
+   */
+  reportFailure(error: IdentityProviderError, stage: IdpFailureStage, issuer: string): void {
+    const fetching = error.fetching ?? 'discovery';
+    this.metrics?.recordIdpFailure(fetching, stage);
+    this.logger.warn(`The identity provider ${issuer} failed (${fetching}, ${stage}): ${error.message}`);
+  }
+
+  /** Fetches the key set again when it lacks `kid` and was fetched more than a few seconds ago. */
+  private async refreshForKid(issuer: string, kid: string | undefined): Promise<void> {
+    const entry = this.keySets.get(issuer);
+    if (!kid || !entry || entry.value.keys.some((k) => k?.kid === kid)) return;
+    if (Date.now() - entry.fetchedAt >= UNKNOWN_KID_REFETCH_MS) await this.keySet(issuer, true);
+  }
+
   private async keySet(issuer: string, fresh: boolean): Promise<JSONWebKeySet> {
     const cached = this.keySets.get(issuer);
     if (cached && !fresh && cached.until > Date.now()) return cached.value;
     const { jwks_uri } = await this.discovery(issuer);
-    const { body, headers } = await this.fetch(new URL(jwks_uri), 'key set');
-    const set = parseJson(body, 'key set') as unknown as JSONWebKeySet;
-    if (!Array.isArray(set?.keys)) throw new IdentityProviderError('invalid_jwks', "The identity provider's key set has no keys array");
-    this.keySets.set(issuer, { value: set, until: Date.now() + lifetimeMs(headers['cache-control']), fetchedAt: Date.now(), resolve: createLocalJWKSet(set) });
+    const { body, headers } = await safeFetch(new URL(jwks_uri), { ...this.fetchOptions(5_000), maxBytes: IDP_MAX_BYTES, wording: idpWording('key set') });
+    const set = parseKeySet(body);
+    this.keySets.set(issuer, { value: set, until: Date.now() + lifetimeMs(headerText(headers['cache-control'])), fetchedAt: Date.now(), resolve: createLocalJWKSet(set) });
     return set;
   }
 
@@ -157,10 +212,10 @@ export class IdpMetadata {
     try {
       url = new URL(value);
     } catch {
-      throw new IdentityProviderError('invalid_discovery', `The discovery document's ${field} is not a URL`);
+      throw new IdentityProviderError('invalid_discovery', `The discovery document's ${field} is not a URL`, 'unavailable', 'discovery');
     }
     if (url.protocol !== 'https:' && !this.plainHttpAllowed(url)) {
-      throw new IdentityProviderError('invalid_discovery', `The discovery document's ${field} must use https`);
+      throw new IdentityProviderError('invalid_discovery', `The discovery document's ${field} must use https`, 'unavailable', 'discovery');
     }
   }
 
@@ -171,32 +226,42 @@ export class IdpMetadata {
     return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
   }
 
-  private fetch(url: URL, what: string) {
-    return safeFetch(url, {
+  private fetchOptions(defaultTimeoutMs: number) {
+    return {
       resolve: this.resolve,
       open: this.overrides?.open,
       allowLoopback: this.config.identityProviderAllowLoopback,
       allowHosts: this.config.outboundAllowHosts,
-      timeoutMs: this.overrides?.timeoutMs ?? 5_000,
-      maxBytes: MAX_BYTES,
-      wording: wording(what),
-    });
+      timeoutMs: this.overrides?.timeoutMs ?? defaultTimeoutMs,
+    };
   }
 }
 
-function parseJson(body: string, what: string): Record<string, unknown> {
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The `kid` of the ID token in a token endpoint's answer, when there is one to read. */
+function idTokenKid(body: string): string | undefined {
   try {
-    const value = JSON.parse(body) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    const idToken = (JSON.parse(body) as { id_token?: unknown }).id_token;
+    const kid = typeof idToken === 'string' ? decodeProtectedHeader(idToken).kid : undefined;
+    return typeof kid === 'string' ? kid : undefined;
   } catch {
-    // answered below
+    return undefined; // openid-client refuses the answer with its own reason
   }
-  throw new IdentityProviderError(what === 'key set' ? 'invalid_jwks' : 'invalid_discovery', `The identity provider's ${what} is not a JSON object`);
 }
 
-function lifetimeMs(cacheControl: string | undefined): number {
-  const match = /(?:^|,)\s*max-age=(\d+)/i.exec(cacheControl ?? '');
-  const noStore = /(?:^|,)\s*(no-store|no-cache)/i.test(cacheControl ?? '');
-  const seconds = noStore ? MIN_CACHE_SECONDS : match ? Number(match[1]) : DEFAULT_CACHE_SECONDS;
-  return Math.min(MAX_CACHE_SECONDS, Math.max(MIN_CACHE_SECONDS, seconds)) * 1000;
+function parseKeySet(body: string): JSONWebKeySet {
+  let value: unknown;
+  try {
+    value = JSON.parse(body) as unknown;
+  } catch {
+    value = undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new IdentityProviderError('invalid_jwks', "The identity provider's key set is not a JSON object", 'unavailable', 'jwks');
+  }
+  if (!Array.isArray((value as JSONWebKeySet).keys)) throw new IdentityProviderError('invalid_jwks', "The identity provider's key set has no keys array", 'unavailable', 'jwks');
+  return value as JSONWebKeySet;
 }

@@ -85,6 +85,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly idpFailures = new Counter({
+    name: 'agent_gateway_idp_failures_total',
+    help: 'Identity providers that could not be reached or read at a sign-in or an ID-JAG trade, by what was fetched (discovery, jwks, token) and stage (sign_in, id_jag); the issuer is logged, never a label',
+    labelNames: ['kind', 'stage'] as const,
+    registers: [this.registry],
+  });
+
   constructor(@Optional() dataSource?: DataSource) {
     collectDefaultMetrics({ register: this.registry, prefix: 'agent_gateway_' });
     const pool = () => (dataSource?.isInitialized ? (dataSource.driver as unknown as { master?: PoolCounts }).master : undefined);
@@ -121,6 +128,10 @@ export class Metrics {
 
   recordRevocation(kind: 'service_key' | 'project_token' | 'api_key' | 'grant' | 'refresh_token_reuse'): void {
     this.revocations.inc({ kind });
+  }
+
+  recordIdpFailure(kind: 'discovery' | 'jwks' | 'token', stage: 'sign_in' | 'id_jag'): void {
+    this.idpFailures.inc({ kind, stage });
   }
 
   /** After a delivery round: the largest lag of the sinks of one kind (`https`, `splunk_hec`, `otlp`). */

@@ -1,4 +1,4 @@
-import type { IdTokenClaims } from './id-token.verifier';
+import type { IdTokenClaims } from './sso-relying-party';
 
 /**
  * Whether the identity provider vouches for the ID token's email. OpenID Connect's

@@ -1,5 +1,5 @@
 export * from './dto/identity-provider.dto';
-export * from './id-token.verifier';
+export * from './sso-relying-party';
 export * from './roles-from-groups';
 export * from './sso-sign-in.service';
 export * from './sso-sign-in.parts';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { IdpMetadata, SsoRedirectUris, SsoStateDirectory, type IdentityProviderRecord } from '@app/identity';
 import type { SignInState } from './sso-cookies';
-import { ERROR_CODE, reachIdp } from './sso-sign-in.parts';
+import { reachIdp } from './sso-relying-party.errors';
+import { ERROR_CODE } from './sso.errors';
 import { SsoSignInError } from './sso.errors';
 
 /**
@@ -66,7 +67,7 @@ export class SsoCallbackChecks {
         'invalid_input',
       );
     }
-    const discovery = await reachIdp(() => this.metadata.discovery(provider.issuer));
+    const discovery = await reachIdp(this.metadata, provider.issuer, () => this.metadata.discovery(provider.issuer));
     if (iss === undefined && discovery.authorization_response_iss_parameter_supported === true) {
       throw new SsoSignInError('sso_issuer_missing', 'The identity provider says it names itself in its answers (iss), but this answer does not. Start again.', 'invalid_input');
     }

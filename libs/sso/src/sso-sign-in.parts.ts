@@ -1,5 +1,5 @@
-import { IdentityProviderError, STANDARD_SSO_SCOPES } from '@app/identity';
-import type { IdTokenClaims } from './id-token.verifier';
+import { STANDARD_SSO_SCOPES } from '@app/identity';
+import type { IdTokenClaims } from './sso-relying-party';
 import type { PendingLink, SignInState } from './sso-cookies';
 import { SsoSignInError } from './sso.errors';
 
@@ -11,8 +11,7 @@ export function signInScope(extra: readonly string[] | null | undefined): string
   return [SSO_SCOPES, ...(extra ?? [])].join(' ');
 }
 
-/** An error code as an IdP may send it in the redirect; anything else is shown as "error". */
-export const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
+export { ERROR_CODE } from './sso.errors';
 
 export interface StartedSignIn {
   authorizationUrl: string;
@@ -65,14 +64,4 @@ export function tenantOf(claims: IdTokenClaims): string | null {
     if (typeof value === 'string' && value.length > 0 && value.length <= 200) return value;
   }
   return null;
-}
-
-/** Runs a call to the IdP; its failures become this sign-in's refusal (the message names the IdP's problem, never a secret). */
-export async function reachIdp<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof IdentityProviderError) throw new SsoSignInError(error.code, `${error.message.replace(/\.$/, '')}.`, error.kind === 'unavailable' ? 'unavailable' : 'unauthenticated');
-    throw error;
-  }
 }

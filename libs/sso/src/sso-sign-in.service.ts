@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, type RequestOrigin } from '@app/audit';
@@ -8,8 +7,6 @@ import { SessionTokenService } from '@app/credentials';
 import {
   IdentityLinkDirectory,
   IdentityProviderDirectory,
-  IdpMetadata,
-  IdpTokenEndpoint,
   SsoRedirectUris,
   SsoRouting,
   SsoStateDirectory,
@@ -17,13 +14,14 @@ import {
 } from '@app/identity';
 import { LastAdminError, MembersService } from '@app/organizations';
 import { hasPassword, MembershipDirectory, MembershipRole, NO_PASSWORD, normalizeEmail, UserDirectory } from '@app/tenancy';
-import { IdTokenVerifier, type IdTokenClaims } from './id-token.verifier';
+import * as oidc from 'openid-client';
+import { SsoRelyingParty, type IdTokenClaims } from './sso-relying-party';
 import { desiredRole } from './roles-from-groups';
 import { SSO_STATE_TTL_SECONDS, type PendingLink, type SignInState } from './sso-cookies';
 import { SsoSignInError } from './sso.errors';
 import { idpVouchesForEmail } from './email-vouched';
 import { SsoCallbackChecks } from './sso-callback-checks';
-import { alreadyLinked, deprovisioned, displayName, reachIdp, signInScope, SsoNotSetUpError, tenantOf, type SignInOutcome, type StartedSignIn } from './sso-sign-in.parts';
+import { alreadyLinked, deprovisioned, displayName, signInScope, SsoNotSetUpError, tenantOf, type SignInOutcome, type StartedSignIn } from './sso-sign-in.parts';
 
 /**
  * Single sign-on with an organisation's OpenID Connect identity provider: the authorization code
@@ -43,9 +41,7 @@ export class SsoSignInService {
     private readonly routing: SsoRouting,
     private readonly providers: IdentityProviderDirectory,
     private readonly links: IdentityLinkDirectory,
-    private readonly metadata: IdpMetadata,
-    private readonly tokenEndpoint: IdpTokenEndpoint,
-    private readonly idTokens: IdTokenVerifier,
+    private readonly relyingParty: SsoRelyingParty,
     private readonly users: UserDirectory,
     private readonly memberships: MembershipDirectory,
     private readonly members: MembersService,
@@ -68,34 +64,25 @@ export class SsoSignInService {
     if (!route) throw new SsoNotSetUpError();
     const provider = await this.providers.find(route.organizationId);
     if (!provider) throw new SsoNotSetUpError();
-    const discovery = await reachIdp(() => this.metadata.discovery(provider.issuer));
     // The IdP's own redirect URI; the shared one only for an IdP connected before (SPEC §10).
     const redirectUri = provider.legacyRedirectUri ? this.redirectUris.legacyUri : await this.redirectUris.uriFor(route.organizationId);
-    const codeVerifier = randomBytes(32).toString('base64url');
     const state: SignInState = {
-      state: randomBytes(32).toString('base64url'),
-      nonce: randomBytes(32).toString('base64url'),
-      codeVerifier,
+      state: oidc.randomState(),
+      nonce: oidc.randomNonce(),
+      codeVerifier: oidc.randomPKCECodeVerifier(),
       organizationId: route.organizationId,
       issuer: provider.issuer,
       redirectUri,
       next,
     };
-    const url = new URL(discovery.authorization_endpoint);
-    const params = {
-      response_type: 'code',
-      client_id: provider.clientId,
-      redirect_uri: redirectUri,
+    const authorizationUrl = await this.relyingParty.authorizationUrl(provider, {
+      redirectUri,
       scope: signInScope(provider.scopes),
-      state: state.state,
-      nonce: state.nonce,
-      code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      login_hint: normalizeEmail(email),
-    };
-    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+      loginHint: normalizeEmail(email),
+      checks: state,
+    });
     await this.states.record(state.state, route.organizationId, SSO_STATE_TTL_SECONDS);
-    return { authorizationUrl: url.href, state };
+    return { authorizationUrl, state };
   }
 
   /**
@@ -116,16 +103,10 @@ export class SsoSignInService {
     if (!provider || clientSecret === null) {
       throw new SsoSignInError('sso_not_set_up', 'Single sign-on was changed or switched off for this organisation meanwhile. Start again.', 'invalid_input');
     }
-    const { idToken } = await reachIdp(() =>
-      this.tokenEndpoint.exchangeCode(provider.issuer, {
-        code,
-        codeVerifier: started.codeVerifier,
-        redirectUri: started.redirectUri,
-        clientId: provider.clientId,
-        clientSecret,
-      }),
-    );
-    const claims = await this.idTokens.verify(idToken, { issuer: provider.issuer, clientId: provider.clientId, nonce: started.nonce });
+    // The answer as it arrived on the redirect URI, for openid-client to check (state, iss) and trade.
+    const callbackUrl = new URL(started.redirectUri);
+    for (const name of ['state', 'code', 'iss'] as const) if (query[name] !== undefined) callbackUrl.searchParams.set(name, query[name]!);
+    const claims = await this.relyingParty.exchange(provider, clientSecret, callbackUrl, started);
     // Which claims arrive (the page tells the admin whether the groups claim does), whatever comes next.
     await this.providers.recordIdToken(provider.organizationId, provider.issuer, Object.keys(claims));
     return this.resolve(provider, claims, started.next, origin);

@@ -1,5 +1,8 @@
 import { DomainError, type ErrorKind, TooManyRequestsError } from '@app/common';
 
+/** An error code as an IdP may send it; anything else is not shown to the person. */
+export const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /**
  * A single sign-on that cannot go on: the browser-bound state is missing or does not match, the
  * identity provider refused or sent a token that fails a check, the person may not join. The

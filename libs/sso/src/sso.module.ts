@@ -5,7 +5,7 @@ import { IdentityModule } from '@app/identity';
 import { OrganizationsModule } from '@app/organizations';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
-import { IdTokenVerifier } from './id-token.verifier';
+import { SsoRelyingParty } from './sso-relying-party';
 import { IdentityProviderController } from './identity-provider.controller';
 import { SsoSignInController } from './sso-sign-in.controller';
 import { SsoRateLimitService } from './sso-rate-limit.service';
@@ -19,7 +19,7 @@ import { SsoSignInService } from './sso-sign-in.service';
 @Module({
   imports: [IdentityModule, AuthModule, OrganizationsModule, RateLimitModule, TenancyModule],
   controllers: [IdentityProviderController, SsoSignInController],
-  providers: [SsoSignInService, SsoRateLimitService, IdTokenVerifier, SsoCallbackChecks],
+  providers: [SsoSignInService, SsoRateLimitService, SsoRelyingParty, SsoCallbackChecks],
   exports: [SsoSignInService],
 })
 export class SsoModule {}
