@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { compactVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { OAuthGrantStore } from '@app/credential-store';
@@ -23,8 +23,10 @@ export const ID_JAG_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
 /** The JWT `typ` header of an ID-JAG (RFC 8725 §3.11 explicit typing). */
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 
-/** Clock skew tolerated on `exp` and `iat`. */
+/** Clock skew tolerated on `exp`, `iat` and `nbf`. */
 const SKEW_SECONDS = 60;
+/** How long a client is asked to wait when the IdP's key set cannot be read (`Retry-After`). */
+const IDP_RETRY_AFTER_SECONDS = 30;
 /** The longest an ID-JAG may live (`exp - iat`) and the oldest `iat` accepted (SPEC §10). */
 const MAX_ID_JAG_AGE_SECONDS = 600;
 const MAX_ASSERTION_LENGTH = 16 * 1024;
@@ -94,19 +96,10 @@ export class IdJagExchangeService {
     if (assertion.length > MAX_ASSERTION_LENGTH) throw invalidGrant(`The assertion is longer than ${MAX_ASSERTION_LENGTH} characters`);
 
     const header = readHeader(assertion);
-    const typ = typeof header.typ === 'string' ? header.typ.toLowerCase() : undefined;
-    if (typ !== ID_JAG_TYP && typ !== `application/${ID_JAG_TYP}`) {
-      throw invalidGrant(`The assertion's typ header must be ${ID_JAG_TYP} (an ID-JAG)`);
-    }
-    if (typeof header.alg !== 'string' || header.alg.toLowerCase() === 'none' || /^HS/i.test(header.alg)) {
-      throw invalidGrant("The assertion's alg must be an asymmetric signature algorithm (none and HS* are refused)");
-    }
-    if (!IDP_SIGNING_ALGORITHMS.includes(header.alg)) throw invalidGrant(`The assertion's alg must be one of ${IDP_SIGNING_ALGORITHMS.join(', ')}`);
-
     const unverified = readClaims(assertion);
     if (typeof unverified.iss !== 'string' || !unverified.iss) throw invalidGrant('The ID-JAG has no iss claim');
     const provider = await this.acceptingProvider(client, unverified.iss, tenantClaim(unverified));
-    const claims = await this.verifiedClaims(assertion, provider.issuer);
+    const claims = await this.verifiedClaims(assertion, header, provider.issuer, unverified);
     const expiresAt = this.checkClaims(claims, client);
 
     const subject = claims.sub as string;
@@ -201,35 +194,76 @@ export class IdJagExchangeService {
     }
   }
 
-  /** The claims, once the signature verifies with the issuer's key set (refetched on an unknown `kid`). */
-  private async verifiedClaims(assertion: string, iss: string): Promise<JWTPayload> {
-    let keys: Awaited<ReturnType<IdpMetadata['keys']>>;
+  /**
+   * The claims, once jose's `jwtVerify` checked in one call the signature (the issuer's key set,
+   * refetched on an unknown `kid`), the algorithm (the one list shared with single sign-on),
+   * `typ`, `iss`, `aud`, the required claims, `exp`, `nbf`, `iat` not in the future and not older
+   * than the longest lifetime, with the clock skew. A key set that cannot be fetched or read is an
+   * outage: 503 `temporarily_unavailable` with `Retry-After`, counted and logged.
+   */
+  private async verifiedClaims(assertion: string, header: ProtectedHeaderParameters, iss: string, unverified: JWTPayload): Promise<JWTPayload & Record<string, unknown>> {
     try {
-      keys = await this.idpMetadata.keys(iss);
+      const { payload } = await jwtVerify(assertion, await this.idpMetadata.keys(iss), {
+        algorithms: [...IDP_SIGNING_ALGORITHMS],
+        typ: ID_JAG_TYP,
+        issuer: iss,
+        audience: this.config.issuer,
+        requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+        maxTokenAge: MAX_ID_JAG_AGE_SECONDS,
+        clockTolerance: SKEW_SECONDS,
+      });
+      return payload as JWTPayload & Record<string, unknown>;
     } catch (error) {
-      if (error instanceof IdentityProviderError) throw invalidGrant(`The identity provider's key set could not be read: ${error.message}`);
-      throw error;
-    }
-    try {
-      await compactVerify(assertion, keys, { algorithms: [...IDP_SIGNING_ALGORITHMS] });
-    } catch (error) {
-      if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys) {
-        throw invalidGrant("The ID-JAG's signing key (kid) is not in the identity provider's key set");
+      if (error instanceof IdentityProviderError) {
+        this.idpMetadata.reportFailure(error, 'id_jag', iss);
+        throw new OAuthError('temporarily_unavailable', `The identity provider's key set cannot be read just now: ${error.message}`, {
+          outage: true,
+          retryAfterSeconds: IDP_RETRY_AFTER_SECONDS,
+        });
       }
-      if (error instanceof IdentityProviderError) throw invalidGrant(`The identity provider's key set could not be read: ${error.message}`);
-      throw invalidGrant("The ID-JAG's signature does not verify with the identity provider's keys");
+      throw invalidGrant(this.refusal(error, header, unverified));
     }
-    return readClaims(assertion);
   }
 
-  /** `aud`, `client_id`, `resource`, `exp`, `iat`, `jti`, `sub`; answers when the assertion expires. */
-  private checkClaims(claims: JWTPayload & Record<string, unknown>, client: RegisteredClient): Date {
-    const aud = claims.aud;
-    if (Array.isArray(aud) && aud.length > 1) {
-      throw invalidGrant(`The ID-JAG's aud must name this authorization server alone (${this.config.issuer}), not ${aud.length} audiences`);
+  /** What a `jwtVerify` failure tells the client, naming the check and never echoing the assertion. */
+  private refusal(error: unknown, header: ProtectedHeaderParameters, unverified: JWTPayload): string {
+    if (error instanceof joseErrors.JOSEAlgNotAllowed) {
+      return typeof header.alg !== 'string' || header.alg.toLowerCase() === 'none' || /^HS/i.test(header.alg)
+        ? "The assertion's alg must be an asymmetric signature algorithm (none and HS* are refused)"
+        : `The assertion's alg must be one of ${IDP_SIGNING_ALGORITHMS.join(', ')}`;
     }
-    const audience = Array.isArray(aud) ? aud[0] : aud;
-    if (audience !== this.config.issuer) throw invalidGrant(`The ID-JAG's aud is not this authorization server's issuer (${this.config.issuer})`);
+    if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys) return "The ID-JAG's signing key (kid) is not in the identity provider's key set";
+    if (error instanceof joseErrors.JWTClaimValidationFailed || error instanceof joseErrors.JWTExpired) {
+      if (error.reason === 'missing') return `The ID-JAG has no ${error.claim} claim`;
+      switch (error.claim) {
+        case 'typ':
+          return `The assertion's typ header must be ${ID_JAG_TYP} (an ID-JAG)`;
+        case 'aud':
+          return `The ID-JAG's aud is not this authorization server's issuer (${this.config.issuer})`;
+        case 'iss':
+          return "The ID-JAG's issuer is not the identity provider of the organisation this client belongs to";
+        case 'exp':
+          return 'The ID-JAG has expired (exp)';
+        case 'nbf':
+          return 'The ID-JAG is not valid yet (nbf)';
+        case 'iat':
+          if (error instanceof joseErrors.JWTExpired) return tooLong(unverified) ?? `The ID-JAG was issued more than ${MAX_ID_JAG_AGE_SECONDS} seconds ago (iat)`;
+          return 'The ID-JAG was issued in the future (iat)';
+      }
+      return `The ID-JAG's ${error.claim} claim is not usable`;
+    }
+    return "The ID-JAG's signature does not verify with the identity provider's keys";
+  }
+
+  /**
+   * What jose has no option for: `aud` a single value (jose accepts ours among several),
+   * `client_id`, `resource`, the lifetime `exp - iat` (SPEC §10), `jti` and `sub` as usable
+   * strings. Answers when the assertion expires.
+   */
+  private checkClaims(claims: JWTPayload & Record<string, unknown>, client: RegisteredClient): Date {
+    if (Array.isArray(claims.aud) && claims.aud.length > 1) {
+      throw invalidGrant(`The ID-JAG's aud must name this authorization server alone (${this.config.issuer}), not ${claims.aud.length} audiences`);
+    }
     if (claims.client_id !== client.clientId) throw invalidGrant("The ID-JAG's client_id is not the authenticated client");
     if (claims.resource !== undefined) {
       const resources = Array.isArray(claims.resource) ? claims.resource : [claims.resource];
@@ -237,18 +271,12 @@ export class IdJagExchangeService {
         throw invalidGrant(`The ID-JAG's resource is not this server's MCP resource (${this.config.mcpResourceUrl})`);
       }
     }
-    const now = Math.floor(Date.now() / 1000);
-    if (typeof claims.exp !== 'number') throw invalidGrant('The ID-JAG has no exp claim');
-    if (claims.exp + SKEW_SECONDS <= now) throw invalidGrant('The ID-JAG has expired (exp)');
-    if (typeof claims.iat !== 'number') throw invalidGrant('The ID-JAG has no iat claim');
-    if (claims.iat - SKEW_SECONDS > now) throw invalidGrant('The ID-JAG was issued in the future (iat)');
-    if (claims.exp - claims.iat > MAX_ID_JAG_AGE_SECONDS) throw invalidGrant(`The ID-JAG lives longer than ${MAX_ID_JAG_AGE_SECONDS} seconds (exp - iat)`);
-    if (now - claims.iat > MAX_ID_JAG_AGE_SECONDS + SKEW_SECONDS) throw invalidGrant(`The ID-JAG was issued more than ${MAX_ID_JAG_AGE_SECONDS} seconds ago (iat)`);
-    if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf - SKEW_SECONDS > now)) throw invalidGrant('The ID-JAG is not valid yet (nbf)');
+    const lifetime = tooLong(claims);
+    if (lifetime) throw invalidGrant(lifetime);
     if (typeof claims.jti !== 'string' || !claims.jti) throw invalidGrant('The ID-JAG has no jti claim');
     if (claims.jti.length > MAX_JTI_LENGTH) throw invalidGrant(`The ID-JAG's jti is longer than ${MAX_JTI_LENGTH} characters`);
     if (typeof claims.sub !== 'string' || !claims.sub) throw invalidGrant('The ID-JAG has no sub claim');
-    return new Date((claims.exp + SKEW_SECONDS) * 1000);
+    return new Date((claims.exp! + SKEW_SECONDS) * 1000);
   }
 
   /**
@@ -273,6 +301,14 @@ export class IdJagExchangeService {
 
 function invalidGrant(description: string): OAuthError {
   return new OAuthError('invalid_grant', description);
+}
+
+/** The refusal of an ID-JAG that lives longer than allowed (`exp - iat`), or `undefined`. */
+function tooLong(claims: JWTPayload): string | undefined {
+  if (typeof claims.exp === 'number' && typeof claims.iat === 'number' && claims.exp - claims.iat > MAX_ID_JAG_AGE_SECONDS) {
+    return `The ID-JAG lives longer than ${MAX_ID_JAG_AGE_SECONDS} seconds (exp - iat)`;
+  }
+  return undefined;
 }
 
 /** The ID-JAG's tenant claim: `tenant`, Microsoft Entra's `tid` or Google's `hd`. */

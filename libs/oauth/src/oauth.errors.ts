@@ -31,6 +31,8 @@ const KIND_OF_CODE: Partial<Record<OAuthErrorCode, ErrorKind>> = {
 export interface OAuthErrorOptions {
   /** Rate limited: retry after this many seconds (`temporarily_unavailable` with 429 and `Retry-After`). */
   retryAfterSeconds?: number;
+  /** An upstream (an identity provider) is out of reach: 503, with `Retry-After` when `retryAfterSeconds` is given. */
+  outage?: boolean;
   /** `invalid_client` after HTTP Basic: the answer challenges with `WWW-Authenticate: Basic` (RFC 6749 §5.2). */
   basicChallenge?: boolean;
 }
@@ -45,7 +47,7 @@ export class OAuthError extends DomainError {
     readonly description: string,
     options: OAuthErrorOptions = {},
   ) {
-    super(error, description, options.retryAfterSeconds !== undefined ? 'rate_limited' : (KIND_OF_CODE[error] ?? 'invalid_input'));
+    super(error, description, options.outage ? 'unavailable' : options.retryAfterSeconds !== undefined ? 'rate_limited' : (KIND_OF_CODE[error] ?? 'invalid_input'));
     this.name = 'OAuthError';
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.basicChallenge = options.basicChallenge ?? false;
