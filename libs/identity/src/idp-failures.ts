@@ -20,14 +20,18 @@ export function discoveryFailure(error: unknown, issuer: string): IdentityProvid
   const own = fetcherRefusal(error);
   if (own) return own;
   if (error instanceof oidc.ClientError && error.code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED') {
-    const named = (error.cause as { body?: { issuer?: unknown } } | undefined)?.body?.issuer;
-    return new IdentityProviderError(
-      'discovery_issuer_mismatch',
-      `The discovery document names the issuer ${JSON.stringify(String(named)).slice(0, 200)}, not ${issuer}`,
-      'unavailable',
-      'discovery',
-    );
+    return issuerMismatch((error.cause as { body?: { issuer?: unknown } } | undefined)?.body?.issuer, issuer);
   }
   const reason = error instanceof Error ? error.message : 'it could not be read';
   return new IdentityProviderError('invalid_discovery', `The identity provider's discovery document could not be used (${reason})`, 'unavailable', 'discovery');
+}
+
+/** A discovery document naming another issuer than the one asked for (compared exactly, OpenID Connect Discovery §4.3). */
+export function issuerMismatch(named: unknown, issuer: string): IdentityProviderError {
+  return new IdentityProviderError(
+    'discovery_issuer_mismatch',
+    `The discovery document names the issuer ${JSON.stringify(String(named)).slice(0, 200)}, not ${issuer}`,
+    'unavailable',
+    'discovery',
+  );
 }

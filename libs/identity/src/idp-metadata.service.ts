@@ -5,7 +5,7 @@ import { safeFetch, systemResolver, type HostResolver, type RequestOpener } from
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import * as oidc from 'openid-client';
 import { IdentityProviderError } from './identity.errors';
-import { discoveryFailure } from './idp-failures';
+import { discoveryFailure, issuerMismatch } from './idp-failures';
 import { IDP_MAX_BYTES, idpFetch, idpWording, lifetimeMs, type IdpFetch } from './idp-fetch';
 
 /** Optional provider: replaces how IdP hosts are resolved and requests opened (tests). */
@@ -111,6 +111,9 @@ export class IdpMetadata {
     } catch (error) {
       throw discoveryFailure(error, issuer);
     }
+    // openid-client compares issuers as URLs and lets Entra's multi-tenant and B2C documents name
+    // another issuer; an ID token is checked against the issuer saved, so it must be exactly that.
+    if (doc.issuer !== issuer) throw issuerMismatch(doc.issuer, issuer);
     // What sign-in needs from it, over https (plain http only where the issuer itself may use it).
     for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
       if (typeof doc[field] !== 'string') throw new IdentityProviderError('invalid_discovery', `The discovery document has no ${field}`, 'unavailable', 'discovery');
