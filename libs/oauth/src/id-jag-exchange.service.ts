@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import { jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { OAuthGrantStore } from '@app/credential-store';
@@ -11,6 +11,7 @@ import { ClientPolicyService } from './client-policy/client-policy.service';
 import { metadataDocumentHost } from './redirect-uri';
 import type { RegisteredClient } from './oauth-clients.service';
 import { invalidClient, OAuthError } from './oauth.errors';
+import { ID_JAG_TYP, jwtVerifyRefusal, MAX_ID_JAG_AGE_SECONDS, readClaims, readHeader, SKEW_SECONDS, tenantClaim, tooLong } from './id-jag-claims';
 import { grantedPermissions } from './id-jag-scope';
 import { isOwnResource, singleParam } from './oauth-params';
 import { JWT_BEARER_GRANT } from './registration-metadata';
@@ -20,15 +21,10 @@ import { fail, TokenIssuer, TokenResponse } from './token-issuer.service';
 
 /** The authorization grant profile an ID-JAG follows (AS metadata `authorization_grant_profiles_supported`). */
 export const ID_JAG_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
-/** The JWT `typ` header of an ID-JAG (RFC 8725 §3.11 explicit typing). */
-export const ID_JAG_TYP = 'oauth-id-jag+jwt';
+export { ID_JAG_TYP } from './id-jag-claims';
 
-/** Clock skew tolerated on `exp`, `iat` and `nbf`. */
-const SKEW_SECONDS = 60;
 /** How long a client is asked to wait when the IdP's key set cannot be read (`Retry-After`). */
 const IDP_RETRY_AFTER_SECONDS = 30;
-/** The longest an ID-JAG may live (`exp - iat`) and the oldest `iat` accepted (SPEC §10). */
-const MAX_ID_JAG_AGE_SECONDS = 600;
 const MAX_ASSERTION_LENGTH = 16 * 1024;
 const MAX_JTI_LENGTH = 256;
 
@@ -221,38 +217,8 @@ export class IdJagExchangeService {
           retryAfterSeconds: IDP_RETRY_AFTER_SECONDS,
         });
       }
-      throw invalidGrant(this.refusal(error, header, unverified));
+      throw invalidGrant(jwtVerifyRefusal(error, header, unverified, this.config.issuer));
     }
-  }
-
-  /** What a `jwtVerify` failure tells the client, naming the check and never echoing the assertion. */
-  private refusal(error: unknown, header: ProtectedHeaderParameters, unverified: JWTPayload): string {
-    if (error instanceof joseErrors.JOSEAlgNotAllowed) {
-      return typeof header.alg !== 'string' || header.alg.toLowerCase() === 'none' || /^HS/i.test(header.alg)
-        ? "The assertion's alg must be an asymmetric signature algorithm (none and HS* are refused)"
-        : `The assertion's alg must be one of ${IDP_SIGNING_ALGORITHMS.join(', ')}`;
-    }
-    if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys) return "The ID-JAG's signing key (kid) is not in the identity provider's key set";
-    if (error instanceof joseErrors.JWTClaimValidationFailed || error instanceof joseErrors.JWTExpired) {
-      if (error.reason === 'missing') return `The ID-JAG has no ${error.claim} claim`;
-      switch (error.claim) {
-        case 'typ':
-          return `The assertion's typ header must be ${ID_JAG_TYP} (an ID-JAG)`;
-        case 'aud':
-          return `The ID-JAG's aud is not this authorization server's issuer (${this.config.issuer})`;
-        case 'iss':
-          return "The ID-JAG's issuer is not the identity provider of the organisation this client belongs to";
-        case 'exp':
-          return 'The ID-JAG has expired (exp)';
-        case 'nbf':
-          return 'The ID-JAG is not valid yet (nbf)';
-        case 'iat':
-          if (error instanceof joseErrors.JWTExpired) return tooLong(unverified) ?? `The ID-JAG was issued more than ${MAX_ID_JAG_AGE_SECONDS} seconds ago (iat)`;
-          return 'The ID-JAG was issued in the future (iat)';
-      }
-      return `The ID-JAG's ${error.claim} claim is not usable`;
-    }
-    return "The ID-JAG's signature does not verify with the identity provider's keys";
   }
 
   /**
@@ -301,34 +267,4 @@ export class IdJagExchangeService {
 
 function invalidGrant(description: string): OAuthError {
   return new OAuthError('invalid_grant', description);
-}
-
-/** The refusal of an ID-JAG that lives longer than allowed (`exp - iat`), or `undefined`. */
-function tooLong(claims: JWTPayload): string | undefined {
-  if (typeof claims.exp === 'number' && typeof claims.iat === 'number' && claims.exp - claims.iat > MAX_ID_JAG_AGE_SECONDS) {
-    return `The ID-JAG lives longer than ${MAX_ID_JAG_AGE_SECONDS} seconds (exp - iat)`;
-  }
-  return undefined;
-}
-
-/** The ID-JAG's tenant claim: `tenant`, Microsoft Entra's `tid` or Google's `hd`. */
-function tenantClaim(claims: Record<string, unknown>): string | undefined {
-  for (const name of ['tenant', 'tid', 'hd']) if (typeof claims[name] === 'string' && claims[name]) return claims[name] as string;
-  return undefined;
-}
-
-function readHeader(assertion: string): ProtectedHeaderParameters {
-  try {
-    return decodeProtectedHeader(assertion);
-  } catch {
-    throw invalidGrant('The assertion is not a JWT (three base64url parts, a JSON header)');
-  }
-}
-
-function readClaims(assertion: string): JWTPayload & Record<string, unknown> {
-  try {
-    return decodeJwt(assertion) as JWTPayload & Record<string, unknown>;
-  } catch {
-    throw invalidGrant("The assertion's claims are not a JSON object");
-  }
 }
