@@ -5,7 +5,7 @@ import { IdentityProviderDirectory } from '@app/identity';
 import { createProject } from './factories';
 import { insertConnectedClient } from './factories/grants';
 import { createTeam } from './factories/rest';
-import { connectWithVerifiedDomains, redirectUriFor, startSingleSignOn, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
+import { connectWithVerifiedDomains, redirectUriFor, signInThroughIdp, TEST_IDP_CLIENT_ID, TEST_IDP_CLIENT_SECRET, testDomain } from './helpers/identity';
 import { connectClient } from './helpers/mcp';
 import { savePolicy } from './helpers/policy';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -60,11 +60,7 @@ describe('single sign-on step-up for decisions', () => {
   async function ssoPerson(sub: string) {
     const email = `${sub}-${randomUUID().slice(0, 6)}@${domain}`;
     idp.setAccount(sub, { email, email_verified: true, name: sub, groups: ['gw-admins'] });
-    const started = await startSingleSignOn(t.baseUrl, email);
-    const callback = await idp.signInWithoutBrowser(started.headers.get('location')!, sub);
-    const res = await get(callback, [cookieOf(started, 'ag_sso_state')]);
-    expect(res.status).toBe(303);
-    const session = cookieOf(res, 'ag_session')!.slice('ag_session='.length);
+    const session = await signInThroughIdp(t.baseUrl, idp, email, sub);
     const [{ id }] = await t.dataSource.query('SELECT id FROM users WHERE email = $1', [email]);
     return { sub, email, id: id as string, jwt: session, cookie: `ag_session=${session}` };
   }
