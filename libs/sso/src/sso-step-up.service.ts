@@ -135,7 +135,7 @@ export class SsoStepUpService {
  * `auth_time` (OpenID Connect Core §2) after the step-up started, allowing the clock skew, not in
  * the future, and within the last 15 minutes, by the database's clock.
  */
-function isRecent(claims: IdTokenClaims, started: { startedAt: number; now: number }): boolean {
+export function isRecent(claims: IdTokenClaims, started: { startedAt: number; now: number }): boolean {
   const authTime = claims.auth_time;
   if (typeof authTime !== 'number' || !Number.isFinite(authTime)) return false;
   return authTime >= started.startedAt - CLOCK_SKEW_SECONDS && authTime <= started.now + CLOCK_SKEW_SECONDS && started.now - authTime <= RECENT_SIGN_IN_SECONDS;
