@@ -74,8 +74,23 @@ export function tokenEndpointRefusal(error: unknown): SsoSignInError | undefined
   return undefined;
 }
 
+/**
+ * An ID token whose `auth_time` is missing or older than the `max_age` the request asked (a
+ * step-up): the step-up answers it as not recent, audited with the token's subject.
+ */
+export class AuthTimeRefusal extends SsoSignInError {
+  constructor(readonly subject: string | undefined) {
+    super('auth_time_not_recent', "The identity provider's ID token was refused: it carries no recent auth_time.", 'unauthenticated');
+  }
+}
+
 /** An ID token that failed a check of openid-client: the refusal names the check, never the token. */
 export function idTokenRefusal(error: unknown): SsoSignInError {
+  const failure = inner(error);
+  if (failure && (failure.message.includes('"auth_time"') || failure.message.includes('since the last End-User authentication'))) {
+    const claims = (failure.cause as { claims?: { sub?: unknown } } | undefined)?.claims;
+    return new AuthTimeRefusal(typeof claims?.sub === 'string' ? claims.sub : undefined);
+  }
   return new SsoSignInError('invalid_id_token', `The identity provider's ID token was refused: ${reason(error)}.`);
 }
 

@@ -35,7 +35,7 @@ export class SsoRelyingParty {
   constructor(private readonly metadata: IdpMetadata) {}
 
   /** The IdP's authorization URL for this sign-in. */
-  async authorizationUrl(provider: IdentityProviderRecord, params: { redirectUri: string; scope: string; loginHint: string; checks: SignInChecks }): Promise<string> {
+  async authorizationUrl(provider: IdentityProviderRecord, params: { redirectUri: string; scope: string; loginHint?: string; maxAge?: number; checks: SignInChecks }): Promise<string> {
     const config = await this.configuration(provider, null);
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: params.redirectUri,
@@ -44,7 +44,8 @@ export class SsoRelyingParty {
       nonce: params.checks.nonce,
       code_challenge: await oidc.calculatePKCECodeChallenge(params.checks.codeVerifier),
       code_challenge_method: 'S256',
-      login_hint: params.loginHint,
+      ...(params.loginHint ? { login_hint: params.loginHint } : {}),
+      ...(params.maxAge !== undefined ? { max_age: String(params.maxAge) } : {}),
     });
     return url.href;
   }
@@ -52,9 +53,11 @@ export class SsoRelyingParty {
   /**
    * The IdP's answer (arrived on `callbackUrl`, with its parameters) traded at its token endpoint
    * for a checked ID token. An IdP that cannot be reached or read is an outage (503); a refused
-   * code or an ID token that fails a check is this sign-in's refusal (401).
+   * code or an ID token that fails a check is this sign-in's refusal (401). With `maxAge` (a
+   * step-up's `max_age=0`), openid-client requires `auth_time` and checks its age
+   * (`AuthTimeRefusal` otherwise).
    */
-  async exchange(provider: IdentityProviderRecord, clientSecret: string, callbackUrl: URL, checks: SignInChecks): Promise<IdTokenClaims> {
+  async exchange(provider: IdentityProviderRecord, clientSecret: string, callbackUrl: URL, checks: SignInChecks, options: { maxAge?: number } = {}): Promise<IdTokenClaims> {
     const config = await this.configuration(provider, clientSecret);
     let tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers;
     try {
@@ -63,6 +66,7 @@ export class SsoRelyingParty {
         expectedNonce: checks.nonce,
         pkceCodeVerifier: checks.codeVerifier,
         idTokenExpected: true,
+        ...(options.maxAge !== undefined ? { maxAge: options.maxAge } : {}),
       });
     } catch (error) {
       throw this.reported(tokenEndpointRefusal(error) ?? idTokenRefusal(error), provider.issuer);

@@ -7,21 +7,19 @@ import { SessionTokenService } from '@app/credentials';
 import {
   IdentityLinkDirectory,
   IdentityProviderDirectory,
-  SsoRedirectUris,
   SsoRouting,
-  SsoStateDirectory,
   type IdentityProviderRecord,
 } from '@app/identity';
 import { LastAdminError, MembersService } from '@app/organizations';
 import { hasPassword, MembershipDirectory, MembershipRole, NO_PASSWORD, normalizeEmail, UserDirectory } from '@app/tenancy';
-import * as oidc from 'openid-client';
 import { SsoRelyingParty, type IdTokenClaims } from './sso-relying-party';
 import { desiredRole } from './roles-from-groups';
-import { SSO_STATE_TTL_SECONDS, type PendingLink, type SignInState } from './sso-cookies';
+import type { PendingLink, SignInState } from './sso-cookies';
+import { SsoAuthorization } from './sso-authorization';
 import { SsoSignInError } from './sso.errors';
 import { idpVouchesForEmail } from './email-vouched';
 import { SsoCallbackChecks } from './sso-callback-checks';
-import { alreadyLinked, deprovisioned, displayName, signInScope, SsoNotSetUpError, tenantOf, type SignInOutcome, type StartedSignIn } from './sso-sign-in.parts';
+import { alreadyLinked, deprovisioned, displayName, SsoNotSetUpError, tenantOf, type SignInOutcome, type StartedSignIn } from './sso-sign-in.parts';
 
 /**
  * Single sign-on with an organisation's OpenID Connect identity provider: the authorization code
@@ -48,9 +46,8 @@ export class SsoSignInService {
     private readonly sessions: SessionTokenService,
     private readonly auth: AuthService,
     private readonly audit: AuditService,
-    private readonly redirectUris: SsoRedirectUris,
-    private readonly states: SsoStateDirectory,
     private readonly checks: SsoCallbackChecks,
+    private readonly authorization: SsoAuthorization,
   ) {}
 
   /** Whether the email's domain routes to single sign-on (what the sign-in page asks). */
@@ -64,25 +61,7 @@ export class SsoSignInService {
     if (!route) throw new SsoNotSetUpError();
     const provider = await this.providers.find(route.organizationId);
     if (!provider) throw new SsoNotSetUpError();
-    // The IdP's own redirect URI; the shared one only for an IdP connected before (SPEC §10).
-    const redirectUri = provider.legacyRedirectUri ? this.redirectUris.legacyUri : await this.redirectUris.uriFor(route.organizationId);
-    const state: SignInState = {
-      state: oidc.randomState(),
-      nonce: oidc.randomNonce(),
-      codeVerifier: oidc.randomPKCECodeVerifier(),
-      organizationId: route.organizationId,
-      issuer: provider.issuer,
-      redirectUri,
-      next,
-    };
-    const authorizationUrl = await this.relyingParty.authorizationUrl(provider, {
-      redirectUri,
-      scope: signInScope(provider.scopes),
-      loginHint: normalizeEmail(email),
-      checks: state,
-    });
-    await this.states.record(state.state, route.organizationId, SSO_STATE_TTL_SECONDS);
-    return { authorizationUrl, state };
+    return this.authorization.request(provider, next, { loginHint: normalizeEmail(email) });
   }
 
   /**
@@ -96,6 +75,21 @@ export class SsoSignInService {
     arrivedOn: string,
     origin: RequestOrigin,
   ): Promise<SignInOutcome> {
+    const { provider, claims, state: started } = await this.checkedAnswer(state, query, arrivedOn);
+    // Which claims arrive (the page tells the admin whether the groups claim does), whatever comes next.
+    await this.providers.recordIdToken(provider.organizationId, provider.issuer, Object.keys(claims));
+    return this.resolve(provider, claims, started.next, origin);
+  }
+
+  /**
+   * The IdP's answer checked (state, redirect URI, `iss`), its code exchanged and its ID token
+   * verified: what a sign-in and a step-up (`SsoStepUpService`) both start from.
+   */
+  async checkedAnswer(
+    state: SignInState | null,
+    query: { state?: string; code?: string; error?: string; iss?: string },
+    arrivedOn: string,
+  ): Promise<{ provider: IdentityProviderRecord; claims: IdTokenClaims; state: SignInState }> {
     const { code, state: started } = await this.checks.answer(state, query, arrivedOn);
     const provider = await this.providers.find(started.organizationId);
     if (provider) await this.checks.legacyUri(provider, query.iss, arrivedOn);
@@ -105,11 +99,11 @@ export class SsoSignInService {
     }
     // The answer as it arrived on the redirect URI, for openid-client to check (state, iss) and trade.
     const callbackUrl = new URL(started.redirectUri);
-    for (const name of ['state', 'code', 'iss'] as const) if (query[name] !== undefined) callbackUrl.searchParams.set(name, query[name]!);
-    const claims = await this.relyingParty.exchange(provider, clientSecret, callbackUrl, started);
-    // Which claims arrive (the page tells the admin whether the groups claim does), whatever comes next.
-    await this.providers.recordIdToken(provider.organizationId, provider.issuer, Object.keys(claims));
-    return this.resolve(provider, claims, started.next, origin);
+    callbackUrl.searchParams.set('code', code);
+    for (const name of ['state', 'iss'] as const) if (query[name] !== undefined) callbackUrl.searchParams.set(name, query[name]!);
+    // A step-up asked with max_age=0: openid-client then requires auth_time and checks its age.
+    const claims = await this.relyingParty.exchange(provider, clientSecret, callbackUrl, started, started.stepUp ? { maxAge: 0 } : {});
+    return { provider, claims, state: started };
   }
 
   /**
