@@ -1,21 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { IdpMetadata, SsoRedirectUris, SsoStateDirectory, type IdentityProviderRecord } from '@app/identity';
+import { SsoRedirectUris, SsoStateDirectory, type IdentityProviderRecord } from '@app/identity';
 import type { SignInState } from './sso-cookies';
-import { reachIdp } from './sso-relying-party.errors';
-import { ERROR_CODE } from './sso.errors';
-import { SsoSignInError } from './sso.errors';
+import { ERROR_CODE, SsoSignInError } from './sso.errors';
 
 /**
- * What an IdP's answer must pass before its code goes anywhere: the browser's state, the redirect
- * URI it arrived on (the state's IdP's own, RFC 9700 §4.4), the state spent once on the server
- * (login CSRF, every instance), `iss` (RFC 9207), and the rules of the shared legacy URI (SPEC §10).
+ * What an IdP's answer must pass before its code goes anywhere, and openid-client does not know:
+ * the browser's state (bound by our cookie), the redirect URI it arrived on (the state's IdP's
+ * own, RFC 9700 §4.4), the state spent once on the server (login CSRF, every instance), and the
+ * rules of the shared legacy URI (SPEC §10). openid-client then checks `state` and `iss` (RFC 9207)
+ * again with the code exchange.
  */
 @Injectable()
 export class SsoCallbackChecks {
   constructor(
     private readonly states: SsoStateDirectory,
     private readonly redirectUris: SsoRedirectUris,
-    private readonly metadata: IdpMetadata,
   ) {}
 
   /** The answer's code, once every check of the answer itself passed (`null` state: no cookie, expired or not ours). */
@@ -47,18 +46,16 @@ export class SsoCallbackChecks {
     if (!(await this.states.spend(state.state))) {
       throw new SsoSignInError('sso_state_used', 'This sign-in answer was already used, or it took longer than 10 minutes. Start again from the sign-in page.', 'invalid_input');
     }
-    if (query.iss !== undefined && query.iss !== state.issuer) {
-      throw new SsoSignInError('sso_issuer_mismatch', 'The answer came from another identity provider than the one this sign-in started with.', 'invalid_input');
-    }
     if (!query.code) throw new SsoSignInError('sso_code_missing', 'The identity provider sent no authorization code.', 'invalid_input');
     return { code: query.code, state };
   }
 
   /**
-   * The shared redirect URI serves only IdPs still flagged as connected before per-IdP URIs, and
-   * then needs `iss` (RFC 9207) whenever the issuer advertises sending it.
+   * The shared redirect URI serves only IdPs still flagged as connected before per-IdP URIs. (Its
+   * `iss` rule of SPEC §10, `iss` required whenever the issuer advertises sending it, is
+   * openid-client's on every redirect URI: RFC 9207.)
    */
-  async legacyUri(provider: IdentityProviderRecord, iss: string | undefined, arrivedOn: string): Promise<void> {
+  legacyUri(provider: IdentityProviderRecord, arrivedOn: string): void {
     if (arrivedOn !== this.redirectUris.legacyUri) return;
     if (!provider.legacyRedirectUri) {
       throw new SsoSignInError(
@@ -66,10 +63,6 @@ export class SsoCallbackChecks {
         "This identity provider answers on its organisation's own redirect URI now, not on the shared one. Start again.",
         'invalid_input',
       );
-    }
-    const discovery = await reachIdp(this.metadata, provider.issuer, () => this.metadata.discovery(provider.issuer));
-    if (iss === undefined && discovery.authorization_response_iss_parameter_supported === true) {
-      throw new SsoSignInError('sso_issuer_missing', 'The identity provider says it names itself in its answers (iss), but this answer does not. Start again.', 'invalid_input');
     }
   }
 }

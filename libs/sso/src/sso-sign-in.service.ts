@@ -92,7 +92,7 @@ export class SsoSignInService {
   ): Promise<{ provider: IdentityProviderRecord; claims: IdTokenClaims; state: SignInState }> {
     const { code, state: started } = await this.checks.answer(state, query, arrivedOn);
     const provider = await this.providers.find(started.organizationId);
-    if (provider) await this.checks.legacyUri(provider, query.iss, arrivedOn);
+    if (provider) this.checks.legacyUri(provider, arrivedOn);
     const clientSecret = provider && provider.issuer === started.issuer ? await this.providers.clientSecretOf(started.organizationId) : null;
     if (!provider || clientSecret === null) {
       throw new SsoSignInError('sso_not_set_up', 'Single sign-on was changed or switched off for this organisation meanwhile. Start again.', 'invalid_input');
