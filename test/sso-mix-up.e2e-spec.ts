@@ -175,4 +175,24 @@ describe('Single sign-on: an IdP mix-up is refused (per-IdP redirect URIs)', () 
       await legacyIdp.stop();
     }
   });
+
+  it("refuses, on an organisation's own redirect URI, an answer whose iss names another issuer or that lacks the iss its IdP advertises (RFC 9207), and signs no one in", async () => {
+    const email = `iss-${randomUUID().slice(0, 6)}@${victimDomain}`;
+    honestIdp.setAccount('iss-sub', { email, email_verified: true, name: 'Ida Issuer' });
+    const cases: [string, (answer: URL) => void, string][] = [
+      ['another issuer', (answer) => answer.searchParams.set('iss', evilIdp.issuer), 'The answer came from another identity provider than the one this sign-in started with.'],
+      ['no iss', (answer) => answer.searchParams.delete('iss'), 'The identity provider says it names itself in its answers (iss), but this answer does not.'],
+    ];
+    for (const [, change, words] of cases) {
+      const started = await start(email);
+      const answer = new URL(await honestIdp.signInWithoutBrowser(started.location.href, 'iss-sub'));
+      expect(answer.href.startsWith(victimRedirectUri)).toBe(true);
+      change(answer);
+      const refused = await get(answer.href, started.cookie);
+      expect(refused.status).toBe(400);
+      expect(refused.headers.getSetCookie().some((c) => c.startsWith('ag_session='))).toBe(false);
+      expect(await refused.text()).toContain(words);
+    }
+    expect(await t.dataSource.query('SELECT 1 FROM users WHERE email = $1', [email])).toHaveLength(0);
+  });
 });
