@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { startGatewayProcess, spawnGateway } from './helpers/gateway-process';
 import { freePort } from './helpers/postgres-server';
 
+/** How long a refusing start may take before it is taken for hung and killed; within the tests' timeout. */
+const REFUSAL_GUARD_MS = 100_000;
+jest.setTimeout(120_000);
+
 /**
  * Runs the real entry point (apps/gateway/src/main.ts, compiled on the fly by the swc require
  * hook, so no build is needed) in a child process with the given environment, from an empty
@@ -17,7 +21,10 @@ function runGateway(env: Record<string, string>): Promise<{ code: number | null;
     let stderr = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    // Only a guard against a start that hangs: the refusal comes after the whole entry point is
+    // compiled on the fly, which takes far longer than usual on a machine busy with other work
+    // (a 30 s guard killed refusals there, and the test read exit code null).
+    const timer = setTimeout(() => child.kill('SIGKILL'), REFUSAL_GUARD_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
