@@ -7,6 +7,8 @@ import { freePort } from './helpers/postgres-server';
 /** How long a refusing start may take before it is taken for hung and killed; within the tests' timeout. */
 const REFUSAL_GUARD_MS = 100_000;
 jest.setTimeout(120_000);
+/** How long a line the start logs just after listening may take to reach the pipe (polled: usually milliseconds). */
+const LOG_LINE_WAIT_MS = 30_000;
 
 /**
  * Runs the real entry point (apps/gateway/src/main.ts, compiled on the fly by the swc require
@@ -98,7 +100,7 @@ describe('BASE_URL: refused when missing in production; logged as the URL client
     const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir });
     try {
       // The line is logged just after listening, so readiness can answer before it is read.
-      for (const until = Date.now() + 10_000; !gateway.stdout().includes('BASE_URL is not set') && Date.now() < until; ) {
+      for (const until = Date.now() + LOG_LINE_WAIT_MS; !gateway.stdout().includes('BASE_URL is not set') && Date.now() < until; ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const logged = /BASE_URL is not set: clients must use (\S+) \(/.exec(gateway.stdout());
@@ -121,7 +123,9 @@ describe('BASE_URL: refused when missing in production; logged as the URL client
     const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info' });
     try {
       // The start's last line reaches the pipe shortly after /health/ready answers: wait for it.
-      for (let i = 0; i < 100 && !gateway.stdout().includes('"context":"NestApplication"'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const until = Date.now() + LOG_LINE_WAIT_MS; !gateway.stdout().includes('"context":"NestApplication"') && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const lines = gateway.stdout().split('\n').filter(Boolean);
       expect(lines.some((l) => l.includes('"context":"NestApplication"'))).toBe(true);
       expect(lines.filter((l) => /"context":"(RouterExplorer|RoutesResolver)"/.test(l))).toEqual([]);
