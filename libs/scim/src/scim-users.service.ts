@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { IdentityLinkDirectory, IdentityProviderDirectory, ProvisionedUser, ProvisionedUserDirectory } from '@app/identity';
-import { InvitationsService, MembersService } from '@app/organizations';
+import { InvitationsService, MembersService } from '@app/people';
 import { InvitationDirectory, MembershipDirectory, NO_PASSWORD, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import { ScimDomainNotVerifiedError, ScimError, ScimTokenMakerError, ScimUserNameTakenError, ScimUserNotFoundError } from './scim.errors';
 import { ScimTokensService } from './scim-tokens.service';

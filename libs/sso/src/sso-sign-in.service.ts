@@ -15,7 +15,7 @@ import {
   SsoStateDirectory,
   type IdentityProviderRecord,
 } from '@app/identity';
-import { LastAdminError, MembersService } from '@app/organizations';
+import { LastAdminError, MembersService } from '@app/people';
 import { hasPassword, MembershipDirectory, MembershipRole, NO_PASSWORD, normalizeEmail, UserDirectory } from '@app/tenancy';
 import { IdTokenVerifier, type IdTokenClaims } from './id-token.verifier';
 import { desiredRole } from './roles-from-groups';

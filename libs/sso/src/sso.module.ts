@@ -2,7 +2,7 @@ import { SsoCallbackChecks } from './sso-callback-checks';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
-import { OrganizationsModule } from '@app/organizations';
+import { PeopleModule } from '@app/people';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { IdTokenVerifier } from './id-token.verifier';
@@ -17,7 +17,7 @@ import { SsoSignInService } from './sso-sign-in.service';
  * `/auth/sso/callback`, linking an existing account at `/auth/sso/link`).
  */
 @Module({
-  imports: [IdentityModule, AuthModule, OrganizationsModule, RateLimitModule, TenancyModule],
+  imports: [IdentityModule, AuthModule, PeopleModule, RateLimitModule, TenancyModule],
   controllers: [IdentityProviderController, SsoSignInController],
   providers: [SsoSignInService, SsoRateLimitService, IdTokenVerifier, SsoCallbackChecks],
   exports: [SsoSignInService],
