@@ -1,6 +1,5 @@
 import { SsoCallbackChecks } from './sso-callback-checks';
 import { Module } from '@nestjs/common';
-import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
 import { PeopleModule } from '@app/people';
 import { RateLimitModule } from '@app/rate-limit';
@@ -17,7 +16,7 @@ import { SsoSignInService } from './sso-sign-in.service';
  * `/auth/sso/callback`, linking an existing account at `/auth/sso/link`).
  */
 @Module({
-  imports: [IdentityModule, AuthModule, PeopleModule, RateLimitModule, TenancyModule],
+  imports: [IdentityModule, PeopleModule, RateLimitModule, TenancyModule],
   controllers: [IdentityProviderController, SsoSignInController],
   providers: [SsoSignInService, SsoRateLimitService, IdTokenVerifier, SsoCallbackChecks],
   exports: [SsoSignInService],
