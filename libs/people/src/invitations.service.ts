@@ -11,10 +11,10 @@ import {
   InvitationStatus,
   MembershipDirectory,
   MembershipRole,
-  normalizeEmail,
   OrganizationDirectory,
 } from '@app/tenancy';
-import { AlreadyMemberError, InvitationForAnotherEmailError, InvitationNotFoundError } from './people.errors';
+import { acceptanceRefusal } from './invitation-rules';
+import { InvitationNotFoundError } from './people.errors';
 import type { AcceptedInvitation, CreatedInvitation, Invitation, InvitationList } from './people.types';
 
 /** How long an invitation link works. */
@@ -146,11 +146,9 @@ export class InvitationsService {
     const invitation = await this.dataSource.transaction(async (em) => {
       const accepted = await this.invitations.accept(hashToken(token), userId, em);
       if (!accepted) throw new InvalidInvitationError();
-      // The page accepts only for the invited email (rolled back with the claim otherwise).
-      if (options.onlyForEmail !== undefined && normalizeEmail(accepted.invitation.email) !== normalizeEmail(options.onlyForEmail)) {
-        throw new InvitationForAnotherEmailError();
-      }
-      if (!accepted.joined) throw new AlreadyMemberError();
+      // Refused (the page's other email, already a member): rolled back with the claim.
+      const refusal = acceptanceRefusal(accepted.invitation.email, accepted.joined, options.onlyForEmail);
+      if (refusal) throw refusal;
       const { invitation: used } = accepted;
       for (const action of ['invitation.accepted', 'member.added'] as const) {
         await this.audit.record(em, {

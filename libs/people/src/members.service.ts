@@ -6,7 +6,8 @@ import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT }
 import { CredentialRevoker, MemberRemovalPreview, OffboardingReport } from '@app/credential-store';
 import { ScimTokenOffboarding, type ScimTokensOffboarded, userOf } from '@app/credentials';
 import { InvitationDirectory, MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import { HandOverToSelfError, LastAdminError, MemberNotFoundError } from './people.errors';
+import { handOverTarget, lastAdminRefusal, type MembershipChange } from './membership-rules';
+import { MemberNotFoundError } from './people.errors';
 import type { ChangedMember, Member, MemberList, Offboarding, RemovedMember } from './people.types';
 
 /**
@@ -85,7 +86,7 @@ export class MembersService {
     input: { role: MembershipRole; handOver?: boolean; source?: 'groups' },
     actor: AuditActor,
   ): Promise<ChangedMember> {
-    const handOverTo = this.handOverTarget(userId, actor, input.handOver);
+    const handOverTo = handOverTarget(userId, userOf(actor), input.handOver);
     return this.dataSource.transaction((em) => this.changeRoleIn(em, organizationId, userId, { role: input.role, handOverTo, source: input.source }, actor));
   }
 
@@ -104,7 +105,7 @@ export class MembersService {
     await this.organizations.lock(organizationId, em);
     const current = await this.memberOrFail(em, organizationId, userId);
     if (current.role === role) return current;
-    if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
+    await this.assertKeepsAnAdmin(em, organizationId, current.role, { kind: 'role', to: role });
     await this.memberships.changeRole(organizationId, userId, role, em);
     const report =
       current.role === 'admin'
@@ -128,7 +129,7 @@ export class MembersService {
    * organisation (`CredentialRevoker.revokeMemberAccess`).
    */
   async remove(organizationId: string, userId: string, input: { handOver?: boolean }, actor: AuditActor): Promise<RemovedMember> {
-    const handOverTo = this.handOverTarget(userId, actor, input.handOver);
+    const handOverTo = handOverTarget(userId, userOf(actor), input.handOver);
     return this.dataSource.transaction((em) => this.removeIn(em, organizationId, userId, { handOverTo, byAdmin: true }, actor));
   }
 
@@ -146,7 +147,7 @@ export class MembersService {
     const { handOverTo } = input;
     await this.organizations.lock(organizationId, em);
     const current = await this.memberOrFail(em, organizationId, userId);
-    if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
+    await this.assertKeepsAnAdmin(em, organizationId, current.role, { kind: 'remove' });
     // An admin's removal sticks: a later single sign-on does not add the person back (SPEC §10).
     await this.memberships.remove(organizationId, userId, em, { byAdmin: input.byAdmin, deprovisioned: input.deprovisioned });
     const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
@@ -187,23 +188,17 @@ export class MembersService {
     }
   }
 
-  /** The acting admin, when they chose to take over the person's `rk_` keys; never the person themselves. */
-  private handOverTarget(userId: string, actor: AuditActor, handOver: boolean | undefined): string | null {
-    if (!handOver) return null;
-    const admin = userOf(actor);
-    if (!admin || admin === userId) throw new HandOverToSelfError();
-    return admin;
-  }
-
   private async memberOrFail(em: EntityManager, organizationId: string, userId: string): Promise<Member> {
     const member = await this.memberships.find(organizationId, userId, em);
     if (!member) throw new MemberNotFoundError();
     return toMember(member);
   }
 
-  /** Refuses to take the admin role away from the last admin (called with the organisation locked). */
-  private async assertAnotherAdmin(em: EntityManager, organizationId: string): Promise<void> {
-    if ((await this.memberships.countAdmins(organizationId, em)) <= 1) throw new LastAdminError();
+  /** `lastAdminRefusal` with the admins counted (called with the organisation locked). */
+  private async assertKeepsAnAdmin(em: EntityManager, organizationId: string, current: MembershipRole, change: MembershipChange): Promise<void> {
+    const admins = current === 'admin' ? await this.memberships.countAdmins(organizationId, em) : 0;
+    const refusal = lastAdminRefusal(current, change, admins);
+    if (refusal) throw refusal;
   }
 }
 
