@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createApiKey, createTeam } from './factories/rest';
+import { identityProviderPath, insertIdentityProvider, testDomain } from './helpers/identity';
 import { describeAccess, mountedRoutes } from './helpers/routes';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -54,6 +55,15 @@ describe('OpenAPI document at /api/docs', () => {
       items: { enum: ['projects:read', 'projects:write', 'service_keys:read', 'service_keys:write', 'members:read', 'audit:read'] },
     });
     expect(doc.components.schemas.ApiErrorDto!.required).toEqual(['statusCode', 'message', 'error']);
+  });
+
+  it('documents every field the identity-provider settings answer with, tenant included', async () => {
+    const { organization, admin } = await createTeam(t);
+    await insertIdentityProvider(t, organization.id, { verifiedDomains: [testDomain('openapi')] });
+    const res = await request(t.baseUrl).get(identityProviderPath(organization.id)).set('Authorization', `Bearer ${admin.jwt}`).expect(200);
+    const documented = Object.keys(doc.components.schemas.IdentityProviderDto!.properties!);
+    expect(documented.sort()).toEqual(Object.keys(res.body).sort());
+    expect(documented).toContain('tenant');
   });
 
   it('leaves the HTML pages out', () => {

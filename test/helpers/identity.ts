@@ -24,6 +24,8 @@
  *   (`GET …/identity-provider/redirect-uri`), to register at the test IdP before connecting it.
  * - `testDomain()`: a fresh domain name per call (`sso-1a2b3c4d.example.com`), so tests never
  *   share a claim (a verified domain belongs to one organisation in the whole database).
+ * - `startSingleSignOn(baseUrl, email)`: the start as the browser does it; `signInThroughIdp(baseUrl,
+ *   idp, email, sub)`: the whole sign-in through a test IdP, answering the session JWT.
  */
 import { randomUUID } from 'node:crypto';
 import type { Provider } from '@nestjs/common';
@@ -31,7 +33,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { DOMAIN_TXT_RESOLVER, IdentityProviderDirectory, IdentityProviderSettings, type ClaimedDomainView, type IdentityProviderInput, type IdentityProviderView } from '@app/identity';
 import type { TestApp } from './test-app';
-import { runningTestIdp } from './test-idp';
+import { runningTestIdp, type TestIdp } from './test-idp';
 
 export const TEST_IDP_CLIENT_ID = 'gateway-test';
 export const TEST_IDP_CLIENT_SECRET = 'gateway-test-client-secret';
@@ -190,4 +192,21 @@ export async function startSingleSignOn(baseUrl: string, email: string, options:
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, 'sec-fetch-site': 'same-origin', ...(options.headers ?? {}) },
     body: new URLSearchParams({ email, next: options.next ?? '/', sso_csrf_token: token }).toString(),
   });
+}
+
+/**
+ * A whole single sign-on without a browser: the start (`startSingleSignOn`), the IdP's sign-in as
+ * `sub` (`signInWithoutBrowser` of the test IdP), and the callback with the state cookie. Answers
+ * the session JWT the callback set (the `ag_session` cookie's value); throws when there is none.
+ */
+export async function signInThroughIdp(baseUrl: string, idp: Pick<TestIdp, 'signInWithoutBrowser'>, email: string, sub: string): Promise<string> {
+  const started = await startSingleSignOn(baseUrl, email);
+  const state = started.headers.getSetCookie().find((c) => c.startsWith('ag_sso_state='))?.split(';')[0];
+  const location = started.headers.get('location');
+  if (started.status !== 303 || !state || !location) throw new Error(`POST /auth/sso/start answered ${started.status}`);
+  const callback = await idp.signInWithoutBrowser(location, sub);
+  const res = await fetch(callback, { redirect: 'manual', headers: { cookie: state } });
+  const session = res.headers.getSetCookie().find((c) => /^ag_session=[^;]/.test(c))?.split(';')[0];
+  if (!session) throw new Error(`the callback answered ${res.status} without a session`);
+  return session.slice('ag_session='.length);
 }

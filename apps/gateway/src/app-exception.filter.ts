@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logge
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
-import { DomainError, HTTP_STATUS_OF_KIND, restErrorBody, retryAfterOf } from '@app/common';
+import { DomainError, HTTP_STATUS_OF_KIND, restErrorBody, restFieldsOf, retryAfterOf } from '@app/common';
 import { McpUnauthorizedException, sendMcpUnauthorized } from '@app/credentials';
 import { isPageRequest, NotFoundPage } from '@app/dashboard';
 import { sendPage } from '@app/web';
@@ -44,7 +44,7 @@ export class AppExceptionFilter implements ExceptionFilter {
       const status = HTTP_STATUS_OF_KIND[exception.kind];
       const retryAfter = retryAfterOf(exception);
       if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
-      res.status(status).json(restErrorBody(status, exception.message, exception.code));
+      res.status(status).json({ ...restErrorBody(status, exception.message, exception.code), ...restFieldsOf(exception) });
       return;
     }
     const allow = exception instanceof NotFoundException ? allowedMethods(req) : [];

@@ -72,6 +72,7 @@ export const AUDIT_ACTIONS = [
   'approval_webhook.updated',
   'approval_webhook.deleted',
   'session.reauthenticated',
+  'session.reauthentication_failed',
   'sign_in.succeeded',
   'sign_in.failed',
   'token.issued',

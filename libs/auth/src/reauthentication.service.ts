@@ -25,7 +25,7 @@ export class ReauthenticationService {
 
   async withPassword(session: SessionPrincipal, password: string, origin: RequestOrigin): Promise<void> {
     if (session.ssoIssuer) {
-      throw new DomainError('reauthenticate_with_sso', 'This session was opened through single sign-on: sign in again through your identity provider');
+      throw new DomainError('reauthenticate_with_sso', 'This session was opened through single sign-on: sign in again through your identity provider (/auth/sso/step-up, in a browser)');
     }
     const profile = await this.users.findById(session.userId);
     if (!profile) throw new NotFoundError('User');

@@ -58,6 +58,12 @@ export function retryAfterOf(error: DomainError): number | undefined {
   return typeof seconds === 'number' ? seconds : undefined;
 }
 
+/** Fields a REST answer adds beside `code` when the error carries them (e.g. how to refresh a sign-in). */
+export function restFieldsOf(error: DomainError): Record<string, unknown> {
+  const fields = (error as { restFields?: unknown }).restFields;
+  return fields !== null && typeof fields === 'object' ? (fields as Record<string, unknown>) : {};
+}
+
 /**
  * Something the service depends on (its database) does not answer: the caller should retry
  * after `retryAfterSeconds` (HTTP: 503 with `Retry-After`; OAuth: `temporarily_unavailable`).

@@ -32,6 +32,7 @@ import { ServiceKeysPageController } from './service-keys/service-keys-page.cont
 import { SingleSignOnPageController } from './single-sign-on/single-sign-on-page.controller';
 import { PolicyPageController } from './policy/policy-page.controller';
 import { ApprovalPageController, ApprovalsListPageController } from './approvals/approval-page.controller';
+import { PageRecentSignIn } from './recent-sign-in-form';
 
 /**
  * The dashboard: server-rendered pages for everything a person does in an organisation. Its
@@ -61,7 +62,7 @@ import { ApprovalPageController, ApprovalsListPageController } from './approvals
     ApprovalPageController,
     ApprovalsListPageController,
   ],
-  providers: [DashboardContextGuard, AuditNamesReader, NotFoundPage],
+  providers: [DashboardContextGuard, AuditNamesReader, NotFoundPage, PageRecentSignIn],
   exports: [NotFoundPage],
 })
 export class DashboardModule {}

@@ -24,14 +24,27 @@ export class SsoStateDirectory implements OnModuleInit {
     this.scheduler.every('sso-states-cleanup', () => this.deleteExpired(), this.logger);
   }
 
-  /** Records a started sign-in's state, usable for `ttlSeconds`. */
-  async record(state: string, organizationId: string, ttlSeconds: number): Promise<void> {
+  /** Records a started sign-in's state, usable for `ttlSeconds`; a step-up names the session it refreshes. */
+  async record(state: string, organizationId: string, ttlSeconds: number, stepUpSessionId: string | null = null): Promise<void> {
     await this.dataSource.manager
       .getRepository(SsoState)
       .createQueryBuilder()
       .insert()
-      .values({ stateHash: digest(state), organizationId, expiresAt: () => `now() + make_interval(secs => ${Math.floor(ttlSeconds)})` })
+      .values({ stateHash: digest(state), organizationId, stepUpSessionId, expiresAt: () => `now() + make_interval(secs => ${Math.floor(ttlSeconds)})` })
       .execute();
+  }
+
+  /**
+   * A step-up's record, read after its state was spent: the session it was started for (null:
+   * not a step-up), when it started and the database's time now (seconds since the epoch).
+   */
+  async stepUpOf(state: string): Promise<{ sessionId: string | null; startedAt: number; now: number } | null> {
+    const rows: { step_up_session_id: string | null; started_at: string | number; now: string | number }[] = await this.dataSource.query(
+      'SELECT step_up_session_id, extract(epoch FROM created_at) AS started_at, extract(epoch FROM now()) AS now FROM sso_states WHERE state_hash = $1',
+      [digest(state)],
+    );
+    const row = rows[0];
+    return row ? { sessionId: row.step_up_session_id, startedAt: Number(row.started_at), now: Number(row.now) } : null;
   }
 
   /** Spends the state: true for its first presentation while unexpired, false for any later one (on any instance). */

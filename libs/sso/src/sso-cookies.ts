@@ -18,6 +18,14 @@ export interface SignInState {
   /** The redirect URI the authorization request named: the callback must arrive there. */
   redirectUri: string;
   next: string;
+  /** A step-up of this session (SPEC §10): it refreshes the session's sign-in and opens no new one. */
+  stepUp?: StepUpBinding;
+}
+
+/** The session a step-up refreshes, and its person. */
+export interface StepUpBinding {
+  sessionId: string;
+  userId: string;
 }
 
 /** What the browser carries to `/auth/sso/link`: the IdP account waiting to be linked to an existing account. */

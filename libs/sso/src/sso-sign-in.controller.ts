@@ -14,6 +14,8 @@ import { SsoRateLimitService } from './sso-rate-limit.service';
 import { SsoSignInService } from './sso-sign-in.service';
 import { SsoNotSetUpError } from './sso-sign-in.parts';
 import { SsoSignInError } from './sso.errors';
+import { browserSession, failStepUp } from './sso-step-up.controller';
+import { SsoStepUpService } from './sso-step-up.service';
 import { linkPage, ssoErrorPage, startPage, switchPage } from './views/sso.view';
 
 /** The link form's CSRF cookie (the form is shown before any session exists). */
@@ -21,8 +23,9 @@ const LINK_CSRF_COOKIE = 'ag_sso_link_csrf';
 
 /**
  * Signing in through the organisation's identity provider (SPEC §9): `GET /auth/sso/start`
- * (from the sign-in page), `GET /auth/sso/callback` (the IdP's redirect URI) and the page that
- * links an existing password account, `/auth/sso/link`. Each answer is a redirect or an HTML
+ * (from the sign-in page), `GET /auth/sso/callback` (the IdP's redirect URI; it also receives
+ * the answers to step-ups, `SsoStepUpController`) and the page that links an existing password
+ * account, `/auth/sso/link`. Each answer is a redirect or an HTML
  * page; a refusal is a page saying what happened, with the way back to the sign-in page.
  */
 @Public()
@@ -40,6 +43,7 @@ export class SsoSignInController {
     private readonly limits: SsoRateLimitService,
     private readonly sessions: SessionTokenService,
     private readonly users: UserDirectory,
+    private readonly stepUp: SsoStepUpService,
   ) {
     this.cookies = new SsoCookies(config);
     this.csrf = new FormCsrf(config, { cookie: LINK_CSRF_COOKIE, path: '/auth/sso/link' });
@@ -114,6 +118,10 @@ export class SsoSignInController {
           return [name, param.value];
         }),
       );
+      if (state?.stepUp) {
+        sendRedirect(res, 303, await this.stepUp.finish(state, params, arrivedOn, await browserSession(req, this.config, this.sessions), requestOrigin(req)));
+        return;
+      }
       const outcome = await this.signIn.callback(state, params, arrivedOn, requestOrigin(req));
       if (outcome.kind === 'link_required') {
         await this.cookies.set(res, LINK_COOKIE, outcome.link);
@@ -122,6 +130,7 @@ export class SsoSignInController {
       }
       await this.signInOrAsk(req, res, outcome.accessToken, outcome.next);
     } catch (error) {
+      if (state?.stepUp) return failStepUp(res, error, state.next);
       this.fail(res, error, next);
     }
   }

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, type RequestOrigin } from '@app/audit';
@@ -7,22 +6,20 @@ import { SessionTokenService } from '@app/credentials';
 import {
   IdentityLinkDirectory,
   IdentityProviderDirectory,
-  IdpMetadata,
   IdpTokenEndpoint,
-  SsoRedirectUris,
   SsoRouting,
-  SsoStateDirectory,
   type IdentityProviderRecord,
 } from '@app/identity';
 import { LastAdminError, MembersService, PasswordCheck } from '@app/people';
 import { hasPassword, MembershipDirectory, MembershipRole, NO_PASSWORD, normalizeEmail, UserDirectory } from '@app/tenancy';
 import { IdTokenVerifier, type IdTokenClaims } from './id-token.verifier';
 import { desiredRole } from './roles-from-groups';
-import { SSO_STATE_TTL_SECONDS, type PendingLink, type SignInState } from './sso-cookies';
+import type { PendingLink, SignInState } from './sso-cookies';
+import { SsoAuthorization } from './sso-authorization';
 import { SsoSignInError } from './sso.errors';
 import { idpVouchesForEmail } from './email-vouched';
 import { SsoCallbackChecks } from './sso-callback-checks';
-import { alreadyLinked, deprovisioned, displayName, reachIdp, signInScope, SsoNotSetUpError, tenantOf, type SignInOutcome, type StartedSignIn } from './sso-sign-in.parts';
+import { alreadyLinked, deprovisioned, displayName, reachIdp, SsoNotSetUpError, tenantOf, type SignInOutcome, type StartedSignIn } from './sso-sign-in.parts';
 
 /**
  * Single sign-on with an organisation's OpenID Connect identity provider: the authorization code
@@ -42,7 +39,6 @@ export class SsoSignInService {
     private readonly routing: SsoRouting,
     private readonly providers: IdentityProviderDirectory,
     private readonly links: IdentityLinkDirectory,
-    private readonly metadata: IdpMetadata,
     private readonly tokenEndpoint: IdpTokenEndpoint,
     private readonly idTokens: IdTokenVerifier,
     private readonly users: UserDirectory,
@@ -51,9 +47,8 @@ export class SsoSignInService {
     private readonly sessions: SessionTokenService,
     private readonly passwords: PasswordCheck,
     private readonly audit: AuditService,
-    private readonly redirectUris: SsoRedirectUris,
-    private readonly states: SsoStateDirectory,
     private readonly checks: SsoCallbackChecks,
+    private readonly authorization: SsoAuthorization,
   ) {}
 
   /** Whether the email's domain routes to single sign-on (what the sign-in page asks). */
@@ -67,34 +62,7 @@ export class SsoSignInService {
     if (!route) throw new SsoNotSetUpError();
     const provider = await this.providers.find(route.organizationId);
     if (!provider) throw new SsoNotSetUpError();
-    const discovery = await reachIdp(() => this.metadata.discovery(provider.issuer));
-    // The IdP's own redirect URI; the shared one only for an IdP connected before (SPEC §10).
-    const redirectUri = provider.legacyRedirectUri ? this.redirectUris.legacyUri : await this.redirectUris.uriFor(route.organizationId);
-    const codeVerifier = randomBytes(32).toString('base64url');
-    const state: SignInState = {
-      state: randomBytes(32).toString('base64url'),
-      nonce: randomBytes(32).toString('base64url'),
-      codeVerifier,
-      organizationId: route.organizationId,
-      issuer: provider.issuer,
-      redirectUri,
-      next,
-    };
-    const url = new URL(discovery.authorization_endpoint);
-    const params = {
-      response_type: 'code',
-      client_id: provider.clientId,
-      redirect_uri: redirectUri,
-      scope: signInScope(provider.scopes),
-      state: state.state,
-      nonce: state.nonce,
-      code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      login_hint: normalizeEmail(email),
-    };
-    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    await this.states.record(state.state, route.organizationId, SSO_STATE_TTL_SECONDS);
-    return { authorizationUrl: url.href, state };
+    return this.authorization.request(provider, next, { loginHint: normalizeEmail(email) });
   }
 
   /**
@@ -108,6 +76,21 @@ export class SsoSignInService {
     arrivedOn: string,
     origin: RequestOrigin,
   ): Promise<SignInOutcome> {
+    const { provider, claims, state: started } = await this.checkedAnswer(state, query, arrivedOn);
+    // Which claims arrive (the page tells the admin whether the groups claim does), whatever comes next.
+    await this.providers.recordIdToken(provider.organizationId, provider.issuer, Object.keys(claims));
+    return this.resolve(provider, claims, started.next, origin);
+  }
+
+  /**
+   * The IdP's answer checked (state, redirect URI, `iss`), its code exchanged and its ID token
+   * verified: what a sign-in and a step-up (`SsoStepUpService`) both start from.
+   */
+  async checkedAnswer(
+    state: SignInState | null,
+    query: { state?: string; code?: string; error?: string; iss?: string },
+    arrivedOn: string,
+  ): Promise<{ provider: IdentityProviderRecord; claims: IdTokenClaims; state: SignInState }> {
     const { code, state: started } = await this.checks.answer(state, query, arrivedOn);
     const provider = await this.providers.find(started.organizationId);
     if (provider) await this.checks.legacyUri(provider, query.iss, arrivedOn);
@@ -125,9 +108,7 @@ export class SsoSignInService {
       }),
     );
     const claims = await this.idTokens.verify(idToken, { issuer: provider.issuer, clientId: provider.clientId, nonce: started.nonce });
-    // Which claims arrive (the page tells the admin whether the groups claim does), whatever comes next.
-    await this.providers.recordIdToken(provider.organizationId, provider.issuer, Object.keys(claims));
-    return this.resolve(provider, claims, started.next, origin);
+    return { provider, claims, state: started };
   }
 
   /**

@@ -9,16 +9,20 @@ import { IdentityProviderController } from './identity-provider.controller';
 import { SsoSignInController } from './sso-sign-in.controller';
 import { SsoRateLimitService } from './sso-rate-limit.service';
 import { SsoSignInService } from './sso-sign-in.service';
+import { SsoAuthorization } from './sso-authorization';
+import { SsoStepUpController } from './sso-step-up.controller';
+import { SsoStepUpService } from './sso-step-up.service';
 
 /**
  * Single sign-on over HTTP (`docs/sso.md`): the identity-provider settings routes, and signing in
  * through an organisation's OpenID Connect identity provider (`/auth/sso/start`,
- * `/auth/sso/callback`, linking an existing account at `/auth/sso/link`).
+ * `/auth/sso/callback`, linking an existing account at `/auth/sso/link`), and the step-up of a
+ * single sign-on session (`/auth/sso/step-up`).
  */
 @Module({
   imports: [IdentityModule, PeopleModule, RateLimitModule, TenancyModule],
-  controllers: [IdentityProviderController, SsoSignInController],
-  providers: [SsoSignInService, SsoRateLimitService, IdTokenVerifier, SsoCallbackChecks],
+  controllers: [IdentityProviderController, SsoSignInController, SsoStepUpController],
+  providers: [SsoSignInService, SsoRateLimitService, IdTokenVerifier, SsoCallbackChecks, SsoAuthorization, SsoStepUpService],
   exports: [SsoSignInService],
 })
 export class SsoModule {}

@@ -13,7 +13,7 @@ export function authenticationEvent(source: AuditRecordSource): OcsfEvent {
   event.user = user;
   event.service = { name: 'Agent Gateway' };
   event.is_remote = true;
-  if (source.action === 'session.reauthenticated') event.is_new_logon = false;
+  if (source.action.startsWith('session.reauthenticat')) event.is_new_logon = false;
   if (typeof m.method === 'string') event.auth_protocol = m.method === 'sso' ? 'OpenID Connect' : 'Password';
   if (source.action.startsWith('sso.')) event.auth_protocol = 'OpenID Connect';
   if (typeof m.sessionId === 'string') event.session = { uid: m.sessionId };

@@ -31,7 +31,7 @@ export interface AuditRecordSource {
 }
 
 /** Actions that record a refusal or a failure (OCSF `status_id` 2). */
-const FAILURES = new Set(['sign_in.failed', 'token.refused', 'tool.denied', 'consent.denied', 'mcp.refused', 'refresh_token.reuse_detected']);
+const FAILURES = new Set(['sign_in.failed', 'session.reauthentication_failed', 'token.refused', 'tool.denied', 'consent.denied', 'mcp.refused', 'refresh_token.reuse_detected']);
 
 export function failed(source: AuditRecordSource): boolean {
   if (FAILURES.has(source.action)) return true;

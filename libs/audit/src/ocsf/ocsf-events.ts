@@ -25,6 +25,7 @@ const CLASS_OF: Record<string, Builder> = {
   'sign_in.failed': authenticationEvent,
   'sso.sign_in': authenticationEvent,
   'session.reauthenticated': authenticationEvent,
+  'session.reauthentication_failed': authenticationEvent,
   'consent.approved': authorizeSessionEvent,
   'consent.denied': authorizeSessionEvent,
   'grant.id_jag_exchanged': authorizeSessionEvent,

@@ -59,10 +59,15 @@ export class RefreshTokensRepository {
     return won.length === 1;
   }
 
-  /** After a lost rotation: whether the token is revoked, and whether its rotation is recent enough to be a parallel refresh. */
+  /**
+   * After a lost rotation: whether the token is revoked, and whether its rotation is recent enough
+   * to be a parallel refresh. The rotation's time is the winner's transaction start, which can be
+   * later than this transaction's start: the window is measured from the statement's clock
+   * (`clock_timestamp()`), not `now()`, and a zero window admits no one.
+   */
   async rotationState(em: EntityManager, id: string, graceSeconds: number): Promise<{ revoked: boolean; inGrace: boolean } | null> {
     const [state]: { revoked: boolean; in_grace: boolean }[] = await em.query(
-      `SELECT revoked_at IS NOT NULL AS revoked, rotated_at > now() - make_interval(secs => $2) AS in_grace
+      `SELECT revoked_at IS NOT NULL AS revoked, $2 > 0 AND rotated_at > clock_timestamp() - make_interval(secs => $2) AS in_grace
          FROM oauth_refresh_tokens WHERE id = $1`,
       [id, graceSeconds],
     );

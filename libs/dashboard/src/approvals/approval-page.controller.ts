@@ -1,13 +1,13 @@
 import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ReauthenticationService } from '@app/auth';
 import { DomainError, NotFoundError } from '@app/common';
-import { OrganizationRoute, PageAuth, ReauthenticationRequiredError, RecentSignIn } from '@app/credentials';
+import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { ApprovalDecisions, PolicyGate, type ApprovalViewer, type ApprovalView } from '@app/policy';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';
+import { PageRecentSignIn, RecentSignInRefusal } from '../recent-sign-in-form';
 import { noticeOf } from '../views/when';
 import { approvalPage, approvalsListPage } from './approval.view';
 
@@ -21,7 +21,8 @@ const NOTICES: Record<string, string> = {
  * `POST …/approvals/:id/decision` do, as a page. It is outside `/orgs/:orgId` because its address
  * goes to approvers in the agent's answer and the webhook; the approval names its organisation,
  * and the person must be a member whose session opens it (else "not found"). A decision needs a
- * sign-in of the last 15 minutes: the form's password field re-authenticates first when filled in.
+ * sign-in of the last 15 minutes: the form's password field re-authenticates first when filled in;
+ * a single sign-on session is offered the step-up through its identity provider instead.
  */
 @DashboardController('approvals')
 export class ApprovalPageController {
@@ -30,8 +31,7 @@ export class ApprovalPageController {
     private readonly gate: PolicyGate,
     private readonly projects: ProjectDirectory,
     private readonly users: UserDirectory,
-    private readonly recent: RecentSignIn,
-    private readonly reauthentication: ReauthenticationService,
+    private readonly recentSignIn: PageRecentSignIn,
   ) {}
 
   @Get(':id')
@@ -52,20 +52,10 @@ export class ApprovalPageController {
       this.render(ctx, res, status, organization, await this.decisions.view(organization.id, id, viewer), { error, askPassword });
     if (decision !== 'approve' && decision !== 'deny') return again(400, 'Choose Approve or Deny');
     try {
-      if (password) await this.reauthentication.withPassword(ctx.principal, password, ctx.actor.origin ?? {});
-      await this.recent.require(ctx.principal);
+      await this.recentSignIn.require(ctx, password, 'A decision', organization.id);
       await this.decisions.decide(organization.id, id, viewer, decision, reason, ctx.actor);
     } catch (error) {
-      if (error instanceof ReauthenticationRequiredError) {
-        return again(
-          401,
-          ctx.principal.ssoIssuer
-            ? 'A decision needs a sign-in within the last 15 minutes: sign out and sign in again through single sign-on'
-            : 'A decision needs a sign-in within the last 15 minutes: enter your password',
-          true,
-        );
-      }
-      if (error instanceof DomainError && error.code === 'invalid_credentials') return again(401, 'That is not your password', true);
+      if (error instanceof RecentSignInRefusal) return again(error.status, error.message, true);
       if (error instanceof DomainError && error.kind !== 'unavailable' && error.kind !== 'not_found') return again(error.kind === 'forbidden' ? 403 : 409, error.message);
       throw error;
     }
@@ -106,8 +96,6 @@ export class ApprovalPageController {
         people,
         earlier,
         target,
-        singleSignOn: ctx.principal.ssoIssuer !== null,
-        askPassword: extra.askPassword,
         ...extra,
       }),
     );

@@ -1,6 +1,7 @@
 import type { ApprovalView, StoredApproval } from '@app/policy';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
+import { recentSignInField } from '../recent-sign-in-form';
 import { csrfField, dashboardPage, sectionPath } from '../views/layout';
 import { dataTable, emptyState } from '../views/table';
 import { when } from '../views/when';
@@ -35,9 +36,9 @@ export interface ApprovalPageView {
   earlier: StoredApproval[];
   /** The current state of what the call would change (the task to delete), when the tool shows one. */
   target: string | null;
-  singleSignOn: boolean;
   notice?: string;
   error?: string;
+  /** The decision was refused for an old sign-in (or a wrong password): ask for a recent one. */
   askPassword?: boolean;
 }
 
@@ -99,11 +100,7 @@ ${csrfField(ctx)}
 ${view.error ? html`<p class="error" role="alert" id="approval-error">${view.error}</p>` : ''}
 <label for="approval-reason">Reason (optional, kept in the audit trail)</label>
 <textarea id="approval-reason" name="reason" rows="2" maxlength="500"></textarea>
-${view.askPassword && !view.singleSignOn
-  ? html`<label for="approval-password">Your password</label>
-<p class="hint" id="approval-password-hint">A decision needs a sign-in within the last 15 minutes.</p>
-<input type="password" id="approval-password" name="password" autocomplete="current-password" aria-describedby="approval-password-hint">`
-  : ''}
+${view.askPassword ? recentSignInField(ctx, { id: 'approval-password', returnTo: `/approvals/${a.id}`, organizationId: a.organizationId, asked: true }) : ''}
 <div class="actions">
 <button type="submit" name="decision" value="approve">Approve this call</button>
 <button type="submit" name="decision" value="deny" class="danger">Deny</button>

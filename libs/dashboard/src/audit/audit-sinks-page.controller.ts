@@ -2,19 +2,17 @@ import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AuditChainService } from '@app/audit';
 import { type AuditSinkDto, AuditSinksService, CreateAuditSinkDto } from '@app/audit-sinks';
-import { ReauthenticationService } from '@app/auth';
 import { DomainError, HTTP_STATUS_OF_KIND, NotFoundError } from '@app/common';
-import { OrganizationRoute, PageAuth, ReauthenticationRequiredError, RecentSignIn } from '@app/credentials';
+import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
+import { PageRecentSignIn, RecentSignInRefusal } from '../recent-sign-in-form';
 import { noticeOf } from '../views/when';
 import { auditSinksPage, createdAuditSinkPage, deleteAuditSinkPage, newAuditSinkPage, type NewSinkForm, sinksPath } from './audit-sinks.view';
 
 const NOTICES: Record<string, string> = { deleted: 'Audit sink deleted. Nothing more is delivered to it.' };
-/** Refusals of the re-authentication shown at the password field (an empty text: the error's own message). */
-const PASSWORD_ERRORS: Record<string, string> = { invalid_credentials: 'That is not your password', reauthenticate_with_sso: '', too_many_login_attempts: '' };
 
 /**
  * The audit sinks page (admins): what `GET/POST /api/organizations/:orgId/audit-sinks` and
@@ -28,8 +26,7 @@ export class AuditSinksPageController {
   constructor(
     private readonly sinks: AuditSinksService,
     private readonly chains: AuditChainService,
-    private readonly recent: RecentSignIn,
-    private readonly reauthentication: ReauthenticationService,
+    private readonly recentSignIn: PageRecentSignIn,
   ) {}
 
   @Get()
@@ -43,7 +40,7 @@ export class AuditSinksPageController {
   @Get('new')
   @PageAuth()
   newForm(@Dashboard() ctx: DashboardContext, @Res() res: Response): void {
-    sendPage(res, 200, newAuditSinkPage(ctx, { kind: 'https', url: '', fromSeq: '', errors: {} }, ctx.principal.ssoIssuer !== null));
+    sendPage(res, 200, newAuditSinkPage(ctx, { kind: 'https', url: '', fromSeq: '', errors: {} }));
   }
 
   @Post()
@@ -54,10 +51,10 @@ export class AuditSinksPageController {
     const fromSeq = shown.fromSeq.trim() === '' ? undefined : /^\d{1,15}$/.test(shown.fromSeq.trim()) ? Number(shown.fromSeq.trim()) : shown.fromSeq;
     const token = text('token') === '' ? undefined : text('token');
     const form = await readForm(CreateAuditSinkDto, { kind: shown.kind, url: shown.url, token, fromSeq }, { kind: 'Kind', url: 'URL', token: 'HEC token', fromSeq: 'Start at record' }, ['kind', 'url', 'token', 'fromSeq']);
-    const refuse = (status: number, errors: NewSinkForm['errors']) => sendPage(res, status, newAuditSinkPage(ctx, { ...shown, errors }, ctx.principal.ssoIssuer !== null));
+    const refuse = (status: number, errors: NewSinkForm['errors']) => sendPage(res, status, newAuditSinkPage(ctx, { ...shown, errors }));
     if (!form.valid) return refuse(400, form.errors);
     try {
-      await this.stepUp(ctx, singleParam(body, 'password').value, 'Adding a sink');
+      await this.recentSignIn.require(ctx, singleParam(body, 'password').value, 'Adding a sink');
       sendPage(res, 200, createdAuditSinkPage(ctx, await this.sinks.create(currentOrganization(ctx).id, form.value, ctx.actor)));
     } catch (error) {
       const refusal = refusalOf(error);
@@ -69,7 +66,7 @@ export class AuditSinksPageController {
   @Get(':id/delete')
   @PageAuth()
   async confirmDelete(@Dashboard() ctx: DashboardContext, @Param('id') id: string, @Res() res: Response): Promise<void> {
-    sendPage(res, 200, deleteAuditSinkPage(ctx, await this.sinkOf(ctx, id), { singleSignOn: ctx.principal.ssoIssuer !== null }));
+    sendPage(res, 200, deleteAuditSinkPage(ctx, await this.sinkOf(ctx, id), {}));
   }
 
   @Post(':id/delete')
@@ -78,12 +75,12 @@ export class AuditSinksPageController {
     const orgId = currentOrganization(ctx).id;
     const sink = await this.sinkOf(ctx, id);
     try {
-      await this.stepUp(ctx, singleParam(body, 'password').value, 'Deleting a sink');
+      await this.recentSignIn.require(ctx, singleParam(body, 'password').value, 'Deleting a sink');
       await this.sinks.remove(orgId, id, ctx.actor);
     } catch (error) {
       const refusal = refusalOf(error);
       if (!refusal) throw error;
-      return sendPage(res, refusal.status, deleteAuditSinkPage(ctx, sink, { error: refusal.password ?? refusal.message, singleSignOn: ctx.principal.ssoIssuer !== null }));
+      return sendPage(res, refusal.status, deleteAuditSinkPage(ctx, sink, { error: refusal.password ?? refusal.message }));
     }
     sendRedirect(res, 303, `${sinksPath(orgId)}?done=deleted`);
   }
@@ -93,26 +90,11 @@ export class AuditSinksPageController {
     if (!sink) throw new NotFoundError('Audit sink');
     return sink;
   }
-
-  /** Re-authenticates with the password when one was typed, then requires a sign-in of the last 15 minutes. */
-  private async stepUp(ctx: DashboardContext, password: string | undefined, what: string): Promise<void> {
-    if (password) await this.reauthentication.withPassword(ctx.principal, password, ctx.actor.origin ?? {});
-    try {
-      await this.recent.require(ctx.principal);
-    } catch (error) {
-      if (!(error instanceof ReauthenticationRequiredError)) throw error;
-      const how = ctx.principal.ssoIssuer ? 'sign out and sign in again through single sign-on' : 'enter your password';
-      throw new StepUpNeeded(`${what} needs a sign-in within the last 15 minutes: ${how}`);
-    }
-  }
 }
 
-class StepUpNeeded extends Error {}
-
-/** What a refusal shows: its status, and its message at the password field or at the form's field. */
+/** What a refusal shows: its status, and its message at the recent-sign-in field or at the form's field. */
 function refusalOf(error: unknown): { status: number; message: string; password?: string } | null {
-  if (error instanceof StepUpNeeded) return { status: 401, message: error.message, password: error.message };
+  if (error instanceof RecentSignInRefusal) return { status: error.status, message: error.message, password: error.message };
   if (!(error instanceof DomainError) || error.kind === 'unavailable') return null;
-  const onPassword = PASSWORD_ERRORS[error.code];
-  return { status: HTTP_STATUS_OF_KIND[error.kind], message: error.message, ...(onPassword !== undefined ? { password: onPassword || error.message } : {}) };
+  return { status: HTTP_STATUS_OF_KIND[error.kind], message: error.message };
 }

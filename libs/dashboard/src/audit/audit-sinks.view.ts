@@ -2,6 +2,7 @@ import type { AuditSinkDto, CreatedAuditSinkDto } from '@app/audit-sinks';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, secretField, sectionPath } from '../views/layout';
+import { recentSignInField } from '../recent-sign-in-form';
 import { fieldError, invalid } from '../views/field-error';
 import { ACTIONS_HEADER, dataTable, emptyState } from '../views/table';
 import { when } from '../views/when';
@@ -51,16 +52,8 @@ ${view.sinks.length === 0
   });
 }
 
-/** The step-up field: a password, or (signed in through SSO) what to do instead. */
-function passwordField(id: string, error: string | undefined, singleSignOn: boolean): SafeHtml {
-  if (singleSignOn) return error ? html`<p class="field-error" role="alert">${error}</p>` : html``;
-  return html`<label for="${id}">Your password (needed when you signed in more than 15 minutes ago)</label>
-${fieldError(id, error)}
-<input id="${id}" name="password" type="password" autocomplete="current-password"${error ? html` aria-describedby="${id}-error"` : ''}${invalid(error)}>`;
-}
-
 /** The "Add a sink" form: kind, URL, Splunk's token, where to start, and the password when the sign-in is old. */
-export function newAuditSinkPage(ctx: DashboardContext, form: NewSinkForm, singleSignOn: boolean): HtmlPage {
+export function newAuditSinkPage(ctx: DashboardContext, form: NewSinkForm): HtmlPage {
   const base = sinksPath(ctx.organization!.id);
   const { errors } = form;
   const described = (id: string, error: string | undefined) => html` aria-describedby="${id}-hint${error ? ` ${id}-error` : ''}"${invalid(error)}`;
@@ -89,7 +82,7 @@ ${fieldError('sink-token', errors.token)}
 <p class="hint" id="sink-from-hint">Empty: the records sealed from now on. 1: the whole chain.</p>
 ${fieldError('sink-from', errors.fromSeq)}
 <input type="text" inputmode="numeric" id="sink-from" name="fromSeq" value="${form.fromSeq}"${described('sink-from', errors.fromSeq)}>
-${passwordField('sink-password', errors.password, singleSignOn)}
+${recentSignInField(ctx, { id: 'sink-password', returnTo: `${base}/new`, organizationId: ctx.organization!.id, error: errors.password, newTab: true })}
 <div class="actions"><button type="submit" class="primary">Add sink</button></div>
 </form>`,
   });
@@ -114,7 +107,7 @@ ${secretField('sink-signing-secret', 'Signing secret', created.signingSecret)}`
 }
 
 /** Asks before deleting a sink: what stops, and the password when the sign-in is old. */
-export function deleteAuditSinkPage(ctx: DashboardContext, sink: AuditSinkDto, view: { error?: string; singleSignOn: boolean }): HtmlPage {
+export function deleteAuditSinkPage(ctx: DashboardContext, sink: AuditSinkDto, view: { error?: string }): HtmlPage {
   const base = sinksPath(ctx.organization!.id);
   return dashboardPage(ctx, {
     title: 'Delete the audit sink?',
@@ -123,7 +116,7 @@ export function deleteAuditSinkPage(ctx: DashboardContext, sink: AuditSinkDto, v
 <h1>Delete the audit sink <code>${sink.url}</code>?</h1>
 <p>${progressOf(sink)}. Nothing more is delivered to it, and retention no longer waits for it. This cannot be undone.</p>
 <form method="post" action="${base}/${sink.id}/delete" novalidate>${csrfField(ctx)}
-${passwordField('sink-delete-password', view.error, view.singleSignOn)}
+${recentSignInField(ctx, { id: 'sink-delete-password', returnTo: `${base}/${sink.id}/delete`, organizationId: ctx.organization!.id, error: view.error })}
 <div class="actions"><a href="${base}">Cancel</a><button type="submit" class="danger primary">Delete sink</button></div>
 </form>
 </div>`,

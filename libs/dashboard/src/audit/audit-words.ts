@@ -69,6 +69,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
   'audit_records.removed': 'Audit records past retention removed',
   'audit_retention.updated': 'Audit retention changed',
   'session.reauthenticated': 'Signed in again to confirm a change',
+  'session.reauthentication_failed': 'Signing in again to confirm a change failed',
   'sign_in.succeeded': 'Signed in',
   'sign_in.failed': 'Sign-in failed',
   'token.issued': 'Token issued',
@@ -83,7 +84,7 @@ export const ACTION_LABELS: Record<KnownAction, string> = {
 /** Every change an agent made through a tool: one filter for the whole family. */
 export const AGENT_CHANGES = 'capability.*';
 
-const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used', 'password.changed', 'session.reauthenticated', 'account.email_released'];
+const NOT_IN_AN_ORGANISATION: readonly string[] = ['oauth_client.registered', 'password_reset.used', 'password.changed', 'account.email_released'];
 
 /** The filter's choices, in groups. */
 export const ACTION_GROUPS: { label: string; actions: { value: string; label: string }[] }[] = [

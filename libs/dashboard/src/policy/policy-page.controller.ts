@@ -1,31 +1,25 @@
 import { Body, Get, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ReauthenticationService } from '@app/auth';
 import { CapabilityRegistry } from '@app/capabilities';
 import { DomainError, HTTP_STATUS_OF_KIND } from '@app/common';
-import { OrganizationRoute, PageAuth, ReauthenticationRequiredError, RecentSignIn } from '@app/credentials';
+import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { InvalidPolicyError, PolicyService, type EvaluatePolicyDto, type PolicyDto, type PolicyEvaluationDto } from '@app/policy';
 import { ProjectDirectory } from '@app/tenancy';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';
+import { PageRecentSignIn, RecentSignInRefusal } from '../recent-sign-in-form';
 import { sectionPath } from '../views/layout';
 import { noticeOf } from '../views/when';
 import { type PolicyForm, policyPage, rulesText, type RulesError } from './policy.view';
 
 const NOTICES: Record<string, string> = { saved: 'Policy saved. Every instance applies it from the next call.' };
 const PROJECT_CHOICES = 100;
-/** Refusals of the re-authentication, shown at the password field (an empty text: the error's own message). */
-const PASSWORD_ERRORS: Record<string, string> = {
-  invalid_credentials: 'That is not your password',
-  reauthenticate_with_sso: '',
-  too_many_login_attempts: '',
-};
 
 /**
  * The policy page (admins): what `GET/PUT /api/organizations/:orgId/policy` and `POST
  * …/policy/evaluate` do, as a page. A save needs a sign-in of the last 15 minutes: the form's
- * password field re-authenticates first when it is filled in.
+ * password field re-authenticates first when it is filled in (single sign-on: the step-up link).
  */
 @OrganizationRoute('orgId')
 @DashboardController('orgs/:orgId/policy')
@@ -34,8 +28,7 @@ export class PolicyPageController {
     private readonly policies: PolicyService,
     private readonly registry: CapabilityRegistry,
     private readonly projects: ProjectDirectory,
-    private readonly recent: RecentSignIn,
-    private readonly reauthentication: ReauthenticationService,
+    private readonly recentSignIn: PageRecentSignIn,
   ) {}
 
   @Get()
@@ -55,22 +48,14 @@ export class PolicyPageController {
     if (!Array.isArray(rules)) return this.refuse(ctx, res, 400, { ...form, errors: { rules } });
     const password = singleParam(body, 'password').value;
     try {
-      if (password) await this.reauthentication.withPassword(ctx.principal, password, ctx.actor.origin ?? {});
-      await this.recent.require(ctx.principal);
+      await this.recentSignIn.require(ctx, password, 'Changing the policy');
       const version = Number.parseInt(form.version, 10);
       await this.policies.replace(orgId, Number.isSafeInteger(version) ? version : -1, rules, ctx.actor);
     } catch (error) {
-      if (error instanceof ReauthenticationRequiredError) {
-        const message = ctx.principal.ssoIssuer
-          ? 'Changing the policy needs a sign-in within the last 15 minutes: sign out and sign in again through single sign-on'
-          : 'Changing the policy needs a sign-in within the last 15 minutes: enter your password';
-        return this.refuse(ctx, res, 401, { ...form, askPassword: true, errors: { password: message } });
-      }
+      if (error instanceof RecentSignInRefusal) return this.refuse(ctx, res, error.status, { ...form, askPassword: true, errors: { password: error.message } });
       if (error instanceof InvalidPolicyError) return this.refuse(ctx, res, 400, { ...form, errors: { rules: rulesErrorOf(error, rules) } });
       if (error instanceof DomainError && error.kind !== 'unavailable') {
-        const onPassword = PASSWORD_ERRORS[error.code];
-        const errors = onPassword !== undefined ? { password: onPassword || error.message } : { rules: { message: error.message } };
-        return this.refuse(ctx, res, HTTP_STATUS_OF_KIND[error.kind], { ...form, askPassword: onPassword !== undefined, errors });
+        return this.refuse(ctx, res, HTTP_STATUS_OF_KIND[error.kind], { ...form, errors: { rules: { message: error.message } } });
       }
       throw error;
     }
@@ -121,7 +106,6 @@ export class PolicyPageController {
         form,
         tools: this.registry.names,
         projects: projects.map((p) => ({ id: p.id, name: p.name })),
-        singleSignOn: ctx.principal.ssoIssuer !== null,
         ...extra,
       }),
     );

@@ -1,6 +1,7 @@
 import type { PolicyDto, PolicyEvaluationDto, PolicyRule } from '@app/policy';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
+import { recentSignInField } from '../recent-sign-in-form';
 import { csrfField, dashboardPage, sectionPath } from '../views/layout';
 import { when } from '../views/when';
 
@@ -25,8 +26,6 @@ export interface PolicyView {
   form: PolicyForm;
   tools: string[];
   projects: { id: string; name: string }[];
-  /** The session was opened through single sign-on (re-authenticate there, not with a password). */
-  singleSignOn: boolean;
   notice?: string;
   tried?: PolicyEvaluationDto;
 }
@@ -60,7 +59,7 @@ ${errors.rules ? rulesErrorBlock(errors.rules) : ''}
 <textarea id="policy-rules" name="rules" rows="14" spellcheck="false" autocomplete="off" aria-describedby="policy-rules-hint${errors.rules ? ' policy-rules-error' : ''}"${
       errors.rules ? html` aria-invalid="true"` : ''
     }>${form.rules}</textarea>
-${passwordField(form, view.singleSignOn)}
+${recentSignInField(ctx, { id: 'policy-password', returnTo: path, organizationId: ctx.organization!.id, error: errors.password, asked: form.askPassword, newTab: true })}
 <div class="actions"><button type="submit" class="primary">Save rules</button></div>
 <h2>Try a call</h2>
 <p class="hint">What the rules above (as typed, not saved) decide for a call.</p>
@@ -115,15 +114,6 @@ function rulesErrorBlock(error: RulesError): SafeHtml {
     ? html`<pre class="condition-error"><code>${c.text.slice(0, c.position)}<mark>${c.text.slice(c.position, c.position + 1) || ' '}</mark>${c.text.slice(c.position + 1)}</code></pre>`
     : '';
   return html`<div class="field-error" id="policy-rules-error" role="alert"><p>${error.message}</p>${marked}</div>`;
-}
-
-function passwordField(form: PolicyForm, singleSignOn: boolean): SafeHtml {
-  if (singleSignOn) {
-    return form.errors.password ? html`<p class="field-error" role="alert">${form.errors.password}</p>` : html``;
-  }
-  return html`<label for="policy-password">Your password${form.askPassword ? '' : ' (needed when you signed in more than 15 minutes ago)'}</label>
-${form.errors.password ? html`<p class="field-error" id="policy-password-error" role="alert">${form.errors.password}</p>` : ''}
-<input id="policy-password" name="password" type="password" autocomplete="current-password"${form.errors.password ? html` aria-invalid="true" aria-describedby="policy-password-error"` : ''}>`;
 }
 
 function triedBlock(tried: PolicyEvaluationDto): SafeHtml {

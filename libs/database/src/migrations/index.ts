@@ -25,6 +25,7 @@ import { SessionAuthenticatedAt1764000023100 } from './1764000023100-session-aut
 import { Approvals1764000024000 } from './1764000024000-approvals';
 import { ApprovalDecisions1764000024001 } from './1764000024001-approval-decisions';
 import { ApprovalWebhooks1764000024002 } from './1764000024002-approval-webhooks';
+import { SsoStepUpStates1764000024100 } from './1764000024100-sso-step-up-states';
 import { AuditChain1764000025000 } from './1764000025000-audit-chain';
 import { PersonEmailRead1764000025100 } from './1764000025100-person-email-read';
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
@@ -60,6 +61,7 @@ export const MIGRATIONS = [
   Approvals1764000024000,
   ApprovalDecisions1764000024001,
   ApprovalWebhooks1764000024002,
+  SsoStepUpStates1764000024100,
   AuditChain1764000025000,
   PersonEmailRead1764000025100,
   AuditSinks1764000026000,

@@ -17,6 +17,11 @@ export class SsoState {
   @Column('timestamptz')
   expiresAt: Date;
 
+  /** A step-up's session: the sign-in it refreshes (null: an ordinary sign-in). */
+  @ForeignKey('SignInSession', { name: 'sso_states_step_up_session_id_fkey', onDelete: 'CASCADE' })
+  @Column('uuid', { nullable: true })
+  stepUpSessionId: string | null;
+
   /** When its first valid presentation spent it. */
   @Column('timestamptz', { nullable: true })
   spentAt: Date | null;

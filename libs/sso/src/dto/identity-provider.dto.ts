@@ -12,7 +12,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { IDENTITY_PROVIDER_LIMITS, type IdentityProviderInput } from '@app/identity';
+import { IDENTITY_PROVIDER_LIMITS, type IdentityProviderInput, type IdentityProviderView } from '@app/identity';
 import { MEMBERSHIP_ROLES, type MembershipRole } from '@app/tenancy';
 
 const { text: TEXT, clientSecret: SECRET } = IDENTITY_PROVIDER_LIMITS;
@@ -196,8 +196,8 @@ export class LastIdTokenDto {
   @ApiProperty({ type: [String], description: 'The names of its claims (never their values)' }) claims: string[];
 }
 
-/** The settings as shown; the client secret never appears. */
-export class IdentityProviderDto {
+/** The settings as shown; the client secret never appears. It implements the view, so a field the view gains is documented here too. */
+export class IdentityProviderDto implements IdentityProviderView {
   @ApiProperty({ format: 'uuid' }) organizationId: string;
   @ApiProperty() issuer: string;
   @ApiProperty() clientId: string;
@@ -219,6 +219,8 @@ export class IdentityProviderDto {
   @ApiProperty({ type: [IdJagClientViewDto] }) idJagClients: IdJagClientViewDto[];
   @ApiProperty({ nullable: true, type: String, format: 'date-time', description: 'When an admin first signed in through this IdP (acceptIdJag needs it)' })
   adminSignedInAt: Date | null;
+  @ApiProperty({ nullable: true, type: String, description: "The IdP tenant an admin's ID token named (`tenant` or `tid`), recorded at that sign-in; ID-JAGs of an issuer shared by several tenants must name it. Read-only" })
+  tenant: string | null;
   @ApiProperty({ type: LastIdTokenDto, nullable: true, description: 'The last ID token the IdP sent that passed the checks, since the issuer or the scopes last changed' })
   lastIdToken: LastIdTokenDto | null;
   @ApiProperty({

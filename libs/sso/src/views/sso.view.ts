@@ -84,3 +84,16 @@ ${view.error ? html`<div class="error" role="alert" id="link-error">${view.error
 </div>`,
   );
 }
+
+/** A refused step-up (signing in again inside a session): what happened, its code, and the way back to the page that asked. */
+export function stepUpErrorPage(message: string, code: string, returnTo: string): HtmlPage {
+  return page(
+    'Signing in again failed',
+    html`<div class="card" role="alert" aria-labelledby="error-title">
+<h1 id="error-title">Signing in again failed</h1>
+<p id="sso-error">${message}</p>
+<p class="muted">Reason: <code id="sso-error-code">${code}</code></p>
+<p><a href="${returnTo}">Back</a></p>
+</div>`,
+  );
+}
