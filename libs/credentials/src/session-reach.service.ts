@@ -82,9 +82,20 @@ export class SessionReach {
     private readonly users: UserDirectory,
   ) {}
 
-  /** Why the session does not open the organisation, or null when it does (membership aside). */
-  async refusalIn(session: SessionKind, organizationId: string, em?: EntityManager): Promise<SessionReachRefusal | null> {
-    return sessionReachRefusal(session, await this.providers.signInRule(organizationId, em));
+  /**
+   * Why the session does not open the organisation, or null when it does (whether the person is a
+   * member is the caller's check: a non-member stays "not found" there). With the session's person
+   * and id, a membership begun after the session was issued closes it too
+   * (`session_predates_membership`), as everywhere else a session acts.
+   */
+  async refusalIn(
+    session: SessionKind & Partial<Pick<SessionPrincipal, 'userId' | 'sessionId'>>,
+    organizationId: string,
+    em?: EntityManager,
+  ): Promise<SessionReachRefusal | null> {
+    const membership = session.userId && session.sessionId ? await this.memberships.roleForSession(session.userId, organizationId, session.sessionId, em) : null;
+    const beganAfterSession = membership?.predates === true;
+    return organizationRefusal(session, beganAfterSession, beganAfterSession ? null : await this.providers.signInRule(organizationId, em));
   }
 
   /**
