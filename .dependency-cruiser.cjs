@@ -21,8 +21,9 @@ const ALLOWED_IMPORTS = {
   'credential-store': ['capabilities', 'audit', 'database', 'common'],
   credentials: ['credential-store', 'capabilities', 'identity', 'tenancy', 'audit', 'observability', 'database', 'config', 'common'],
   tasks: ['capabilities', 'audit', 'database', 'common'],
-  organizations: ['tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'config', 'common'],
-  auth: ['identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
+  people: ['tenancy', 'credential-store', 'credentials', 'rate-limit', 'audit', 'config', 'common'],
+  organizations: ['people', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
+  auth: ['people', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
   oauth: ['outbound', 'identity', 'policy', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
   'service-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'common'],
   'api-keys': ['credential-store', 'credentials', 'capabilities', 'audit', 'common'],
@@ -31,9 +32,9 @@ const ALLOWED_IMPORTS = {
   'audit-sinks': ['outbound', 'credentials', 'audit', 'observability', 'config', 'common'],
   policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'outbound', 'audit', 'database', 'config', 'common'],
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
-  sso: ['auth', 'organizations', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
-  scim: ['organizations', 'identity', 'tenancy', 'credentials', 'audit', 'config', 'common'],
-  dashboard: ['identity', 'scim', 'organizations', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'auth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
+  sso: ['people', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
+  scim: ['people', 'identity', 'tenancy', 'credentials', 'audit', 'config', 'common'],
+  dashboard: ['identity', 'scim', 'organizations', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'auth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

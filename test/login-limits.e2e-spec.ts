@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { loginEmailIpKey, loginEmailKey } from '@app/auth';
+import { loginEmailIpKey, loginEmailKey } from '@app/people';
 import { createUser } from './factories';
 import { hiddenField, TestBrowser } from './factories/oauth';
 import { loginPageLockoutMessage, tooManyLoginAttempts, tooManySignups } from './fixtures/limits';

@@ -66,6 +66,16 @@ describe('OpenAPI document at /api/docs', () => {
     expect(documented).toContain('tenant');
   });
 
+  it('documents how a route that needs a recent sign-in says to refresh it', () => {
+    const decision = doc.paths['/api/organizations/{orgId}/approvals/{id}/decision']?.post;
+    expect(JSON.stringify(decision!.responses['401'])).toContain('#/components/schemas/ReauthenticationRequiredDto');
+    expect(Object.keys(doc.components.schemas.ReauthenticationRequiredDto!.properties!)).toEqual(
+      expect.arrayContaining(['statusCode', 'message', 'error', 'code', 'method', 'reauthenticateUrl']),
+    );
+    const list = doc.paths['/api/organizations/{orgId}/approvals']?.get;
+    expect(JSON.stringify(list!.responses['401'])).toContain('#/components/schemas/ApiErrorDto');
+  });
+
   it('leaves the HTML pages out', () => {
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/signup'))).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 import request from 'supertest';
 import { createProject } from './factories';
 import { insertConnectedClient } from './factories/grants';
@@ -262,6 +263,20 @@ describe('SCIM 2.0 provisioning', () => {
     // Deactivated before accepting: the invitation is withdrawn.
     await scim.patch(`/Users/${created.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }).expect(200);
     expect(await t.dataSource.query(`SELECT 1 FROM invitations WHERE organization_id = $1 AND withdrawn_at IS NULL`, [orgId])).toEqual([]);
+  });
+
+  it('creates people of an internationalised verified domain, their address written in Unicode or in its ASCII form', async () => {
+    const label = `bücher-${randomUUID().slice(0, 8)}`;
+    const ascii = domainToASCII(`${label}.example.com`);
+    expect(ascii).toMatch(/^xn--/);
+    const { orgId, scim } = await provisionedOrganization(ascii);
+    await scim.post('/Users', { schemas: [USER], userName: `grace@${label}.example.com`, active: true }).expect(201);
+    expect(await membership(orgId, (await accountOf(`grace@${label}.example.com`))!.id)).toBe('member');
+    await scim.post('/Users', { schemas: [USER], userName: `alan@${ascii}`, active: true }).expect(201);
+    expect(await membership(orgId, (await accountOf(`alan@${ascii}`))!.id)).toBe('member');
+    // Another internationalised domain is still not one of the organisation's.
+    const other = await scim.post('/Users', { schemas: [USER], userName: `ada@münchen-${randomUUID().slice(0, 8)}.example.com`, active: true }).expect(400);
+    expect(other.body).toEqual(scimError(400, 'invalidValue'));
   });
 
   it('lists in pages with startIndex and count', async () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { SessionTokenService } from '@app/credentials';
 import { IdentityProviderDirectory } from '@app/identity';
+import { MembershipDirectory } from '@app/tenancy';
 import { addMember, createOrganization, createProject, createUser } from './factories';
 import { insertConnectedClient } from './factories/grants';
 import { signupOverHttp } from './factories/rest';
@@ -261,6 +262,38 @@ describe('what a session opens: single sign-on and "require single sign-on"', ()
     const home = await api().get('/').set('Cookie', `ag_session=${renewed}`).redirects(0).expect(200);
     expect(home.text).toContain('Sign in to open your organisations');
     expect(home.text).toContain(`href="/auth/sso/start?email=${encodeURIComponent(newcomer.email)}&amp;next=${encodeURIComponent(`/orgs/${orgA.id}/projects`)}"`);
+  });
+
+  it('a session issued before the current membership began: the consent page offers none of its projects, and a posted pick of one is refused, as is its person\'s connected client there', async () => {
+    const someone = await createUser(t.dataSource, { email: `rejoined-${randomUUID().slice(0, 8)}@example.test` });
+    const org = await createOrganization(t.dataSource, 'Org rejoined');
+    await addMember(t.dataSource, org.id, someone.id, 'admin');
+    const project = await createProject(t.dataSource, org.id, 'Project of the rejoined');
+    const grant = await insertConnectedClient(t.dataSource, { userId: someone.id, organizationId: org.id, projectId: project.id, clientName: 'Rejoined Client' });
+    const old = (await api().post('/api/auth/login').send({ email: someone.email, password: someone.password }).expect(200)).body.accessToken as string;
+    // The membership ends and another begins after that session was issued (removed, invited back).
+    const memberships = t.app.get(MembershipDirectory);
+    await memberships.remove(org.id, someone.id);
+    await memberships.add(org.id, someone.id, 'admin');
+    const browser = new TestBrowser(t.baseUrl);
+    browser.cookies.set('ag_session', old);
+    const consent = await openConsent(browser, consentPath());
+    expect(formChoices(consent.html, 'project_id').map((c) => c.value)).not.toContain(project.id);
+    const res = await browser.post('/api/agent/oauth/authorize', {
+      request_id: consent.requestId,
+      csrf_token: consent.csrfToken,
+      project_id: project.id,
+      permissions: ['project:read'],
+      decision: 'approve',
+    });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('This session was issued before your current membership of that project');
+    expect(await t.dataSource.query('SELECT id FROM oauth_grants WHERE user_id = $1 AND id <> $2', [someone.id, grant.grantId])).toEqual([]);
+    const listed = await api().get('/api/me/agent-grants').auth(old, { type: 'bearer' }).expect(200);
+    expect((listed.body as { id: string }[]).map((g) => g.id)).not.toContain(grant.grantId);
+    const revoke = await api().post(`/api/me/agent-grants/${grant.grantId}/revoke`).auth(old, { type: 'bearer' }).expect(401);
+    expect(revoke.body.code).toBe('session_predates_membership');
+    expect(await t.dataSource.query('SELECT revoked_at FROM oauth_grants WHERE id = $1', [grant.grantId])).toEqual([{ revoked_at: null }]);
   });
 
   it('sign-out ends a single sign-on session and clears the single sign-on cookie (REST and the pages)', async () => {

@@ -4,6 +4,12 @@ import { join } from 'node:path';
 import { startGatewayProcess, spawnGateway } from './helpers/gateway-process';
 import { freePort } from './helpers/postgres-server';
 
+/** How long a refusing start may take before it is taken for hung and killed; within the tests' timeout. */
+const REFUSAL_GUARD_MS = 100_000;
+jest.setTimeout(120_000);
+/** How long a line the start logs just after listening may take to reach the pipe (polled: usually milliseconds). */
+const LOG_LINE_WAIT_MS = 30_000;
+
 /**
  * Runs the real entry point (apps/gateway/src/main.ts, compiled on the fly by the swc require
  * hook, so no build is needed) in a child process with the given environment, from an empty
@@ -17,7 +23,10 @@ function runGateway(env: Record<string, string>): Promise<{ code: number | null;
     let stderr = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    // Only a guard against a start that hangs: the refusal comes after the whole entry point is
+    // compiled on the fly, which takes far longer than usual on a machine busy with other work
+    // (a 30 s guard killed refusals there, and the test read exit code null).
+    const timer = setTimeout(() => child.kill('SIGKILL'), REFUSAL_GUARD_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -91,7 +100,7 @@ describe('BASE_URL: refused when missing in production; logged as the URL client
     const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir });
     try {
       // The line is logged just after listening, so readiness can answer before it is read.
-      for (const until = Date.now() + 10_000; !gateway.stdout().includes('BASE_URL is not set') && Date.now() < until; ) {
+      for (const until = Date.now() + LOG_LINE_WAIT_MS; !gateway.stdout().includes('BASE_URL is not set') && Date.now() < until; ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const logged = /BASE_URL is not set: clients must use (\S+) \(/.exec(gateway.stdout());
@@ -114,7 +123,9 @@ describe('BASE_URL: refused when missing in production; logged as the URL client
     const gateway = await startGatewayProcess(port, { DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info' });
     try {
       // The start's last line reaches the pipe shortly after /health/ready answers: wait for it.
-      for (let i = 0; i < 100 && !gateway.stdout().includes('"context":"NestApplication"'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const until = Date.now() + LOG_LINE_WAIT_MS; !gateway.stdout().includes('"context":"NestApplication"') && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const lines = gateway.stdout().split('\n').filter(Boolean);
       expect(lines.some((l) => l.includes('"context":"NestApplication"'))).toBe(true);
       expect(lines.filter((l) => /"context":"(RouterExplorer|RoutesResolver)"/.test(l))).toEqual([]);

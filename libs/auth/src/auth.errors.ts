@@ -1,4 +1,5 @@
 import { ConflictError, DomainError, TooManyRequestsError } from '@app/common';
+import { waitText } from '@app/people';
 
 export class EmailTakenError extends ConflictError {
   constructor() {
@@ -12,31 +13,10 @@ export class SignupDisabledError extends DomainError {
   }
 }
 
-/** One message for an unknown email and a wrong password, so the answer does not reveal which. */
-export class InvalidLoginError extends DomainError {
-  constructor() {
-    super('invalid_credentials', 'Invalid email or password', 'unauthenticated');
-  }
-}
-
 /** A password change whose current password is wrong (400 naming the field; counted like a failed sign-in). */
 export class WrongCurrentPasswordError extends DomainError {
   constructor() {
     super('wrong_current_password', 'currentPassword is not the current password of this account', 'invalid_input');
-  }
-}
-
-/**
- * Too many failed logins for this email or from this address: refused before the password is
- * checked, so a correct password is refused too until the window ends.
- */
-export class TooManyLoginAttemptsError extends TooManyRequestsError {
-  /** The sentence the HTML sign-in page shows. */
-  readonly pageMessage: string;
-
-  constructor(retryAfterSeconds: number) {
-    super('too_many_login_attempts', `Too many failed sign-in attempts; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds);
-    this.pageMessage = `Too many failed sign-in attempts. Please wait ${waitText(retryAfterSeconds)} before trying again.`;
   }
 }
 
@@ -58,13 +38,6 @@ export class TooManyResetAttemptsError extends TooManyRequestsError {
     super('too_many_reset_attempts', `Too many password-reset attempts from this address; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds);
     this.pageMessage = `Too many password-reset attempts from this network. Please wait ${waitText(retryAfterSeconds)} before trying again.`;
   }
-}
-
-/** "45 seconds", "1 minute", "15 minutes" (rounded up). */
-function waitText(seconds: number): string {
-  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdentityModule } from '@app/identity';
+import { PeopleModule } from '@app/people';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { AccountsService } from './accounts.service';
@@ -15,7 +16,7 @@ import { SignupService } from './signup.service';
 
 /** Sign-up (REST and HTML), password login, sign-out, password-reset links in use, and `GET /api/me`. */
 @Module({
-  imports: [IdentityModule, RateLimitModule, TenancyModule],
+  imports: [IdentityModule, PeopleModule, RateLimitModule, TenancyModule],
   controllers: [AuthController, SessionsController, SignupPageController, LoginPageController, ResetPasswordPageController],
   providers: [AccountsService, AuthService, AuthRateLimitService, SignupService, ReauthenticationService],
   exports: [AccountsService, AuthService, ReauthenticationService],

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
-import { randomBytes } from 'node:crypto';
 import { ClosedOrganization, SessionPrincipal, SessionReach, SessionTokenService } from '@app/credentials';
 import { NotFoundError } from '@app/common';
-import { hashPassword, MembershipRole, OrganizationDirectory, passwordNeedsRehash, UserDirectory, verifyPassword } from '@app/tenancy';
-import { InvalidLoginError, WrongCurrentPasswordError } from './auth.errors';
-import { AuthRateLimitService } from './auth-rate-limit.service';
+import { InvalidLoginError, LoginAttemptLimits, PasswordCheck } from '@app/people';
+import { hashPassword, MembershipRole, OrganizationDirectory, UserDirectory, verifyPassword } from '@app/tenancy';
+import { WrongCurrentPasswordError } from './auth.errors';
 
 export interface SessionToken {
   accessToken: string;
@@ -25,12 +24,10 @@ export interface Me {
 /** Password login and the session's own view of itself. */
 @Injectable()
 export class AuthService {
-  /** A hash of a random password, verified against when the email is unknown (same Argon2id work). */
-  private decoyHash: Promise<string> | undefined;
-
   constructor(
     private readonly sessions: SessionTokenService,
-    private readonly limits: AuthRateLimitService,
+    private readonly passwords: PasswordCheck,
+    private readonly limits: LoginAttemptLimits,
     private readonly users: UserDirectory,
     private readonly organizations: OrganizationDirectory,
     private readonly reach: SessionReach,
@@ -39,17 +36,15 @@ export class AuthService {
   ) {}
 
   /**
-   * A session JWT for the right email and password. An unknown email costs the same Argon2id
-   * work as a wrong password and gets the same error, so neither timing nor message tells them apart.
-   * Every login path goes through here: past the failed-attempt limits (per email and `ip`, per
-   * email, per `ip`) it throws `TooManyLoginAttemptsError` without looking at the password. A
-   * hash made with an older algorithm or weaker parameters is re-made from the password now.
+   * A session JWT for the right email and password, checked by `people`'s `PasswordCheck` (one
+   * answer for an unknown email and a wrong password; `TooManyLoginAttemptsError` past the
+   * failed-attempt limits, without looking at the password), and the sign-in audited.
    */
   async login(email: string, password: string, ip: string | null, userAgent: string | null = null): Promise<SessionToken & { userId: string }> {
     const origin = { ip, userAgent };
     let userId: string;
     try {
-      userId = await this.checkPassword(email, password, ip);
+      userId = await this.passwords.check(email, password, ip);
     } catch (error) {
       // Written before the answer (SPEC §10); the failed-attempt limits bound how many there can be.
       if (error instanceof InvalidLoginError) await this.recordSignIn('sign_in.failed', await this.users.idByEmail(email), origin);
@@ -75,21 +70,9 @@ export class AuthService {
     });
   }
 
-  /**
-   * The account's id when the password is right, under the same failed-attempt limits and with
-   * the same answers as `login`, without opening a session (linking an account to single sign-on
-   * checks the password this way, then opens the session itself).
-   */
-  async checkPassword(email: string, password: string, ip: string | null): Promise<string> {
-    await this.limits.beginLogin(email, ip);
-    const user = await this.users.loginRecord(email);
-    const ok = await verifyPassword(password, user?.passwordHash ?? (await this.decoy()));
-    if (!user || !ok) throw new InvalidLoginError();
-    await this.limits.loginSucceeded(email, ip);
-    if (passwordNeedsRehash(user.passwordHash)) {
-      await this.users.replacePasswordHash(user.id, user.passwordHash, await hashPassword(password));
-    }
-    return user.id;
+  /** `people`'s `PasswordCheck`, for signing in again inside a session (`ReauthenticationService`). */
+  checkPassword(email: string, password: string, ip: string | null): Promise<string> {
+    return this.passwords.check(email, password, ip);
   }
 
   /**
@@ -103,10 +86,10 @@ export class AuthService {
     const profile = await this.users.findById(userId);
     if (!profile) throw new NotFoundError('User');
     const ip = origin.ip ?? null;
-    await this.limits.beginLogin(profile.email, ip);
+    await this.limits.begin(profile.email, ip);
     const record = await this.users.loginRecord(profile.email);
     if (!record || record.id !== userId || !(await verifyPassword(input.currentPassword, record.passwordHash))) throw new WrongCurrentPasswordError();
-    await this.limits.loginSucceeded(profile.email, ip);
+    await this.limits.succeeded(profile.email, ip);
     const passwordHash = await hashPassword(input.newPassword);
     await this.dataSource.transaction(async (em) => {
       await this.users.setPassword(userId, passwordHash, em);
@@ -134,14 +117,5 @@ export class AuthService {
       memberships: open.map((m) => ({ organization: { id: m.id, name: m.name }, role: m.role })),
       closedOrganizations: closed.map((m) => ({ id: m.id, name: m.name, role: m.role, refusal: m.refusal })),
     };
-  }
-
-  private decoy(): Promise<string> {
-    // A failed first attempt (the hashing queue was full) is not kept: the next call tries again.
-    this.decoyHash ??= hashPassword(randomBytes(24).toString('base64url')).catch((error: unknown) => {
-      this.decoyHash = undefined;
-      throw error;
-    });
-    return this.decoyHash;
   }
 }

@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { Public, safeNextPath, setSessionCookie, SSO_START_FORM } from '@app/credentials';
 import { SsoRouting } from '@app/identity';
+import { InvalidLoginError, TooManyLoginAttemptsError } from '@app/people';
 import { FormCsrf, PageErrorFilter, sendPage, sendRedirect, singleParam } from '@app/web';
-import { InvalidLoginError, TooManyLoginAttemptsError } from './auth.errors';
 import { AuthService } from './auth.service';
 import { loginPage } from './views/login.view';
 

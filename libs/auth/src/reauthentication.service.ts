@@ -3,8 +3,8 @@ import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { DomainError, NotFoundError } from '@app/common';
 import { RecentSignIn, SessionPrincipal } from '@app/credentials';
+import { InvalidLoginError } from '@app/people';
 import { UserDirectory } from '@app/tenancy';
-import { InvalidLoginError } from './auth.errors';
 import { AuthService } from './auth.service';
 
 /**

@@ -33,6 +33,17 @@ export function sessionReachRefusal(session: SessionKind, rule: SignInRule | nul
 }
 
 /**
+ * What a session opens in an organisation its person is a member of: nothing when the current
+ * membership began after the session was issued (`membershipBeganAfterSession`: a removal,
+ * demotion or deprovisioning ended the membership it was issued under, and an invitation or a
+ * provisioning began another since), else what `sessionReachRefusal` says of the organisation's
+ * identity provider (`rule`). Null: the session opens it.
+ */
+export function organizationRefusal(session: SessionKind, membershipBeganAfterSession: boolean, rule: SignInRule | null): SessionReachRefusal | null {
+  return membershipBeganAfterSession ? 'session_predates_membership' : sessionReachRefusal(session, rule);
+}
+
+/**
  * A member's session that does not open the organisation (403). `signInHref` is where the pages
  * send the person: single sign-on for the organisation (`/auth/sso/start?email=…`), or the sign-in
  * page (`/login?email=…`).
@@ -60,7 +71,7 @@ export type ClosedOrganization<T> = T & { refusal: SessionReachRefusal };
  * person's organisations for a session, asks here (REST and page access through
  * `OrganizationAccessPolicy`, `/api/me`, the organisation list, the dashboard's switcher, the
  * consent page and its decision). A membership is needed first (no membership stays "not found"
- * where it was); then `sessionReachRefusal` decides from the organisation's identity provider.
+ * where it was); then `organizationRefusal` decides.
  */
 @Injectable()
 export class SessionReach {
@@ -71,9 +82,20 @@ export class SessionReach {
     private readonly users: UserDirectory,
   ) {}
 
-  /** Why the session does not open the organisation, or null when it does (membership aside). */
-  async refusalIn(session: SessionKind, organizationId: string, em?: EntityManager): Promise<SessionReachRefusal | null> {
-    return sessionReachRefusal(session, await this.providers.signInRule(organizationId, em));
+  /**
+   * Why the session does not open the organisation, or null when it does (whether the person is a
+   * member is the caller's check: a non-member stays "not found" there). With the session's person
+   * and id, a membership begun after the session was issued closes it too
+   * (`session_predates_membership`), as everywhere else a session acts.
+   */
+  async refusalIn(
+    session: SessionKind & Partial<Pick<SessionPrincipal, 'userId' | 'sessionId'>>,
+    organizationId: string,
+    em?: EntityManager,
+  ): Promise<SessionReachRefusal | null> {
+    const membership = session.userId && session.sessionId ? await this.memberships.roleForSession(session.userId, organizationId, session.sessionId, em) : null;
+    const beganAfterSession = membership?.predates === true;
+    return organizationRefusal(session, beganAfterSession, beganAfterSession ? null : await this.providers.signInRule(organizationId, em));
   }
 
   /**
@@ -83,7 +105,8 @@ export class SessionReach {
   async roleIn(session: SessionPrincipal, organizationId: string, next?: string): Promise<MembershipRole | null> {
     const membership = await this.memberships.roleForSession(session.userId, organizationId, session.sessionId);
     if (!membership) return null;
-    const refusal = membership.predates ? 'session_predates_membership' : await this.refusalIn(session, organizationId);
+    const rule = membership.predates ? null : await this.providers.signInRule(organizationId);
+    const refusal = organizationRefusal(session, membership.predates, rule);
     if (refusal) throw await this.refusalError(session, refusal, next);
     return membership.role;
   }
@@ -108,7 +131,7 @@ export class SessionReach {
     const open: T[] = [];
     const closed: ClosedOrganization<T>[] = [];
     for (const organization of organizations) {
-      const refusal = predating.has(organization.id) ? 'session_predates_membership' : sessionReachRefusal(session, rules.get(organization.id) ?? null);
+      const refusal = organizationRefusal(session, predating.has(organization.id), rules.get(organization.id) ?? null);
       if (refusal) closed.push({ ...organization, refusal });
       else open.push(organization);
     }

@@ -23,6 +23,8 @@ abstract class LastUsedRecorder implements OnModuleInit, BeforeApplicationShutdo
   private readonly written = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** The write after the one under way, shared by the calls made meanwhile. */
+  private next: Promise<void> | undefined;
 
   protected constructor(
     private readonly dataSource: DataSource,
@@ -44,10 +46,24 @@ abstract class LastUsedRecorder implements OnModuleInit, BeforeApplicationShutdo
     this.pending.set(id, now);
   }
 
-  /** Writes every pending use in one statement. Concurrent calls share one flush. */
+  /**
+   * Writes every pending use in one statement: once it resolves, every use recorded before the
+   * call is written. A call while a write is under way (the timer's, say) waits for it and then
+   * writes what was recorded since, which that write had not taken; calls meanwhile share that
+   * next write.
+   */
   flush(): Promise<void> {
-    this.flushing ??= this.write().finally(() => (this.flushing = undefined));
-    return this.flushing;
+    if (this.next) return this.next;
+    if (!this.flushing) {
+      this.flushing = this.write().finally(() => (this.flushing = undefined));
+      return this.flushing;
+    }
+    const next = this.flushing.then(() => {
+      this.next = undefined;
+      return this.flush();
+    });
+    this.next = next;
+    return next;
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -14,6 +14,7 @@ import { OrganizationClientPageController } from './clients/organization-client-
 import { ClientPolicyPageController } from './clients/client-policy-page.controller';
 import { ClientsPageController } from './clients/clients-page.controller';
 import { OrganizationsModule } from '@app/organizations';
+import { PeopleModule } from '@app/people';
 import { ServiceKeysModule } from '@app/service-keys';
 import { ScimModule } from '@app/scim';
 import { AssetsController } from './assets.controller';
@@ -39,7 +40,7 @@ import { PageRecentSignIn } from './recent-sign-in-form';
  * itself, never the tables).
  */
 @Module({
-  imports: [AuditSinksModule, AuthModule, OrganizationsModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimModule, PolicyModule, CapabilitiesModule],
+  imports: [AuditSinksModule, AuthModule, OrganizationsModule, PeopleModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimModule, PolicyModule, CapabilitiesModule],
   controllers: [
     AssetsController,
     HomeController,

@@ -36,10 +36,14 @@ export class ReadPipeline {
   private closed = false;
   private readonly timeoutMs: number;
   private readonly maxQueued: number;
-  /** The connections whose writes are held until `release` runs. */
-  private readonly held: WritableStream[] = [];
+  /** The connections whose writes are held until `release` runs, each with its slot. */
+  private readonly held: { stream: WritableStream; slot: Slot }[] = [];
   private readonly release = () => {
-    for (const stream of this.held.splice(0)) stream.uncork();
+    const now = Date.now();
+    for (const { stream, slot } of this.held.splice(0)) {
+      stream.uncork();
+      for (const entry of slot.unsent.splice(0)) entry.sentAt = now;
+    }
   };
 
   constructor(
@@ -49,7 +53,7 @@ export class ReadPipeline {
   ) {
     this.timeoutMs = bounds.statementTimeoutMs;
     this.maxQueued = bounds.maxQueued;
-    this.slots = Array.from({ length: connections }, () => ({ client: undefined, ready: undefined, inFlight: new Set<InFlight>(), watchdog: undefined }));
+    this.slots = Array.from({ length: connections }, () => ({ client: undefined, ready: undefined, inFlight: new Set<InFlight>(), unsent: [], watchdog: undefined }));
   }
 
   /**
@@ -62,7 +66,7 @@ export class ReadPipeline {
     if (index === undefined) return undefined;
     this.next = (index + 1) % this.slots.length;
     const slot = this.slots[index]!;
-    const entry: InFlight = { startedAt: now, fail: undefined };
+    const entry: InFlight = { startedAt: now, sentAt: undefined, fail: undefined };
     slot.inFlight.add(entry);
     this.watch(slot);
     return new Promise<T[]>((resolve, reject) => {
@@ -76,7 +80,8 @@ export class ReadPipeline {
         reject(error);
       };
       const send = (client: Client) => {
-        this.holdWrites(client);
+        this.holdWrites(client, slot);
+        slot.unsent.push(entry);
         queryStatement<T>(client, statement, parameters, true).then(answered, failed);
       };
       if (slot.client) send(slot.client);
@@ -85,21 +90,30 @@ export class ReadPipeline {
   }
 
   /**
-   * Arms the slot's one timer for its oldest statement's deadline (the bound plus the margin). When
-   * it fires with that statement still unanswered, the connection has said nothing for that long:
-   * it is dropped (`drop`).
+   * Arms the slot's one timer for its oldest statement's deadline (the bound plus the margin, from
+   * when the statement left). When it fires with that statement still unanswered, the connection
+   * has said nothing for that long: it is dropped (`drop`).
+   *
+   * Only the connection's silence counts, not the process's own: timers run before the event loop
+   * reads the sockets that became readable meanwhile, so after a stretch of the process busy past
+   * the deadline (a burst of requests, a starved CPU) the answer may be in the socket, unread. The
+   * check therefore runs after that turn's reads (`setImmediate`), and a statement that left late
+   * (its writes held while the process was busy) counts from when it left.
    */
   private watch(slot: Slot): void {
     if (slot.watchdog || this.closed) return;
     const oldest = first(slot.inFlight);
     if (!oldest) return;
     const limit = this.timeoutMs + READ_PIPELINE_NO_ANSWER_MARGIN_MS;
-    const wait = Math.max(0, oldest.startedAt + limit - Date.now());
+    const wait = Math.max(0, (oldest.sentAt ?? Date.now()) + limit - Date.now());
     slot.watchdog = setTimeout(() => {
-      slot.watchdog = undefined;
-      const head = first(slot.inFlight);
-      if (head && Date.now() - head.startedAt >= limit) this.drop(slot, head);
-      this.watch(slot);
+      setImmediate(() => {
+        slot.watchdog = undefined;
+        if (this.closed) return;
+        const head = first(slot.inFlight);
+        if (head?.sentAt !== undefined && Date.now() - head.sentAt >= limit) this.drop(slot, head);
+        this.watch(slot);
+      });
     }, wait);
     slot.watchdog.unref();
   }
@@ -123,11 +137,11 @@ export class ReadPipeline {
    * Holds the connection's writes until the event loop has handled the I/O at hand (the rest of
    * the requests that arrived together): their statements then leave in one write.
    */
-  private holdWrites(client: Client): void {
+  private holdWrites(client: Client, slot: Slot): void {
     const stream = (client as unknown as { connection: { stream: WritableStream } }).connection.stream;
-    if (this.held.includes(stream)) return;
+    if (this.held.some((held) => held.stream === stream)) return;
     stream.cork();
-    this.held.push(stream);
+    this.held.push({ stream, slot });
     if (this.held.length === 1) setImmediate(this.release);
   }
 
@@ -239,6 +253,8 @@ interface WritableStream {
 
 interface InFlight {
   readonly startedAt: number;
+  /** When its connection's held writes left (`release`); undefined until then. */
+  sentAt: number | undefined;
   /** Fails the statement (its connection being dropped). */
   fail: ((error: Error) => void) | undefined;
 }
@@ -247,5 +263,7 @@ interface Slot extends SlotLoad {
   client: Client | undefined;
   ready: Promise<Client> | undefined;
   readonly inFlight: Set<InFlight>;
+  /** Statements written on the connection since the last `release`: they leave with it. */
+  readonly unsent: InFlight[];
   watchdog: NodeJS.Timeout | undefined;
 }

@@ -110,13 +110,16 @@ export function runStatement<T>(context: StatementContext, statement: Statement,
 
 /**
  * `answer`, or a statement timeout after `timeoutMs` (which `onPooledConnection` takes as a
- * broken connection and drops: the statement may still be running on it).
+ * broken connection and drops: the statement may still be running on it). The timeout is decided
+ * after the event loop's reads of that turn (`setImmediate`): timers run before them, and after the
+ * process itself was busy past the deadline the answer may be waiting in the socket, unread.
  */
 function withTimeout<T>(answer: Promise<T>, timeoutMs: number | undefined): Promise<T> {
   if (timeoutMs === undefined) return answer;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`statement timeout: no answer from the database within ${timeoutMs} ms`)), timeoutMs);
+    const fail = () => reject(new Error(`statement timeout: no answer from the database within ${timeoutMs} ms`));
+    timer = setTimeout(() => setImmediate(fail), timeoutMs);
   });
   // The connection is ended when the timeout wins: the answer's failure then is nobody's.
   answer.catch(() => undefined);

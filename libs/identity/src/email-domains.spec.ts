@@ -1,4 +1,4 @@
-import { isPublicEmailDomain, normalizeEmailDomain, verificationRecord } from './email-domains';
+import { emailDomain, isPublicEmailDomain, normalizeEmailDomain, verificationRecord } from './email-domains';
 
 describe('email domains', () => {
   it('normalises a domain: lower case, no trailing dot, internationalised names in ASCII', () => {
@@ -30,5 +30,29 @@ describe('email domains', () => {
 
   it('names the TXT record to publish', () => {
     expect(verificationRecord('example.com', 'abc')).toEqual({ name: '_agent-gateway.example.com', type: 'TXT', value: 'agent-gateway-verification=abc' });
+  });
+});
+
+describe('emailDomain: the domain of an address, as claimed domains are stored', () => {
+  it.each([
+    ['ada@example.com', 'example.com'],
+    ['Ada@Example.COM', 'example.com'],
+    ['ada@example.com.', 'example.com'],
+    ['ada@ example.com ', 'example.com'],
+    ['ada@münchen.example', 'xn--mnchen-3ya.example'],
+    ['ada@MÜNCHEN.example', 'xn--mnchen-3ya.example'],
+    ['ada@xn--mnchen-3ya.example', 'xn--mnchen-3ya.example'],
+    ['ada@bücher.example', 'xn--bcher-kva.example'],
+    ['"a@b"@example.com', 'example.com'],
+    ['ada@', null],
+    ['@example.com', null],
+    ['no-at-sign', null],
+    ['ada@' + 'x'.repeat(254), null],
+  ])('%j → %j', (email, expected) => {
+    expect(emailDomain(email)).toBe(expected);
+  });
+
+  it('gives an internationalised address the domain its claimed domain is stored as', () => {
+    expect(emailDomain('ada@münchen.example')).toBe(normalizeEmailDomain('münchen.example'));
   });
 });

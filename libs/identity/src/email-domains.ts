@@ -44,6 +44,23 @@ export function normalizeEmailDomain(raw: unknown, field = 'domain'): string {
   return ascii;
 }
 
+/**
+ * The domain of an email as claimed domains are stored (lower case, no trailing dot,
+ * internationalised names in their ASCII form), or null when it has none: the one way every
+ * library works out an email's domain (single sign-on routing, sign-up, SCIM's verified domains).
+ */
+export function emailDomain(email: string): string | null {
+  const at = email.lastIndexOf('@');
+  if (at <= 0 || at === email.length - 1) return null;
+  const raw = email
+    .slice(at + 1)
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '');
+  const domain = raw.length > 0 && raw.length <= 253 ? domainToASCII(raw) : '';
+  return domain || null;
+}
+
 /** Second-level labels under which country domains hand out names (`yahoo.co.jp`, `gmx.com.br`). */
 const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'ne', 'or']);
 

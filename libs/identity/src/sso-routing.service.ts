@@ -1,25 +1,12 @@
-import { domainToASCII } from 'node:url';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { emailDomain } from './email-domains';
 import { IdentityProviderDomain, IdentityProviderRecord, ProvisionedUser } from './entities';
 
 /** Where an email signs in through single sign-on: the organisation that verified its domain, and its IdP. */
 export interface SsoRoute {
   organizationId: string;
   issuer: string;
-}
-
-/** The domain of an email as claimed domains are stored (lower case, no trailing dot, ASCII form), or null when it has none. */
-export function emailDomain(email: string): string | null {
-  const at = email.lastIndexOf('@');
-  if (at <= 0 || at === email.length - 1) return null;
-  const raw = email
-    .slice(at + 1)
-    .trim()
-    .toLowerCase()
-    .replace(/\.$/, '');
-  const domain = raw.length > 0 && raw.length <= 253 ? domainToASCII(raw) : '';
-  return domain || null;
 }
 
 /**

@@ -1,7 +1,5 @@
 export * from './capabilities/get-project.capability';
 export * from './capabilities/project-capabilities.module';
-export * from './invitations.service';
-export * from './members.service';
 export * from './organizations.errors';
 export * from './organizations.module';
 export * from './organizations.service';

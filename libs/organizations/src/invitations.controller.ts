@@ -5,7 +5,7 @@ import { ApiErrors } from '@app/common';
 import { CurrentPrincipal, OrganizationRoute, type Principal, RequestActor, RestAuth } from '@app/credentials';
 import { AcceptedInvitationDto, AcceptInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
 import { ListInvitationsQueryDto } from './dto/list-invitations-query.dto';
-import { InvitationsService } from './invitations.service';
+import { InvitationsService } from '@app/people';
 
 /** An organisation's invitations, for its admins (made by `POST …/members`). */
 @ApiTags('members')

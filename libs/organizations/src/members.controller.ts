@@ -5,12 +5,12 @@ import { ApiErrors } from '@app/common';
 import { OrganizationRoute, PasswordResetService, RequestActor, RestAuth } from '@app/credentials';
 import { CreatedInvitationDto, ResetLinkDto } from './dto/invitation.dto';
 import { InviteMemberDto } from './dto/invite-member.dto';
-import { InvitationsService } from './invitations.service';
+import { InvitationsService } from '@app/people';
 import { ChangeMemberRoleDto } from './dto/change-member-role.dto';
 import { HandOverQueryDto } from './dto/hand-over-query.dto';
 import { KeysetPageQueryDto } from '@app/common';
 import { ChangedMemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
-import { MembersService } from './members.service';
+import { MembersService } from '@app/people';
 
 @ApiTags('members')
 @ApiBearerAuth()

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { IdentityLinkDirectory, IdentityProviderDirectory, ProvisionedUser, ProvisionedUserDirectory } from '@app/identity';
-import { InvitationsService, MembersService } from '@app/organizations';
+import { emailDomain, IdentityLinkDirectory, IdentityProviderDirectory, ProvisionedUser, ProvisionedUserDirectory } from '@app/identity';
+import { InvitationsService, MembersService } from '@app/people';
 import { InvitationDirectory, MembershipDirectory, NO_PASSWORD, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import { ScimDomainNotVerifiedError, ScimError, ScimTokenMakerError, ScimUserNameTakenError, ScimUserNotFoundError } from './scim.errors';
 import { ScimTokensService } from './scim-tokens.service';
@@ -304,7 +304,7 @@ export class ScimUsersService {
   }
 
   private async assertVerifiedDomain(organizationId: string, email: string): Promise<void> {
-    const domain = email.slice(email.lastIndexOf('@') + 1);
+    const domain = emailDomain(email) ?? '';
     const domains = await this.providers.domains(organizationId);
     if (!domains.some((d) => d.domain === domain && d.verifiedAt !== null)) throw new ScimDomainNotVerifiedError(domain);
   }

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ScimTokenOffboarding, ScimTokenResolver } from '@app/credentials';
 import { IdentityModule } from '@app/identity';
-import { OrganizationsModule } from '@app/organizations';
+import { PeopleModule } from '@app/people';
 import { TenancyModule } from '@app/tenancy';
 import { ScimToken } from './entities/scim-token.entity';
 import { ScimController } from './scim.controller';
@@ -15,7 +15,7 @@ import { ScimUsersService } from './scim-users.service';
  * the `ScimTokenResolver` the global guard uses on SCIM routes.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ScimToken]), IdentityModule, OrganizationsModule, TenancyModule],
+  imports: [TypeOrmModule.forFeature([ScimToken]), IdentityModule, PeopleModule, TenancyModule],
   controllers: [ScimTokensController, ScimController],
   providers: [
     ScimTokensService,

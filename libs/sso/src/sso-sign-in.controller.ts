@@ -2,12 +2,12 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/com
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { requestOrigin } from '@app/audit';
-import { InvalidLoginError, TooManyLoginAttemptsError } from '@app/auth';
 import { DomainError, HTTP_STATUS_OF_KIND, retryAfterOf } from '@app/common';
 import { AppConfig } from '@app/config';
 import { Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie, SSO_START_FORM } from '@app/credentials';
 import { UserDirectory } from '@app/tenancy';
 import { SSO_CALLBACK_PATH } from '@app/identity';
+import { InvalidLoginError, TooManyLoginAttemptsError } from '@app/people';
 import { FormCsrf, sendPage, sendRedirect, singleParam } from '@app/web';
 import { LINK_COOKIE, PendingLink, PendingSwitch, SignInState, SsoCookies, STATE_COOKIE, SWITCH_COOKIE } from './sso-cookies';
 import { SsoRateLimitService } from './sso-rate-limit.service';

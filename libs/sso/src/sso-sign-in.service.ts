@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, type RequestOrigin } from '@app/audit';
-import { AuthService } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { SessionTokenService } from '@app/credentials';
 import {
@@ -10,7 +9,7 @@ import {
   SsoRouting,
   type IdentityProviderRecord,
 } from '@app/identity';
-import { LastAdminError, MembersService } from '@app/organizations';
+import { LastAdminError, MembersService, PasswordCheck } from '@app/people';
 import { hasPassword, MembershipDirectory, MembershipRole, NO_PASSWORD, normalizeEmail, UserDirectory } from '@app/tenancy';
 import { SsoRelyingParty, type IdTokenClaims } from './sso-relying-party';
 import { desiredRole } from './roles-from-groups';
@@ -44,7 +43,7 @@ export class SsoSignInService {
     private readonly memberships: MembershipDirectory,
     private readonly members: MembersService,
     private readonly sessions: SessionTokenService,
-    private readonly auth: AuthService,
+    private readonly passwords: PasswordCheck,
     private readonly audit: AuditService,
     private readonly checks: SsoCallbackChecks,
     private readonly authorization: SsoAuthorization,
@@ -116,7 +115,7 @@ export class SsoSignInService {
     }
     const profile = await this.users.findById(link.userId);
     if (!profile) throw new SsoSignInError('link_account_gone', 'That account no longer exists. Start again.', 'not_found');
-    const userId = await this.auth.checkPassword(profile.email, input.password, origin.ip ?? null);
+    const userId = await this.passwords.check(profile.email, input.password, origin.ip ?? null);
     if (userId !== link.userId) throw new SsoSignInError('link_account_gone', 'That account no longer exists. Start again.', 'not_found');
     const provider = await this.providers.find(link.organizationId);
     if (!provider || provider.issuer !== link.issuer) {

@@ -1,8 +1,7 @@
 import { SsoCallbackChecks } from './sso-callback-checks';
 import { Module } from '@nestjs/common';
-import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
-import { OrganizationsModule } from '@app/organizations';
+import { PeopleModule } from '@app/people';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { SsoRelyingParty } from './sso-relying-party';
@@ -21,7 +20,7 @@ import { SsoStepUpService } from './sso-step-up.service';
  * single sign-on session (`/auth/sso/step-up`).
  */
 @Module({
-  imports: [IdentityModule, AuthModule, OrganizationsModule, RateLimitModule, TenancyModule],
+  imports: [IdentityModule, PeopleModule, RateLimitModule, TenancyModule],
   controllers: [IdentityProviderController, SsoSignInController, SsoStepUpController],
   providers: [SsoSignInService, SsoRateLimitService, SsoRelyingParty, SsoCallbackChecks, SsoAuthorization, SsoStepUpService],
   exports: [SsoSignInService],

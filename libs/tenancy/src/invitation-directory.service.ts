@@ -10,6 +10,17 @@ import type { MembershipRole } from './roles';
 export const INVITATION_STATUSES = ['pending', 'accepted', 'withdrawn', 'expired'] as const;
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
 
+/**
+ * Where an invitation stands: accepted (used once), else withdrawn (by an admin, or with its
+ * inviter's right to invite), else expired (at `expiresAt`), else pending, the only status whose
+ * link works. The same rule as the SQL that claims a link (`OPEN`).
+ */
+export function invitationStatus(i: { acceptedAt: Date | null; withdrawnAt: Date | null; expiresAt: Date }, now: number = Date.now()): InvitationStatus {
+  if (i.acceptedAt) return 'accepted';
+  if (i.withdrawnAt) return 'withdrawn';
+  return i.expiresAt.getTime() <= now ? 'expired' : 'pending';
+}
+
 /** An invitation as admins see it (never its secret). */
 export interface InvitationRecord {
   id: string;
@@ -242,13 +253,7 @@ function fromRaw(r: RawInvitation): InvitationRecord {
 }
 
 function toRecord(i: Invitation): InvitationRecord {
-  const status: InvitationStatus = i.acceptedAt
-    ? 'accepted'
-    : i.withdrawnAt
-      ? 'withdrawn'
-      : i.expiresAt.getTime() <= Date.now()
-        ? 'expired'
-        : 'pending';
+  const status = invitationStatus(i);
   return {
     id: i.id,
     organizationId: i.organizationId,

@@ -138,8 +138,8 @@ export class MembershipDirectory {
    * without a membership; `predates` when the current membership began (its last ending) after the
    * session was issued, compared in SQL in one query.
    */
-  async roleForSession(userId: string, organizationId: string, sessionId: string): Promise<{ role: MembershipRole; predates: boolean } | null> {
-    const row = await this.repo()
+  async roleForSession(userId: string, organizationId: string, sessionId: string, em?: EntityManager): Promise<{ role: MembershipRole; predates: boolean } | null> {
+    const row = await this.repo(em)
       .createQueryBuilder('m')
       .select('m.role', 'role')
       .addSelect(`${PREDATES_SQL}`, 'predates')

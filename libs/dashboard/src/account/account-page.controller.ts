@@ -1,9 +1,10 @@
 import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { AuthService, ChangePasswordDto, TooManyLoginAttemptsError, WrongCurrentPasswordError } from '@app/auth';
+import { AuthService, ChangePasswordDto, WrongCurrentPasswordError } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { NotFoundError } from '@app/common';
 import { clearSignInCookies, PageAuth, SessionTokenService, setSessionCookie } from '@app/credentials';
+import { TooManyLoginAttemptsError } from '@app/people';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';

@@ -3,7 +3,7 @@ import type { AuditEventDto } from '@app/audit';
 import { isUuid } from '@app/common';
 import { ApiKeyStore, ServiceKeyStore } from '@app/credential-store';
 import { OAuthGrantsService } from '@app/oauth';
-import type { MemberDto } from '@app/organizations';
+import type { Member } from '@app/people';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import type { AuditNames } from './audit-words';
 
@@ -22,7 +22,7 @@ export class AuditNamesReader {
     private readonly grants: OAuthGrantsService,
   ) {}
 
-  async namesFor(organizationId: string, events: AuditEventDto[], members: MemberDto[]): Promise<AuditNames> {
+  async namesFor(organizationId: string, events: AuditEventDto[], members: Member[]): Promise<AuditNames> {
     const ids = { users: new Set<string>(), apiKeys: new Set<string>(), serviceKeys: new Set<string>(), clients: new Set<string>(), projects: new Set<string>() };
     const add = (set: Set<string>, value: unknown) => typeof value === 'string' && value !== '' && set.add(value);
     const KINDS: Record<string, Set<string>> = { user: ids.users, api_key: ids.apiKeys, service_key: ids.serviceKeys, oauth_client: ids.clients };

@@ -1,5 +1,6 @@
 import type { AuditEventDto } from '@app/audit';
-import type { MemberDto, ProjectDto } from '@app/organizations';
+import type { ProjectDto } from '@app/organizations';
+import type { Member } from '@app/people';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { dashboardPage, pager, sectionPath } from '../views/layout';
@@ -33,7 +34,7 @@ const MORE = ['project', 'client', 'tool', 'decision', 'from', 'to'] as const;
 export interface AuditView {
   filters: AuditFilters;
   /** The "Person" choices: one page of the members whose name or email contains the search (and the chosen one). */
-  members: MemberDto[];
+  members: Member[];
   /** The "Project" choices. */
   projects?: ProjectDto[];
   /** The person picker's search text, its next page and whether this is its first. */

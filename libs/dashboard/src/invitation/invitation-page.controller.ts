@@ -1,6 +1,6 @@
 import { Body, Get, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { InvitationForAnotherEmailError, InvitationsService } from '@app/organizations';
+import { InvitationForAnotherEmailError, InvitationsService } from '@app/people';
 import { AppConfig } from '@app/config';
 import { PageAuth, setSessionCookie } from '@app/credentials';
 import { InvalidInvitationError, normalizeEmail } from '@app/tenancy';

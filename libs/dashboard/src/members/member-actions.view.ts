@@ -1,4 +1,4 @@
-import type { InvitationDto, MemberDto } from '@app/organizations';
+import type { Invitation, Member } from '@app/people';
 import type { MemberRemovalPreview } from '@app/credential-store';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
@@ -7,7 +7,7 @@ import { when } from '../views/when';
 import { ROLE_LABELS } from './members.view';
 
 /** The answer to "Invite": the link, shown only in this response. */
-export function invitationCreatedPage(ctx: DashboardContext, invitation: { email: string; role: MemberDto['role']; expiresAt: string; link: string }): HtmlPage {
+export function invitationCreatedPage(ctx: DashboardContext, invitation: { email: string; role: Member['role']; expiresAt: string; link: string }): HtmlPage {
   const org = ctx.organization!;
   return dashboardPage(ctx, {
     title: 'Invitation created',
@@ -23,7 +23,7 @@ ${secretField('invitation-link', 'Invitation link', invitation.link, 'Shown only
 }
 
 /** The answer to "Reset link": the link, shown only in this response. */
-export function resetLinkPage(ctx: DashboardContext, member: MemberDto, issued: { link: string; expiresAt: string }): HtmlPage {
+export function resetLinkPage(ctx: DashboardContext, member: Member, issued: { link: string; expiresAt: string }): HtmlPage {
   return dashboardPage(ctx, {
     title: `Password-reset link for ${member.name}`,
     section: 'members',
@@ -38,7 +38,7 @@ ${secretField('reset-link', 'Password-reset link', issued.link, 'Shown only now:
 }
 
 /** "Withdraw": whose invitation, and that its link stops working, then the button that confirms. */
-export function withdrawInvitationPage(ctx: DashboardContext, invitation: InvitationDto): HtmlPage {
+export function withdrawInvitationPage(ctx: DashboardContext, invitation: Invitation): HtmlPage {
   const org = ctx.organization!;
   const base = sectionPath(org.id, 'members');
   return dashboardPage(ctx, {
@@ -58,7 +58,7 @@ ${csrfField(ctx)}
 }
 
 export interface RemovalView extends MemberRemovalPreview {
-  member: MemberDto;
+  member: Member;
   lastAdmin: boolean;
   /** The service's refusal of the last try (the last admin, when it changed meanwhile). */
   alert?: string;
@@ -114,7 +114,7 @@ ${view.lastAdmin ? html`<p><a href="${base}">Back to members</a></p>` : confirmF
 }
 
 /** Demoting an admin who created live API keys: they end (or pass to you), then the form that confirms. */
-export function demoteMemberPage(ctx: DashboardContext, view: MemberRemovalPreview & { member: MemberDto; alert?: string }): HtmlPage {
+export function demoteMemberPage(ctx: DashboardContext, view: MemberRemovalPreview & { member: Member; alert?: string }): HtmlPage {
   const org = ctx.organization!;
   const base = sectionPath(org.id, 'members');
   const { member } = view;
@@ -146,7 +146,7 @@ ${csrfField(ctx)}
   });
 }
 
-function confirmForm(ctx: DashboardContext, base: string, member: MemberDto, hasApiKeys: boolean): SafeHtml {
+function confirmForm(ctx: DashboardContext, base: string, member: Member, hasApiKeys: boolean): SafeHtml {
   const you = member.userId === ctx.user.id;
   return html`<form method="post" action="${base}/${member.userId}/remove">
 ${csrfField(ctx)}

@@ -1,4 +1,4 @@
-import type { InvitationDto, MemberDto } from '@app/organizations';
+import type { Invitation, Member } from '@app/people';
 import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
@@ -16,10 +16,10 @@ export interface InviteForm {
 }
 
 export interface MembersView {
-  members: MemberDto[];
+  members: Member[];
   nextCursor: string | null;
   onFirstPage: boolean;
-  invitations: InvitationDto[];
+  invitations: Invitation[];
   invitationsNextCursor: string | null;
   invite?: InviteForm;
   /** A role change refused for one member: what was wrong, shown next to their role. */
@@ -52,7 +52,7 @@ ${invitationsSection(ctx, view.invitations, view.invitationsNextCursor, true, 2)
 }
 
 /** The pending invitations beyond the first page, on their own page. */
-export function invitationsPage(ctx: DashboardContext, view: { invitations: InvitationDto[]; nextCursor: string | null; onFirstPage: boolean; notice?: string }): HtmlPage {
+export function invitationsPage(ctx: DashboardContext, view: { invitations: Invitation[]; nextCursor: string | null; onFirstPage: boolean; notice?: string }): HtmlPage {
   const base = sectionPath(ctx.organization!.id, 'members');
   return dashboardPage(ctx, {
     title: 'Pending invitations',
@@ -63,7 +63,7 @@ ${invitationsSection(ctx, view.invitations, view.nextCursor, view.onFirstPage, 1
   });
 }
 
-function memberRow(ctx: DashboardContext, base: string, m: MemberDto, roleError: string | undefined): SafeHtml {
+function memberRow(ctx: DashboardContext, base: string, m: Member, roleError: string | undefined): SafeHtml {
   const you = m.userId === ctx.user.id;
   const id = `role-${m.userId}`;
   const described = roleError ? `${id}-error role-hint` : 'role-hint';
@@ -105,7 +105,7 @@ ${errors.role ? html`<p class="field-error" id="invite-role-error">${errors.role
 }
 
 /** The pending invitations: under Members (`level` 2, beside the invite form) or on their own page (1). */
-function invitationsSection(ctx: DashboardContext, invitations: InvitationDto[], nextCursor: string | null, onFirstPage: boolean, level: 1 | 2): SafeHtml {
+function invitationsSection(ctx: DashboardContext, invitations: Invitation[], nextCursor: string | null, onFirstPage: boolean, level: 1 | 2): SafeHtml {
   const base = sectionPath(ctx.organization!.id, 'members');
   const heading = level === 1 ? html`<h1 id="pending-heading">Pending invitations</h1>` : html`<h2 id="pending-heading">Pending invitations</h2>`;
   return html`<section aria-labelledby="pending-heading">

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
+import type { AcceptedInvitation, CreatedInvitation, Invitation, InvitationList } from '@app/people';
 import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
-export class InvitationDto {
+export class InvitationDto implements Invitation {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
@@ -31,7 +32,7 @@ export class InvitationDto {
   acceptedAt: string | null;
 }
 
-export class CreatedInvitationDto extends InvitationDto {
+export class CreatedInvitationDto extends InvitationDto implements CreatedInvitation {
   @ApiProperty({
     description: 'The invitation link to pass on (there is no mail). It carries the secret, shown only in this answer.',
     example: 'https://gateway.example.com/signup?invitation=dgi_…',
@@ -42,7 +43,7 @@ export class CreatedInvitationDto extends InvitationDto {
   token: string;
 }
 
-export class InvitationListDto {
+export class InvitationListDto implements InvitationList {
   @ApiProperty({ type: [InvitationDto], description: 'Newest first.' })
   items: InvitationDto[];
 
@@ -57,7 +58,7 @@ export class AcceptInvitationDto {
   token: string;
 }
 
-export class AcceptedInvitationDto {
+export class AcceptedInvitationDto implements AcceptedInvitation {
   @ApiProperty({ format: 'uuid' })
   organizationId: string;
 

@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DerivedTokenRefDto } from '@app/credential-store';
+import type { Member, MemberList, Offboarding, RemovedMember } from '@app/people';
 import { MEMBERSHIP_ROLES, MembershipRole } from '@app/tenancy';
 
-export class MemberDto {
+export class MemberDto implements Member {
   @ApiProperty({ format: 'uuid' })
   userId: string;
 
@@ -19,7 +20,7 @@ export class MemberDto {
   joinedAt: string;
 }
 
-export class MemberListDto {
+export class MemberListDto implements MemberList {
   @ApiProperty({ type: [MemberDto], description: 'In the order they joined, then by user id.' })
   items: MemberDto[];
 
@@ -83,7 +84,7 @@ export class OffboardedScimTokenDto {
   @ApiProperty() name: string;
 }
 
-export class OffboardingDto {
+export class OffboardingDto implements Offboarding {
   @ApiProperty({ type: OffboardedApiKeysDto })
   apiKeys: OffboardedApiKeysDto;
 
@@ -105,7 +106,7 @@ export class ChangedMemberDto extends MemberDto {
   offboarding?: OffboardingDto;
 }
 
-export class RemovedMemberDto {
+export class RemovedMemberDto implements RemovedMember {
   @ApiProperty({ format: 'uuid' })
   userId: string;
 

@@ -11,11 +11,11 @@ import {
   InvitationStatus,
   MembershipDirectory,
   MembershipRole,
-  normalizeEmail,
   OrganizationDirectory,
 } from '@app/tenancy';
-import type { AcceptedInvitationDto, CreatedInvitationDto, InvitationDto, InvitationListDto } from './dto/invitation.dto';
-import { AlreadyMemberError, InvitationForAnotherEmailError, InvitationNotFoundError } from './organizations.errors';
+import { acceptanceRefusal } from './invitation-rules';
+import { InvitationNotFoundError } from './people.errors';
+import type { AcceptedInvitation, CreatedInvitation, Invitation, InvitationList } from './people.types';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -38,12 +38,12 @@ export class InvitationsService {
     private readonly sessions: SessionTokenService,
   ) {}
 
-  async invite(organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitationDto> {
+  async invite(organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitation> {
     return this.dataSource.transaction((em) => this.inviteIn(em, organizationId, input, actor));
   }
 
   /** `invite` inside the caller's transaction (SCIM: the invitation commits with the provisioned person). */
-  async inviteIn(em: EntityManager, organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitationDto> {
+  async inviteIn(em: EntityManager, organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitation> {
     const { email, role } = input;
     const token = generateToken(TOKEN_PREFIXES.invitation);
     const invitation = await this.invitations.create(
@@ -65,30 +65,30 @@ export class InvitationsService {
       targetId: invitation.id,
       metadata: { email: invitation.email, role },
     });
-    return { ...toDto(invitation), link: `${this.config.baseUrl}/signup?invitation=${token}`, token };
+    return { ...toInvitation(invitation), link: `${this.config.baseUrl}/signup?invitation=${token}`, token };
   }
 
   /** A page of the invitations, newest first, optionally of one status (keyset: `nextCursor`). */
-  async page(organizationId: string, options: { limit?: number; cursor?: string; status?: InvitationStatus } = {}): Promise<InvitationListDto> {
+  async page(organizationId: string, options: { limit?: number; cursor?: string; status?: InvitationStatus } = {}): Promise<InvitationList> {
     const limit = options.limit ?? PAGE_SIZE_DEFAULT;
     const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
     const rows = await this.invitations.page(organizationId, limit + 1, { after, status: options.status });
     const page = keysetPage(rows, limit, (i) => encodeKeysetCursor(i.position));
-    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
+    return { items: page.items.map(toInvitation), nextCursor: page.nextCursor };
   }
 
   /** A pending invitation of the organisation (what withdrawing it would end); another organisation's or a used one → not found. */
-  async getPending(organizationId: string, invitationId: string): Promise<InvitationDto> {
+  async getPending(organizationId: string, invitationId: string): Promise<Invitation> {
     const invitation = await this.invitations.findPending(organizationId, invitationId);
     if (!invitation) throw new InvitationNotFoundError();
-    return toDto(invitation);
+    return toInvitation(invitation);
   }
 
-  async withdraw(organizationId: string, invitationId: string, actor: AuditActor): Promise<InvitationDto> {
+  async withdraw(organizationId: string, invitationId: string, actor: AuditActor): Promise<Invitation> {
     return this.dataSource.transaction(async (em) => {
       const invitation = await this.withdrawIn(em, organizationId, invitationId, actor);
       if (!invitation) throw new InvitationNotFoundError();
-      return toDto(invitation);
+      return toInvitation(invitation);
     });
   }
 
@@ -139,18 +139,16 @@ export class InvitationsService {
     input: { token: string },
     actor: AuditActor,
     options: { onlyForEmail?: string; session?: SessionPrincipal } = {},
-  ): Promise<AcceptedInvitationDto> {
+  ): Promise<AcceptedInvitation> {
     const { token } = input;
     const userId = userOf(actor);
     if (!userId || !isWellFormedToken(token, TOKEN_PREFIXES.invitation)) throw new InvalidInvitationError();
     const invitation = await this.dataSource.transaction(async (em) => {
       const accepted = await this.invitations.accept(hashToken(token), userId, em);
       if (!accepted) throw new InvalidInvitationError();
-      // The page accepts only for the invited email (rolled back with the claim otherwise).
-      if (options.onlyForEmail !== undefined && normalizeEmail(accepted.invitation.email) !== normalizeEmail(options.onlyForEmail)) {
-        throw new InvitationForAnotherEmailError();
-      }
-      if (!accepted.joined) throw new AlreadyMemberError();
+      // Refused (the page's other email, already a member): rolled back with the claim.
+      const refusal = acceptanceRefusal(accepted.invitation.email, accepted.joined, options.onlyForEmail);
+      if (refusal) throw refusal;
       const { invitation: used } = accepted;
       for (const action of ['invitation.accepted', 'member.added'] as const) {
         await this.audit.record(em, {
@@ -173,7 +171,7 @@ export class InvitationsService {
   }
 }
 
-function toDto(i: InvitationRecord): InvitationDto {
+function toInvitation(i: InvitationRecord): Invitation {
   return {
     id: i.id,
     organizationId: i.organizationId,

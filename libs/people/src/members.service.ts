@@ -6,8 +6,9 @@ import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT }
 import { CredentialRevoker, MemberRemovalPreview, OffboardingReport } from '@app/credential-store';
 import { ScimTokenOffboarding, type ScimTokensOffboarded, userOf } from '@app/credentials';
 import { InvitationDirectory, MemberRecord, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import type { MemberDto, MemberListDto, OffboardingDto, RemovedMemberDto } from './dto/member.dto';
-import { HandOverToSelfError, LastAdminError, MemberNotFoundError } from './organizations.errors';
+import { handOverTarget, lastAdminRefusal, type MembershipChange } from './membership-rules';
+import { MemberNotFoundError } from './people.errors';
+import type { ChangedMember, Member, MemberList, Offboarding, RemovedMember } from './people.types';
 
 /**
  * Who belongs to an organisation, with which role. Every change locks the organisation row
@@ -48,29 +49,29 @@ export class MembersService {
    * A page of the members, in the order they joined, then by user id (keyset: `nextCursor`); with
    * `query`, only those whose name or email contains it (the pages' person pickers).
    */
-  async page(organizationId: string, options: { limit?: number; cursor?: string; query?: string } = {}): Promise<MemberListDto> {
+  async page(organizationId: string, options: { limit?: number; cursor?: string; query?: string } = {}): Promise<MemberList> {
     const limit = options.limit ?? PAGE_SIZE_DEFAULT;
     const after = options.cursor === undefined ? undefined : decodeKeysetCursor(options.cursor);
     const rows = await this.memberships.page(organizationId, limit + 1, after, options.query?.trim() || undefined);
     const page = keysetPage(rows, limit, (m) => encodeKeysetCursor(m.position));
-    return { items: page.items.map(toDto), nextCursor: page.nextCursor };
+    return { items: page.items.map(toMember), nextCursor: page.nextCursor };
   }
 
   /**
    * What removing the member would end and what it would leave, before anything changes (the
    * confirmation a person sees first). 404 when the person is not a member.
    */
-  async removalPreview(organizationId: string, userId: string): Promise<{ member: MemberDto; lastAdmin: boolean } & MemberRemovalPreview> {
+  async removalPreview(organizationId: string, userId: string): Promise<{ member: Member; lastAdmin: boolean } & MemberRemovalPreview> {
     const member = await this.get(organizationId, userId);
     const lastAdmin = member.role === 'admin' && (await this.memberships.countAdmins(organizationId)) <= 1;
     return { member, lastAdmin, ...(await this.revocation.previewMemberRemoval(this.dataSource.manager, organizationId, userId)) };
   }
 
   /** One member of the organisation (404 when the person is not one). */
-  async get(organizationId: string, userId: string): Promise<MemberDto> {
+  async get(organizationId: string, userId: string): Promise<Member> {
     const member = await this.memberships.find(organizationId, userId);
     if (!member) throw new MemberNotFoundError();
-    return toDto(member);
+    return toMember(member);
   }
 
   /**
@@ -84,8 +85,8 @@ export class MembersService {
     userId: string,
     input: { role: MembershipRole; handOver?: boolean; source?: 'groups' },
     actor: AuditActor,
-  ): Promise<MemberDto & { offboarding?: OffboardingDto }> {
-    const handOverTo = this.handOverTarget(userId, actor, input.handOver);
+  ): Promise<ChangedMember> {
+    const handOverTo = handOverTarget(userId, userOf(actor), input.handOver);
     return this.dataSource.transaction((em) => this.changeRoleIn(em, organizationId, userId, { role: input.role, handOverTo, source: input.source }, actor));
   }
 
@@ -99,12 +100,12 @@ export class MembersService {
     userId: string,
     input: { role: MembershipRole; handOverTo: string | null; source?: 'groups' },
     actor: AuditActor,
-  ): Promise<MemberDto & { offboarding?: OffboardingDto }> {
+  ): Promise<ChangedMember> {
     const { role, handOverTo } = input;
     await this.organizations.lock(organizationId, em);
     const current = await this.memberOrFail(em, organizationId, userId);
     if (current.role === role) return current;
-    if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
+    await this.assertKeepsAnAdmin(em, organizationId, current.role, { kind: 'role', to: role });
     await this.memberships.changeRole(organizationId, userId, role, em);
     const report =
       current.role === 'admin'
@@ -120,15 +121,15 @@ export class MembersService {
       targetId: userId,
       metadata: { from: current.role, to: role, ...(input.source ? { source: input.source } : {}), ...(report ? auditSummary(report, scimTokens!) : {}) },
     });
-    return { ...current, role, ...(report ? { offboarding: offboardingDto(organizationId, report, scimTokens!) } : {}) };
+    return { ...current, role, ...(report ? { offboarding: offboardingOf(organizationId, report, scimTokens!) } : {}) };
   }
 
   /**
    * Removes a member and, in the same transaction, revokes what they reached through the
    * organisation (`CredentialRevoker.revokeMemberAccess`).
    */
-  async remove(organizationId: string, userId: string, input: { handOver?: boolean }, actor: AuditActor): Promise<RemovedMemberDto> {
-    const handOverTo = this.handOverTarget(userId, actor, input.handOver);
+  async remove(organizationId: string, userId: string, input: { handOver?: boolean }, actor: AuditActor): Promise<RemovedMember> {
+    const handOverTo = handOverTarget(userId, userOf(actor), input.handOver);
     return this.dataSource.transaction((em) => this.removeIn(em, organizationId, userId, { handOverTo, byAdmin: true }, actor));
   }
 
@@ -142,11 +143,11 @@ export class MembersService {
     userId: string,
     input: { handOverTo: string | null; byAdmin?: boolean; deprovisioned?: boolean },
     actor: AuditActor,
-  ): Promise<RemovedMemberDto> {
+  ): Promise<RemovedMember> {
     const { handOverTo } = input;
     await this.organizations.lock(organizationId, em);
     const current = await this.memberOrFail(em, organizationId, userId);
-    if (current.role === 'admin') await this.assertAnotherAdmin(em, organizationId);
+    await this.assertKeepsAnAdmin(em, organizationId, current.role, { kind: 'remove' });
     // An admin's removal sticks: a later single sign-on does not add the person back (SPEC §10).
     await this.memberships.remove(organizationId, userId, em, { byAdmin: input.byAdmin, deprovisioned: input.deprovisioned });
     const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
@@ -161,7 +162,7 @@ export class MembersService {
       targetId: userId,
       metadata: { role: current.role, revokedTokens, ...auditSummary(report, scimTokens) },
     });
-    return { userId, organizationId, revokedTokens, offboarding: offboardingDto(organizationId, report, scimTokens) };
+    return { userId, organizationId, revokedTokens, offboarding: offboardingOf(organizationId, report, scimTokens) };
   }
 
   /**
@@ -187,27 +188,21 @@ export class MembersService {
     }
   }
 
-  /** The acting admin, when they chose to take over the person's `rk_` keys; never the person themselves. */
-  private handOverTarget(userId: string, actor: AuditActor, handOver: boolean | undefined): string | null {
-    if (!handOver) return null;
-    const admin = userOf(actor);
-    if (!admin || admin === userId) throw new HandOverToSelfError();
-    return admin;
-  }
-
-  private async memberOrFail(em: EntityManager, organizationId: string, userId: string): Promise<MemberDto> {
+  private async memberOrFail(em: EntityManager, organizationId: string, userId: string): Promise<Member> {
     const member = await this.memberships.find(organizationId, userId, em);
     if (!member) throw new MemberNotFoundError();
-    return toDto(member);
+    return toMember(member);
   }
 
-  /** Refuses to take the admin role away from the last admin (called with the organisation locked). */
-  private async assertAnotherAdmin(em: EntityManager, organizationId: string): Promise<void> {
-    if ((await this.memberships.countAdmins(organizationId, em)) <= 1) throw new LastAdminError();
+  /** `lastAdminRefusal` with the admins counted (called with the organisation locked). */
+  private async assertKeepsAnAdmin(em: EntityManager, organizationId: string, current: MembershipRole, change: MembershipChange): Promise<void> {
+    const admins = current === 'admin' ? await this.memberships.countAdmins(organizationId, em) : 0;
+    const refusal = lastAdminRefusal(current, change, admins);
+    if (refusal) throw refusal;
   }
 }
 
-function toDto(member: MemberRecord): MemberDto {
+function toMember(member: MemberRecord): Member {
   return { userId: member.userId, email: member.email, name: member.name, role: member.role, joinedAt: member.joinedAt.toISOString() };
 }
 
@@ -221,7 +216,7 @@ function auditSummary(report: OffboardingReport, scimTokens: ScimTokensOffboarde
   };
 }
 
-function offboardingDto(organizationId: string, report: OffboardingReport, scimTokens: ScimTokensOffboarded): OffboardingDto {
+function offboardingOf(organizationId: string, report: OffboardingReport, scimTokens: ScimTokensOffboarded): Offboarding {
   const base = `/api/organizations/${organizationId}`;
   return {
     apiKeys: { outcome: report.apiKeys.outcome, count: report.apiKeys.keys.length, items: report.apiKeys.keys },
