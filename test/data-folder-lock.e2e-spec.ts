@@ -52,13 +52,13 @@ async function postJson(url: string, body: unknown): Promise<number> {
     expect(await postJson(`${first.url}/api/auth/signup`, { ...account, organizationName: 'Lock Ltd' })).toBe(201);
 
     const port = await freePort();
-    const started = Date.now();
+    // "At once": the refusal does not wait for the holder (which runs until this test stops it, so a
+    // start that waited would never end and the test would time out); how fast is not measured here.
     const refused = await processEnded(spawnGateway(cwd, { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'error' }));
     expect(refused.code).toBe(75);
     expect(refused.stderr).toContain(`Agent Gateway refused to start. The data folder ${dataDir}/pg is in use by process ${first.child.pid} (`);
     expect(refused.stderr).toMatch(/apps\/gateway\/src\/main\.ts\) since \d{4}-\d\d-\d\dT/);
     expect(refused.stderr).toContain('stop that process first');
-    expect(Date.now() - started).toBeLessThan(30_000);
     await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow();
 
     const cli = await runCliProcess(cwd, ['create-admin', '--email', 'late@example.test', '--name', 'Lee Late', '--organization', 'Late Ltd'], {

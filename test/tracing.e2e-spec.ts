@@ -128,8 +128,9 @@ describe('traces: MCP spans (in-memory exporter)', () => {
     });
     expect(read.status).toBe(200);
     await read.text();
+    // A read's record is buffered (written within 200 ms): polled for, up to 20 s on a loaded machine.
     const byTrace = async (traceId: string) => {
-      for (let i = 0; i < 50; i++) {
+      for (const until = Date.now() + 20_000; Date.now() < until; ) {
         const rows: { action: string }[] = await t.dataSource.query(`SELECT action FROM audit_events WHERE event->'metadata'->>'correlation_uid' = $1`, [traceId]);
         if (rows.length > 0) return rows.map((r) => r.action);
         await new Promise((resolve) => setTimeout(resolve, 50));

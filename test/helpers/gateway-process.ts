@@ -65,13 +65,13 @@ export async function startGatewayProcess(port: number, env: Record<string, stri
   throw new Error(`the gateway on port ${port} did not become ready: ${stderr.slice(-2000)}`);
 }
 
-/** A process's exit code and everything it printed, once it has closed (killed after 60 s). */
+/** A process's exit code and everything it printed, once it has closed (killed as hung after 100 s: a start compiled on the fly can take over 30 s on a busy machine). */
 export function processEnded(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
   return new Promise((resolve) =>
     child.on('close', (code) => {
       clearTimeout(timer);
