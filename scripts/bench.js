@@ -339,6 +339,8 @@ async function main() {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const sessionSecret = randomBytes(32).toString('hex');
+    // Production needs the key ring of stored secrets (docs/operations.md, "Configuration"); one for the run, both builds.
+    const secretsKeys = `bench:${randomBytes(32).toString('base64')}`;
     const serviceEnv = async (servicePort) => ({
       NODE_ENV: 'production',
       PORT: String(servicePort),
@@ -346,6 +348,7 @@ async function main() {
       BASE_URL: `http://127.0.0.1:${servicePort}`,
       DATABASE_URL: pg.url('agent_gateway'),
       SESSION_SECRET: sessionSecret,
+      SECRETS_KEYS: secretsKeys,
       // As in production: the request log on (one line per request at info) and metrics served.
       LOG_LEVEL: 'info',
       METRICS_PORT: String(await freePort()),

@@ -132,6 +132,7 @@ async function soak(args) {
       HOST: '127.0.0.1',
       BASE_URL: base,
       SESSION_SECRET: randomBytes(32).toString('hex'),
+      SECRETS_KEYS: `soak:${randomBytes(32).toString('base64')}`,
       LOG_LEVEL: 'info',
       METRICS_PORT: String(metricsPort),
       REGISTRATION_RATE_LIMIT_PER_MINUTE: '1000',
