@@ -21,7 +21,7 @@ const ALLOWED_IMPORTS = {
   'credential-store': ['capabilities', 'audit', 'database', 'common'],
   credentials: ['credential-store', 'capabilities', 'identity', 'tenancy', 'audit', 'observability', 'database', 'config', 'common'],
   tasks: ['capabilities', 'audit', 'database', 'common'],
-  people: ['tenancy', 'credential-store', 'credentials', 'rate-limit', 'audit', 'config', 'common'],
+  people: ['identity', 'tenancy', 'credential-store', 'credentials', 'rate-limit', 'audit', 'config', 'common'],
   organizations: ['people', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
   auth: ['people', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
   oauth: ['outbound', 'identity', 'policy', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],

@@ -8,6 +8,7 @@ import { IdentityModule } from '@app/identity';
 import { OAuthStoreModule } from '@app/oauth';
 import { AuditSinkSecretsModule } from '@app/audit-sinks';
 import { ApprovalWebhookSecretsModule } from '@app/policy';
+import { ScimTokensModule } from '@app/scim';
 
 /**
  * The command line's application context: the same modules the gateway runs (configuration,
@@ -27,6 +28,8 @@ export class CliModule {
         OAuthStoreModule,
         AuditModule,
         AuthModule,
+        // Members' changes end the person's `scim_` tokens: MembersService (through AuthModule) needs its provider.
+        ScimTokensModule,
         IdentityModule,
         AuditSinkSecretsModule,
         ApprovalWebhookSecretsModule,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService, RequestOrigin } from '@app/audit';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
-import { emailDomain, IdentityLinkDirectory, SsoRouting } from '@app/identity';
+import { emailDomain, IdentityLinkDirectory, IdentityProviderDirectory, SsoRouting } from '@app/identity';
 import { DomainError } from '@app/common';
 import {
   hashPassword,
@@ -48,6 +48,7 @@ export class AccountsService {
     private readonly invitations: InvitationDirectory,
     private readonly routing: SsoRouting,
     private readonly links: IdentityLinkDirectory,
+    private readonly providers: IdentityProviderDirectory,
   ) {}
 
   async createAccount(input: NewAccount, via: 'signup' | 'cli', origin?: RequestOrigin): Promise<CreatedAccount> {
@@ -69,7 +70,7 @@ export class AccountsService {
         if (!accepted) throw new InvalidInvitationError();
         const { invitation } = accepted;
         // An email SCIM deprovisioned in that organisation is not brought back by a link (SPEC §10).
-        if (await this.routing.isDeprovisioned(invitation.organizationId, input.email, em)) throw new InvalidInvitationError();
+        if (await this.providers.isDeprovisioned(invitation.organizationId, { userId: user.id }, em)) throw new InvalidInvitationError();
         for (const action of ['invitation.accepted', 'member.added'] as const) {
           await this.audit.record(em, {
             organizationId: invitation.organizationId,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig, decryptSecret, encryptSecret, type SecretPlace, type StoredSecret } from '@app/config';
 import { queryAffected, queryReturning } from '@app/database';
 import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
+import { normalizeEmail, UserDirectory } from '@app/tenancy';
 import { IdentityProviderDomain, IdentityProviderRecord, ProvisionedUser } from './entities';
 
 /** What the access rule of a session needs to know about an organisation's IdP. */
@@ -38,6 +39,9 @@ export const MULTI_TENANT_ISSUERS: readonly string[] = [
   'https://login.microsoftonline.com/organizations/v2.0',
 ];
 
+/** A person as a check of theirs names them: by account id where one exists, else by email. */
+export type PersonRef = { userId: string } | { email: string };
+
 /**
  * The tables `identity_providers` and `identity_provider_domains`: the only place that queries
  * them. Methods that run in a caller's transaction take its `EntityManager`.
@@ -47,6 +51,7 @@ export class IdentityProviderDirectory {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly users: UserDirectory,
   ) {}
 
   private providers(em?: EntityManager) {
@@ -115,9 +120,20 @@ export class IdentityProviderDirectory {
     );
   }
 
-  /** Whether the organisation's SCIM client deprovisioned the person (`active = false`). */
-  isDeprovisioned(organizationId: string, userId: string, em?: EntityManager): Promise<boolean> {
-    return (em ?? this.dataSource.manager).getRepository(ProvisionedUser).existsBy({ organizationId, userId, active: false });
+  /**
+   * Whether the organisation's SCIM client deprovisioned the person (`active = false`, deleted
+   * ones too): the one check of every way in (password sign-up by invitation, invitation claim,
+   * single sign-on, ID-JAG). The person is named by their account id where one exists, else by
+   * email; the account behind either is looked up here, once, and a SCIM row counts when it names
+   * the account or its email (a row still waiting for the account's link has only the email).
+   */
+  async isDeprovisioned(organizationId: string, person: PersonRef, em?: EntityManager): Promise<boolean> {
+    const account = 'userId' in person ? await this.users.findById(person.userId, em) : null;
+    const userId = 'userId' in person ? person.userId : await this.users.idByEmail(person.email, em);
+    const email = 'email' in person ? normalizeEmail(person.email) : account ? normalizeEmail(account.email) : null;
+    const where = [...(userId ? [{ organizationId, userId, active: false }] : []), ...(email ? [{ organizationId, userName: email, active: false }] : [])];
+    if (where.length === 0) return false;
+    return (em ?? this.dataSource.manager).getRepository(ProvisionedUser).exists({ where });
   }
 
   /** The organisation's sign-in rule for sessions (null: no IdP connected). */

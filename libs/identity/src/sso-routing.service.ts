@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { emailDomain } from './email-domains';
-import { IdentityProviderDomain, IdentityProviderRecord, ProvisionedUser } from './entities';
+import { IdentityProviderDomain, IdentityProviderRecord } from './entities';
 
 /** Where an email signs in through single sign-on: the organisation that verified its domain, and its IdP. */
 export interface SsoRoute {
@@ -12,7 +12,7 @@ export interface SsoRoute {
 /**
  * What single sign-on asks of identity's tables before it lets someone in: which organisation an
  * email belongs to (a verified domain of an organisation with an IdP; pending domains count for
- * nothing), and whether that organisation's SCIM client deprovisioned the person.
+ * nothing). Whether its SCIM client deprovisioned the person is `IdentityProviderDirectory.isDeprovisioned`.
  */
 @Injectable()
 export class SsoRouting {
@@ -30,12 +30,5 @@ export class SsoRouting {
       .where('d.domain = :domain AND d.verified_at IS NOT NULL', { domain })
       .getRawOne<SsoRoute>();
     return row ?? null;
-  }
-
-  /** Whether the organisation's SCIM client deactivated the person with this email (a sign-in must not bring them back). */
-  async isDeprovisioned(organizationId: string, email: string, em?: EntityManager): Promise<boolean> {
-    return (em ?? this.dataSource.manager)
-      .getRepository(ProvisionedUser)
-      .exists({ where: { organizationId, userName: email.trim().toLowerCase(), active: false } });
   }
 }

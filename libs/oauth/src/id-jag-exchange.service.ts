@@ -106,7 +106,7 @@ export class IdJagExchangeService {
     const organizationId = provider.organizationId;
     const role = await this.memberships.roleOf(userId, organizationId);
     if (!role) throw invalidGrant('The person is not a member of the organisation whose identity provider issued the ID-JAG');
-    if (await this.providers.isDeprovisioned(organizationId, userId)) {
+    if (await this.providers.isDeprovisioned(organizationId, { userId })) {
       throw invalidGrant("The person was deactivated in the organisation by its identity provider's provisioning (SCIM)");
     }
     if (!(await this.clientPolicies.admits(organizationId, client.clientId))) {

@@ -4,6 +4,7 @@ import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AppConfig } from '@app/config';
 import { generateToken, hashToken, isWellFormedToken, SessionPrincipal, SessionTokenService, TOKEN_PREFIXES, userOf } from '@app/credentials';
+import { IdentityProviderDirectory } from '@app/identity';
 import {
   InvalidInvitationError,
   InvitationDirectory,
@@ -36,6 +37,7 @@ export class InvitationsService {
     private readonly organizations: OrganizationDirectory,
     private readonly memberships: MembershipDirectory,
     private readonly sessions: SessionTokenService,
+    private readonly providers: IdentityProviderDirectory,
   ) {}
 
   async invite(organizationId: string, input: { email: string; role: MembershipRole }, actor: AuditActor): Promise<CreatedInvitation> {
@@ -146,6 +148,8 @@ export class InvitationsService {
     const invitation = await this.dataSource.transaction(async (em) => {
       const accepted = await this.invitations.accept(hashToken(token), userId, em);
       if (!accepted) throw new InvalidInvitationError();
+      // A person SCIM deprovisioned in that organisation is not brought back by a link (SPEC §10): rolled back with the claim.
+      if (await this.providers.isDeprovisioned(accepted.invitation.organizationId, { userId }, em)) throw new InvalidInvitationError();
       // Refused (the page's other email, already a member): rolled back with the claim.
       const refusal = acceptanceRefusal(accepted.invitation.email, accepted.joined, options.onlyForEmail);
       if (refusal) throw refusal;

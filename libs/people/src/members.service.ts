@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
@@ -25,7 +24,7 @@ export class MembersService {
     private readonly organizations: OrganizationDirectory,
     private readonly memberships: MembershipDirectory,
     private readonly invitations: InvitationDirectory,
-    private readonly moduleRef: ModuleRef,
+    private readonly scimTokens: ScimTokenOffboarding,
   ) {}
 
   /** The `scim_` tokens the person made end (or pass to `handOverTo`) with their admin role (SPEC §10). */
@@ -36,13 +35,7 @@ export class MembersService {
     options: { handOverTo: string | null; reason: 'member_removed' | 'member_demoted' },
     actor: AuditActor,
   ): Promise<ScimTokensOffboarded> {
-    let offboarding: ScimTokenOffboarding | undefined;
-    try {
-      offboarding = this.moduleRef.get(ScimTokenOffboarding, { strict: false });
-    } catch {
-      offboarding = undefined; // no SCIM library in this application: no tokens to end
-    }
-    return offboarding ? offboarding.endOrHandOverCreatedBy(em, organizationId, userId, options, actor) : { outcome: 'revoked', tokens: [] };
+    return this.scimTokens.endOrHandOverCreatedBy(em, organizationId, userId, options, actor);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdentityModule } from '@app/identity';
 import { RateLimitModule } from '@app/rate-limit';
 import { TenancyModule } from '@app/tenancy';
 import { InvitationsService } from './invitations.service';
@@ -13,7 +14,7 @@ import { PasswordCheck } from './password-check.service';
  * `organizations`, `sso`, `scim` and the dashboard are adapters over it.
  */
 @Module({
-  imports: [TenancyModule, RateLimitModule],
+  imports: [TenancyModule, IdentityModule, RateLimitModule],
   providers: [MembersService, InvitationsService, PasswordCheck, LoginAttemptLimits],
   exports: [MembersService, InvitationsService, PasswordCheck, LoginAttemptLimits],
 })

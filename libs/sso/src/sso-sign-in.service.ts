@@ -194,7 +194,7 @@ export class SsoSignInService {
   private async createJustInTime(provider: IdentityProviderRecord, claims: IdTokenClaims, email: string, role: MembershipRole, origin: RequestOrigin): Promise<string> {
     const { organizationId, issuer } = provider;
     return this.dataSource.transaction(async (em) => {
-      if (await this.routing.isDeprovisioned(organizationId, email, em)) throw deprovisioned();
+      if (await this.providers.isDeprovisioned(organizationId, { email }, em)) throw deprovisioned();
       const user = await this.users.create({ email, name: displayName(claims, email), passwordHash: NO_PASSWORD }, em);
       if (!user) throw new SsoSignInError('sign_in_race', 'Your account was being created by another sign-in at the same moment. Start again.', 'conflict');
       await this.memberships.add(organizationId, user.id, role, em);
@@ -223,7 +223,7 @@ export class SsoSignInService {
     let role = await this.memberships.roleOf(userId, organizationId);
     if (!role) {
       role = await this.dataSource.transaction(async (em) => {
-        if (await this.routing.isDeprovisioned(organizationId, email, em)) throw deprovisioned();
+        if (await this.providers.isDeprovisioned(organizationId, { userId }, em)) throw deprovisioned();
         // An admin removed them: the sign-in goes on without the membership (a new invitation lifts it).
         if (await this.memberships.removedByAdmin(organizationId, userId, em)) return null;
         if (await this.memberships.add(organizationId, userId, roles.role, em)) {

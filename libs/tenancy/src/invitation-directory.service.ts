@@ -67,9 +67,6 @@ const STATUS_CONDITION: Record<InvitationStatus, string> = {
  * is one conditional update (still open → accepted), so two people presenting the same link at
  * once cannot both join.
  */
-/** The person was not deprovisioned from the invitation's organisation by SCIM (no invitation brings them back: SPEC §10). */
-const NOT_DEPROVISIONED = `NOT EXISTS (SELECT 1 FROM membership_endings e WHERE e.organization_id = invitations.organization_id AND e.user_id = :userId AND e.deprovisioned)`;
-
 @Injectable()
 export class InvitationDirectory {
   constructor(private readonly dataSource: DataSource) {}
@@ -193,7 +190,7 @@ export class InvitationDirectory {
       .createQueryBuilder()
       .update()
       .set({ acceptedAt: () => 'now()', acceptedBy: userId })
-      .where(`token_hash = :tokenHash AND ${OPEN} AND ${INVITER_MAY_STILL_INVITE} AND ${NOT_DEPROVISIONED}`, { tokenHash, userId })
+      .where(`token_hash = :tokenHash AND ${OPEN} AND ${INVITER_MAY_STILL_INVITE}`, { tokenHash })
       .returning('*')
       .updateEntity(false)
       .execute();

@@ -1,0 +1,24 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ScimTokenOffboarding, ScimTokenResolver } from '@app/credentials';
+import { ScimToken } from './entities/scim-token.entity';
+import { ScimTokensService } from './scim-tokens.service';
+
+/**
+ * The organisations' SCIM tokens (the `scim_tokens` table) and the two roles they play outside
+ * SCIM: the `ScimTokenResolver` the global guard checks `scim_` tokens with, and the
+ * `ScimTokenOffboarding` member removal and demotion end a person's tokens with (`people`).
+ * Global, because `people` cannot import `scim` (scim is an adapter over it): every application
+ * that builds `MembersService` imports this module, or it does not start.
+ */
+@Global()
+@Module({
+  imports: [TypeOrmModule.forFeature([ScimToken])],
+  providers: [
+    ScimTokensService,
+    { provide: ScimTokenResolver, useExisting: ScimTokensService },
+    { provide: ScimTokenOffboarding, useExisting: ScimTokensService },
+  ],
+  exports: [ScimTokensService, ScimTokenResolver, ScimTokenOffboarding],
+})
+export class ScimTokensModule {}
