@@ -1,6 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { canonicalSha256 } from '@app/common';
 import { AuditEventsRepository, type NewAuditEvent } from './audit-events.repository';
 import { type AgentCredential, agentActor, credentialSource, type AuditEventInput, rowOf } from './audit.service';
 import { SealingNudge } from './chain/sealing-nudge';
@@ -18,13 +17,6 @@ export interface ToolRead {
   /** `succeeded`, or the refusal's code. */
   outcome: string;
   args: unknown;
-}
-
-/** SHA-256 hex of the RFC 8785 form of a call's arguments: what the record keeps of them. */
-export function argumentsSha256(args: unknown): string {
-  return createHash('sha256')
-    .update(canonicalize(args ?? {}) ?? '')
-    .digest('hex');
 }
 
 /**
@@ -53,7 +45,7 @@ export class BufferedRecords implements OnApplicationShutdown {
       projectId: read.projectId,
       ...agentActor(read.credential),
       action: 'tool.called',
-      metadata: { tool: read.tool, outcome: read.outcome, readOnly: true, argumentsSha256: argumentsSha256(read.args), ...source },
+      metadata: { tool: read.tool, outcome: read.outcome, readOnly: true, argumentsSha256: canonicalSha256(read.args ?? {}), ...source },
     });
   }
 

@@ -14,5 +14,5 @@ export { type Checkpoint, checkpointMessage, checkpointSignatureValid, CHECKPOIN
 export { AUDIT_RECORD_CHECK, type AuditRecordCheck } from './audit-record-check';
 export { SERVICE_CHAIN, OCSF_VERSION } from './ocsf/ocsf-common';
 export * from './dto/audit-chain.dto';
-export { BufferedRecords, argumentsSha256, type ToolRead, FLUSH_MS, FLUSH_RECORDS } from './buffered-records';
+export { BufferedRecords, type ToolRead, FLUSH_MS, FLUSH_RECORDS } from './buffered-records';
 export { RefusalAggregates, type McpRefusalSeen } from './refusal-aggregates';

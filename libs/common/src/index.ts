@@ -9,3 +9,4 @@ export * from './uuid';
 export * from './keyset-page';
 export * from './display-text';
 export * from './rounds';
+export * from './canonical-hash';

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import type { EntityManager } from 'typeorm';
 import type { CapabilityRisk } from '@app/capabilities';
 import { NotFoundError } from '@app/common';
@@ -32,11 +30,6 @@ export interface FactSources {
   projects: ProjectDirectory;
   /** The client's name (null: unknown, or no provider of names in this application). */
   clientName(clientId: string): Promise<string | null>;
-}
-
-/** SHA-256 (hex) of the RFC 8785 canonical JSON of a value: the arguments' hash of an audit record. */
-export function canonicalSha256(value: unknown): string {
-  return createHash('sha256').update(canonicalize(value) ?? 'null').digest('hex');
 }
 
 /**

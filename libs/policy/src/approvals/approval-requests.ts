@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type AuditAction, AuditService } from '@app/audit';
-import { DomainError } from '@app/common';
+import { canonicalSha256, DomainError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { MembershipDirectory } from '@app/tenancy';
-import { type AgentCall, canonicalSha256 } from '../call-facts';
+import { type AgentCall } from '../call-facts';
 import { approvalSettings, type ApprovalSettings, type CredentialKind, type PolicyRule } from '../policy-rules';
 import { type ApprovalBinding, ApprovalsRepository } from './approvals.repository';
 import { ApprovalWebhookService } from './webhook/approval-webhook.service';
