@@ -37,6 +37,8 @@ describeBrowser("Test identity provider's login page in Chromium", () => {
       code_challenge_method: 'S256',
     }).toString();
     const page = await browser.context.newPage();
+    // Each step fails on its own, naming its locator, well inside the test's time.
+    page.setDefaultTimeout(15_000);
     try {
       await page.goto(authorize.href);
       await expect(page.title()).resolves.toBe('Test identity provider: sign in');
@@ -45,7 +47,7 @@ describeBrowser("Test identity provider's login page in Chromium", () => {
       await expect(page.getByRole('alert').textContent()).resolves.toBe('No account "nobody" at this identity provider.');
       await page.getByLabel('Subject').fill('carol-sub');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      const back = await callback.next();
+      const back = await callback.next(20_000, () => page.url());
       expect(back.searchParams.get('state')).toBe('browser-state');
       expect(back.searchParams.get('code')).toEqual(expect.any(String));
       expect(back.searchParams.get('iss')).toBe(idp.issuer);

@@ -36,17 +36,29 @@ export class CallbackServer {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
   }
 
-  /** The next callback (or one already received and not yet taken). */
-  next(): Promise<URL> {
+  /**
+   * The next callback (or one already received and not yet taken). Rejects after `withinMs`
+   * with what the caller passes in `where` (say, the browser page's address), so a sign-in that
+   * stops short of the redirect URI names where it stopped instead of running into the test's time.
+   */
+  next(withinMs = 30_000, where?: () => string): Promise<URL> {
     const ready = this.received.length > this.taken ? this.received[this.taken] : undefined;
     if (ready) {
       this.taken += 1;
       return Promise.resolve(ready);
     }
-    return new Promise((resolve) => this.waiting.push((url) => {
-      this.taken += 1;
-      resolve(url);
-    }));
+    return new Promise((resolve, reject) => {
+      const take = (url: URL): void => {
+        clearTimeout(timer);
+        this.taken += 1;
+        resolve(url);
+      };
+      const timer = setTimeout(() => {
+        this.waiting = this.waiting.filter((w) => w !== take);
+        reject(new Error(`no callback at ${this.redirectUri} within ${withinMs / 1000} s${where ? `; stopped at ${where()}` : ''}`));
+      }, withinMs);
+      this.waiting.push(take);
+    });
   }
 
   private taken = 0;
