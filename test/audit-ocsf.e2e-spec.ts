@@ -4,7 +4,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { AuditService } from '@app/audit';
 import { addMember } from './factories';
-import { auditRecordProblems } from './helpers/audit-record-check';
+import { auditRecordProblems } from './helpers/ocsf-record-check';
 import { adminRest, createPersonWithoutPassword, signupOverHttp, SignedUp } from './factories/rest';
 import { connectClient, MODERN_VERSION } from './helpers/mcp';
 import { connectClient as connectOAuthClient } from './factories/oauth';

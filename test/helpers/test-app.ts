@@ -42,6 +42,16 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
 /** The SECRETS_KEYS of the test apps and processes of one test file: id `test`, one random key. */
 export const TEST_SECRETS_KEYS = `test:${randomBytes(32).toString('base64')}`;
 
+/**
+ * The run's migrated embedded database (a 40 MB tarball) as a Blob, read once per test file: a
+ * Blob is immutable, and each app's PGlite loads its own copy of the data folder from it.
+ */
+let snapshotBlob: { file: string; blob: Blob } | undefined;
+function migratedSnapshot(file: string): Blob {
+  if (snapshotBlob?.file !== file) snapshotBlob = { file, blob: new Blob([readFileSync(file)]) };
+  return snapshotBlob.blob;
+}
+
 async function startTestAppOnce(env: Record<string, string>, options: { controllers?: Type[]; providers?: Provider[] }): Promise<TestApp> {
   const state = readTestState();
   const port = await freePort();
@@ -60,8 +70,7 @@ async function startTestAppOnce(env: Record<string, string>, options: { controll
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   });
-  const snapshot =
-    state.kind === 'embedded' && state.snapshotFile ? new Blob([readFileSync(state.snapshotFile)]) : undefined;
+  const snapshot = state.kind === 'embedded' && state.snapshotFile ? migratedSnapshot(state.snapshotFile) : undefined;
   const cleanUp = async () => {
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
