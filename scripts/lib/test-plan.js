@@ -13,7 +13,7 @@
  * The smoke set is what the second Node line runs: boot, discovery, the 401, a tool call in each
  * protocol generation, sign-in, consent in Chromium, on both databases.
  */
-const { readdirSync, statSync } = require('node:fs');
+const { readdirSync } = require('node:fs');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..', '..');
@@ -81,41 +81,19 @@ function runsOnce(file) {
 }
 
 /**
- * `files` cut into `n` parts of about the same size (bytes of source, a rough stand-in for time:
- * each part is one Jest process, and a run that knows no file's time yet must still share them out).
+ * The whole suite's (or the smoke set's) Jest projects, for `jest.suite.config.js`: each a name
+ * (`unit`, `embedded`, `postgres`: the test ids' "where"), the database its e2e files run on, and
+ * its files. With PostgreSQL: the unit tests, every e2e file on PostgreSQL, and on the embedded
+ * database those that do not run once. Without it: the unit tests and every e2e file on the
+ * embedded database. The smoke set: its files on both databases (its browser file on PostgreSQL).
  */
-function split(files, n) {
-  const parts = Array.from({ length: n }, () => ({ size: 0, files: [] }));
-  const sized = files.map((f) => ({ f, size: statSync(join(ROOT, f)).size })).sort((a, b) => b.size - a.size || a.f.localeCompare(b.f));
-  for (const { f, size } of sized) {
-    const lightest = parts.reduce((a, b) => (b.size < a.size ? b : a));
-    lightest.size += size;
-    lightest.files.push(f);
-  }
-  return parts.map((p) => p.files.sort());
+function suiteProjects({ smoke = false, postgres = true } = {}) {
+  const e2e = smoke ? SMOKE : e2eFiles();
+  const projects = [];
+  if (!smoke) projects.push({ name: 'unit', files: unitFiles() });
+  projects.push({ name: 'embedded', database: 'embedded', files: postgres ? e2e.filter((f) => !(smoke ? BROWSER.test(f) : runsOnce(f))) : e2e });
+  if (postgres) projects.push({ name: 'postgres', database: 'postgres', files: e2e });
+  return projects.filter((p) => p.files.length > 0);
 }
 
-/**
- * The whole suite as parts for the lanes of `scripts/test.js`, largest first (each part one Jest
- * process; the lanes take them in this order): the embedded database's files in two, PostgreSQL's
- * in two, the browser files in two, the other files that run once (database-independent, several
- * instances), the unit tests.
- */
-function parts() {
-  const e2e = e2eFiles();
-  const both = e2e.filter((f) => !runsOnce(f));
-  const embedded = { TEST_DATABASE: 'embedded' };
-  const postgres = { TEST_DATABASE: 'postgres' };
-  const halves = (name, label, env, files) =>
-    split(files, 2).map((part, i) => ({ name: `${name}-${i + 1}`, label: `${label}, part ${i + 1} of 2`, projects: ['e2e'], env, files: part }));
-  return [
-    ...halves('embedded', 'e2e on the embedded database', embedded, both),
-    ...halves('postgres', 'e2e on PostgreSQL', postgres, both),
-    ...halves('browser', 'browser files (once, on PostgreSQL)', postgres, e2e.filter((f) => BROWSER.test(f))),
-    { name: 'once', label: 'database-independent and several-instance files (once, on PostgreSQL)', projects: ['e2e'], env: postgres,
-      files: e2e.filter((f) => runsOnce(f) && !BROWSER.test(f)) },
-    { name: 'unit', label: 'unit tests', projects: ['unit'], env: {}, files: unitFiles() },
-  ].filter((p) => p.files.length > 0);
-}
-
-module.exports = { BROWSER, DATABASE_INDEPENDENT, SEVERAL_INSTANCES, SMOKE, unitFiles, e2eFiles, runsOnce, parts };
+module.exports = { BROWSER, DATABASE_INDEPENDENT, SEVERAL_INSTANCES, SMOKE, unitFiles, e2eFiles, runsOnce, suiteProjects };

@@ -7,7 +7,7 @@ import { EmbeddedPostgres } from '../../libs/database/src/embedded-postgres';
 import { MIGRATIONS } from '../../libs/database/src/migrations';
 import { ensureSourceTemplate } from './embedded-template-setup';
 import { findPostgresBin, startPostgres } from './postgres-server';
-import { TestState, testDatabaseKind } from './test-state';
+import { TestDatabaseKind, TestState, testDatabaseKind } from './test-state';
 
 async function migrate(url: string): Promise<void> {
   const ds = new DataSource({ type: 'postgres', url, migrations: MIGRATIONS, migrationsTransactionMode: 'each' });
@@ -17,16 +17,12 @@ async function migrate(url: string): Promise<void> {
 }
 
 /**
- * Prepares one migrated database state per run, so each test file starts its own database from
- * it in well under a second: a PGlite snapshot (embedded), or a template database on a
- * throwaway PostgreSQL cluster (postgres). Also makes sure the embedded database's initdb
- * template is beside the sources (`embedded-template-setup.ts`).
+ * Prepares one migrated database state of `kind` for a run, so each test file starts its own
+ * database from it in well under a second: a PGlite snapshot (embedded), or a template database
+ * on a throwaway PostgreSQL cluster (postgres). Answers the state file's path.
  */
-export default async function globalSetup(): Promise<void> {
-  // Services and the command line started from the sources copy it (scripts/test.js made it already).
-  await ensureSourceTemplate();
+export async function prepareTestState(kind: TestDatabaseKind): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'ag-test-'));
-  const kind = testDatabaseKind();
   let state: TestState;
   if (kind === 'postgres') {
     const bin = findPostgresBin();
@@ -49,5 +45,16 @@ export default async function globalSetup(): Promise<void> {
   }
   const stateFile = join(dir, 'state.json');
   writeFileSync(stateFile, JSON.stringify(state));
-  process.env.AG_TEST_STATE = stateFile;
+  return stateFile;
+}
+
+/**
+ * The e2e project's global setup (one database, `TEST_DATABASE`): its state for the test files in
+ * `AG_TEST_STATE`. Also makes sure the embedded database's initdb template is beside the sources
+ * (`embedded-template-setup.ts`).
+ */
+export default async function globalSetup(): Promise<void> {
+  // Services and the command line started from the sources copy it (scripts/test.js made it already).
+  await ensureSourceTemplate();
+  process.env.AG_TEST_STATE = await prepareTestState(testDatabaseKind());
 }

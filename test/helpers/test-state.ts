@@ -20,3 +20,6 @@ export function readTestState(): TestState {
   if (!file) throw new Error('AG_TEST_STATE is not set: run e2e tests through jest (global setup)');
   return JSON.parse(readFileSync(file, 'utf8')) as TestState;
 }
+
+/** The environment variable holding the state file of the whole suite's run on `kind` (test/helpers/suite-global-setup.ts). */
+export const suiteStateVariable = (kind: TestDatabaseKind): string => `AG_TEST_STATE_${kind.toUpperCase()}`;
