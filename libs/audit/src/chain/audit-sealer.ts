@@ -71,11 +71,12 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
       let seq = head.seq;
       let hash = head.hash ?? GENESIS_HASH;
       const links = records.map((record) => {
-        const event = record.event ?? ocsfEventOf(record.source);
+        // A row older than events gets its event built now, stored with its seal.
+        const event = record.event === null ? ocsfEventOf(record.source) : record.event;
         const prevHash = hash;
         seq += 1;
         hash = chainHash(event, seq, prevHash);
-        return { id: record.id, seq, prevHash, hash, event };
+        return { id: record.id, seq, prevHash, hash, event: record.event === null ? event : null };
       });
       if (links.length > 0) await this.chains.seal(em, chain, links);
       const now = Date.now();
