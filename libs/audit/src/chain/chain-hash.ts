@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '@app/common';
+import canonicalize from 'canonicalize';
 
 /** The `prevHash` of a chain's first record. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -19,7 +19,7 @@ export function exportedEvent(event: Record<string, unknown>, link: { seq: numbe
 
 /** SHA-256 hex of the RFC 8785 canonical form of the event as exported, without `unmapped.chain.hash`. */
 export function chainHash(event: Record<string, unknown>, seq: number, prevHash: string): string {
-  const text = canonicalJson(exportedEvent(event, { seq, prevHash }));
+  const text = canonicalize(exportedEvent(event, { seq, prevHash }));
   if (text === undefined) throw new Error('audit event cannot be canonicalised');
   return createHash('sha256').update(text).digest('hex');
 }
