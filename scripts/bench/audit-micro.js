@@ -40,18 +40,22 @@ async function recorderOf(root, url) {
   const nudge = new SealingNudge();
   const records = new BufferedRecords(new AuditEventsRepository(dataSource), nudge);
   const signer = new CheckpointSigner({ secretsKeys: [{ id: 'k1', key: Buffer.alloc(32, 1) }] });
-  const sealer = new AuditSealer(dataSource, new AuditChainRepository(dataSource), signer, new SealingNudge());
+  const sealer = new AuditSealer(dataSource, new AuditChainRepository(dataSource), signer, nudge);
   const [{ id: organizationId }] = await dataSource.query(`INSERT INTO organizations (name) VALUES ('Bench') RETURNING id`);
+  // Its rounds run as in the service: 50 ms after each batch is written, and every 500 ms.
+  sealer.onApplicationBootstrap();
   const projectId = randomUUID();
   const credential = { tokenId: randomUUID(), serviceKeyId: randomUUID(), grantId: null, clientId: null, serviceKeyName: 'bench key', origin: { ip: '::ffff:127.0.0.1', userAgent: 'bench' } };
   return {
     dataSource,
+    stop: () => sealer.onApplicationShutdown(),
     /** Records and seals `n` reads; the process's CPU per read (µs). */
     async run(n) {
       const before = process.cpuUsage();
       for (let i = 0; i < n; i++) {
         records.recordRead({ organizationId, projectId, credential, tool: 'get_task', outcome: 'succeeded', args: { id: randomUUID() } });
-        if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+        // A pause every 100 reads, so that batches are written and sealed between reads as in the service.
+        if (i % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 1));
       }
       await records.flush();
       await sealer.sealNow();
@@ -89,7 +93,10 @@ async function main() {
     const ratio = names.length > 1 ? ` ${median(figures.baseline.map((b, i) => b / figures.gateway[i])).toFixed(2)}× |` : '';
     console.log(`| median | ${medians.join(' | ')} |${ratio}`);
   } finally {
-    for (const recorder of Object.values(recorders)) await recorder.dataSource.destroy();
+    for (const recorder of Object.values(recorders)) {
+      await recorder.stop();
+      await recorder.dataSource.destroy();
+    }
     for (const server of servers) await stopPostgres(server);
   }
 }

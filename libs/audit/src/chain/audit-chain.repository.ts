@@ -70,27 +70,48 @@ export class AuditChainRepository {
   }
 
   /**
-   * The oldest unsealed records of a chain, in `created_at` order: each one's stored event, or (a
-   * row older than events) its columns to build it from. Only one of the two comes back per row:
-   * the sealer hashes the event, and reading the columns as well would double what every read's
-   * record costs to seal.
+   * The oldest unsealed records of a chain, in `created_at` order: each one's event as `held`
+   * hands it over (the events this instance just wrote, `SealingNudge`), else as stored, else (a
+   * row older than events) its columns to build it from. What `held` has is not read back.
    */
-  async unsealed(em: EntityManager, chain: string, limit: number): Promise<UnsealedRecord[]> {
-    const rows: { id: string; event: Record<string, unknown> | null; source: Omit<AuditRecordSource, 'id'> | null }[] = await em.query(
-      `SELECT id, event,
-              CASE WHEN event IS NULL THEN json_build_object(
-                'time', (extract(epoch FROM created_at) * 1000)::bigint, 'organizationId', organization_id, 'projectId', project_id,
-                'actorType', actor_type, 'actorId', actor_id, 'action', action, 'targetType', target_type, 'targetId', target_id,
-                'metadata', coalesce(metadata, '{}'::jsonb), 'ip', ip, 'userAgent', user_agent) END AS source
-         FROM audit_events
+  async unsealed(em: EntityManager, chain: string, limit: number, held: (id: string) => Record<string, unknown> | undefined): Promise<UnsealedRecord[]> {
+    const ids: { id: string }[] = await em.query(
+      `SELECT id FROM audit_events
         WHERE chain = $1 AND seq IS NULL AND (seal_after IS NULL OR seal_after <= now())
         ORDER BY created_at, id
         LIMIT $2`,
       [chain, limit],
     );
-    return rows.map((r) =>
-      r.event ? { id: r.id, event: r.event, source: null } : { id: r.id, event: null, source: { ...(r.source as Omit<AuditRecordSource, 'id'>), id: r.id } },
-    );
+    const events = new Map<string, Record<string, unknown>>();
+    for (const { id } of ids) {
+      const event = held(id);
+      if (event) events.set(id, event);
+    }
+    const missing = ids.filter(({ id }) => !events.has(id)).map(({ id }) => id);
+    const sources = new Map<string, AuditRecordSource>();
+    if (missing.length > 0) {
+      const rows: { id: string; event: Record<string, unknown> | null; source: Omit<AuditRecordSource, 'id'> | null }[] = await em.query(
+        `SELECT id, event,
+                CASE WHEN event IS NULL THEN json_build_object(
+                  'time', (extract(epoch FROM created_at) * 1000)::bigint, 'organizationId', organization_id, 'projectId', project_id,
+                  'actorType', actor_type, 'actorId', actor_id, 'action', action, 'targetType', target_type, 'targetId', target_id,
+                  'metadata', coalesce(metadata, '{}'::jsonb), 'ip', ip, 'userAgent', user_agent) END AS source
+           FROM audit_events WHERE id = ANY($1::uuid[])`,
+        [missing],
+      );
+      for (const r of rows) {
+        if (r.event) events.set(r.id, r.event);
+        else if (r.source) sources.set(r.id, { ...r.source, id: r.id });
+      }
+    }
+    const records: UnsealedRecord[] = [];
+    for (const { id } of ids) {
+      const event = events.get(id);
+      const source = sources.get(id);
+      if (event) records.push({ id, event, source: null });
+      else if (source) records.push({ id, event: null, source });
+    }
+    return records;
   }
 
   /**

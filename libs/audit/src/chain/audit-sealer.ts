@@ -35,7 +35,7 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly dataSource: DataSource,
     private readonly chains: AuditChainRepository,
     private readonly signer: CheckpointSigner,
-    nudge: SealingNudge,
+    private readonly nudge: SealingNudge,
   ) {
     nudge.listen(() => this.rounds.soon(NUDGE_MS));
   }
@@ -67,7 +67,7 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
     return this.dataSource.transaction(async (em) => {
       const head = await this.chains.holdHead(em, chain);
       if (!head) return 0;
-      const records = await this.chains.unsealed(em, chain, SEAL_BATCH);
+      const records = await this.chains.unsealed(em, chain, SEAL_BATCH, (id) => this.nudge.take(id));
       let seq = head.seq;
       let hash = head.hash ?? GENESIS_HASH;
       const links = records.map((record) => {
