@@ -1,7 +1,8 @@
 import { createPublicKey, verify } from 'node:crypto';
 import request from 'supertest';
 import canonicalize from 'canonicalize';
-import { AuditSealer, AuditService, chainHash } from '@app/audit';
+import { randomUUID } from 'node:crypto';
+import { AuditSealer, AuditService, BufferedRecords, chainHash } from '@app/audit';
 import { createApiKey, createTeam } from './factories/rest';
 import { runCliCaptured } from './helpers/cli';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -114,6 +115,34 @@ describe('audit chain: sealing, export, verify, tampering', () => {
     expect(first.action).toBe('member.added');
     expect(first.event).toEqual(expect.objectContaining({ class_uid: 3005, user: { uid: 'old-member', type_id: 1, type: 'User' } }));
     expect((await verifyOf(team.organization.id, team.admin.jwt)).intact).toBe(true);
+  });
+
+  it('seals batched reads with the events this instance wrote: each hash is that of the event as stored, and the chain verifies', async () => {
+    const team = await createTeam(t);
+    const reads = t.app.get(BufferedRecords);
+    const credentials = [
+      { tokenId: randomUUID(), serviceKeyId: randomUUID(), grantId: null, clientId: null, serviceKeyName: 'Build key “ci” — é 😀', origin: { ip: '::ffff:203.0.113.9', userAgent: 'agent/1.0 (ü; "quoted")' } },
+      { tokenId: randomUUID(), serviceKeyId: null, grantId: randomUUID(), clientId: 'client-ß', userId: randomUUID(), userEmail: 'zoe@example.com' },
+    ];
+    for (let i = 0; i < 30; i++) {
+      reads.recordRead({
+        organizationId: team.organization.id,
+        projectId: randomUUID(),
+        credential: credentials[i % 2],
+        tool: i % 3 === 0 ? 'list_tasks' : 'get_task',
+        outcome: i % 5 === 0 ? 'not_found' : 'succeeded',
+        args: { id: i, ratio: i / 7, text: 'line\nbreak \u2028 😀' },
+      });
+    }
+    await reads.flush();
+    await sealed(team.organization.id);
+    const chain: { seq: string; prev_hash: string; hash: string; event: Record<string, unknown> }[] = await t.dataSource.query(
+      `SELECT seq, prev_hash, hash, event FROM audit_events WHERE chain = $1 AND action = 'tool.called' ORDER BY seq`,
+      [team.organization.id],
+    );
+    expect(chain).toHaveLength(30);
+    for (const row of chain) expect(row.hash).toBe(chainHash(row.event, Number(row.seq), row.prev_hash));
+    expect(await verifyOf(team.organization.id, team.admin.jwt)).toEqual(expect.objectContaining({ intact: true }));
   });
 
   describe('tampering: verify names the first broken record', () => {

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { AuditService } from '@app/audit';
+import { AuditService, BufferedRecords } from '@app/audit';
 import { createAgentToken, createProject } from './factories';
 import { createApiKey, createTeam } from './factories/rest';
 import { startGatewayProcess } from './helpers/gateway-process';
@@ -62,6 +62,32 @@ async function sealedChain(t: TestApp, chain: string): Promise<{ seq: number; ac
       for (const app of [a, b]) {
         const verdict = (await request(app.baseUrl).get(`/api/organizations/${team.organization.id}/audit-events/verify`).auth(key.key, { type: 'bearer' }).expect(200)).body;
         expect(verdict).toEqual(expect.objectContaining({ intact: true, through: 80 }));
+      }
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  it('reads batched by two instances at once: each instance seals with the events it wrote or reads them back, and the chain verifies on both', async () => {
+    const a = await startTestApp(env);
+    const b = await startTestApp(env);
+    try {
+      const team = await createTeam(a);
+      const key = await createApiKey(a.dataSource, team.organization.id, ['audit:read']);
+      const credential = { tokenId: randomUUID(), serviceKeyId: randomUUID(), grantId: null, clientId: null, serviceKeyName: 'Key “é” 😀', origin: { ip: '203.0.113.9', userAgent: 'agent/1 ü' } };
+      for (let round = 0; round < 5; round++) {
+        for (let i = 0; i < 40; i++) {
+          const app = i % 2 === 0 ? a : b;
+          app.app.get(BufferedRecords).recordRead({ organizationId: team.organization.id, projectId: randomUUID(), credential, tool: 'get_task', outcome: 'succeeded', args: { round, i } });
+        }
+        await Promise.all([a.app.get(BufferedRecords).flush(), b.app.get(BufferedRecords).flush()]);
+      }
+      const chain = await sealedChain(a, team.organization.id);
+      expect(chain.map((r) => r.seq)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+      for (const app of [a, b]) {
+        const verdict = (await request(app.baseUrl).get(`/api/organizations/${team.organization.id}/audit-events/verify`).auth(key.key, { type: 'bearer' }).expect(200)).body;
+        expect(verdict).toEqual(expect.objectContaining({ intact: true, through: 200 }));
       }
     } finally {
       await b.close();

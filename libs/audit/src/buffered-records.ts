@@ -29,6 +29,8 @@ export interface ToolRead {
 export class BufferedRecords implements OnApplicationShutdown {
   private readonly logger = new Logger(BufferedRecords.name);
   private buffer: NewAuditEvent[] = [];
+  /** The ids of the buffered reads: their events go to the sealer once written (`SealingNudge.written`). */
+  private reads = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
 
@@ -40,17 +42,23 @@ export class BufferedRecords implements OnApplicationShutdown {
   /** An allowed read: `tool.called`, decision allowed, with the credential and the arguments' hash. */
   recordRead(read: ToolRead): void {
     const source = credentialSource(read.credential);
-    this.add({
+    const row = rowOf({
       organizationId: read.organizationId,
       projectId: read.projectId,
       ...agentActor(read.credential),
       action: 'tool.called',
       metadata: { tool: read.tool, outcome: read.outcome, readOnly: true, argumentsSha256: canonicalSha256(read.args ?? {}), ...source },
     });
+    this.reads.add(row.id);
+    this.push(row);
   }
 
   add(input: AuditEventInput): void {
-    this.buffer.push(rowOf(input));
+    this.push(rowOf(input));
+  }
+
+  private push(row: NewAuditEvent): void {
+    this.buffer.push(row);
     if (this.buffer.length >= FLUSH_RECORDS) void this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
@@ -63,11 +71,13 @@ export class BufferedRecords implements OnApplicationShutdown {
     clearTimeout(this.timer);
     this.timer = undefined;
     const rows = this.buffer;
+    const reads = this.reads;
     this.buffer = [];
+    this.reads = new Set();
     if (rows.length > 0) {
       this.writing = this.writing.then(() =>
         this.events.insertMany(rows).then(
-          () => this.sealing.nudge(),
+          () => this.sealing.written(rows.filter((row) => reads.has(row.id))),
           (error: unknown) => this.logger.error(`${rows.length} buffered audit record(s) could not be written: ${(error as Error).message}`),
         ),
       );

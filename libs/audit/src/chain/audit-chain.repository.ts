@@ -6,11 +6,7 @@ import { timeRangeSql } from '../time-range';
 import type { Checkpoint } from './checkpoint-signer';
 
 /** An unsealed record as the sealer reads it: its stored event, or (a row older than events) its columns. */
-export interface UnsealedRecord {
-  id: string;
-  event: Record<string, unknown> | null;
-  source: AuditRecordSource;
-}
+export type UnsealedRecord = { id: string; event: Record<string, unknown>; source: null } | { id: string; event: null; source: AuditRecordSource };
 
 /** A sealed record as the export and `verify` read it. */
 export interface SealedRecord {
@@ -73,50 +69,70 @@ export class AuditChainRepository {
     return { seq: Number(r.seq), hash: r.hash, checkpointSeq: Number(r.checkpoint_seq), checkpointAt: new Date(r.checkpoint_at) };
   }
 
-  /** The oldest unsealed records of a chain, in `created_at` order. */
-  async unsealed(em: EntityManager, chain: string, limit: number): Promise<UnsealedRecord[]> {
-    const rows: Record<string, unknown>[] = await em.query(
-      `SELECT id, event, organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent,
-              (extract(epoch FROM created_at) * 1000)::bigint AS time_ms
-         FROM audit_events
+  /**
+   * The oldest unsealed records of a chain, in `created_at` order: each one's event as `held`
+   * hands it over (the events this instance just wrote, `SealingNudge`), else as stored, else (a
+   * row older than events) its columns to build it from. What `held` has is not read back.
+   */
+  async unsealed(em: EntityManager, chain: string, limit: number, held: (id: string) => Record<string, unknown> | undefined): Promise<UnsealedRecord[]> {
+    const ids: { id: string }[] = await em.query(
+      `SELECT id FROM audit_events
         WHERE chain = $1 AND seq IS NULL AND (seal_after IS NULL OR seal_after <= now())
         ORDER BY created_at, id
         LIMIT $2`,
       [chain, limit],
     );
-    return rows.map((r) => ({
-      id: r.id as string,
-      event: (r.event as Record<string, unknown> | null) ?? null,
-      source: {
-        id: r.id as string,
-        time: Number(r.time_ms),
-        organizationId: r.organization_id as string | null,
-        projectId: r.project_id as string | null,
-        actorType: r.actor_type as string,
-        actorId: r.actor_id as string | null,
-        action: r.action as string,
-        targetType: r.target_type as string | null,
-        targetId: r.target_id as string | null,
-        metadata: (r.metadata as Record<string, unknown>) ?? {},
-        ip: r.ip as string | null,
-        userAgent: r.user_agent as string | null,
-      },
-    }));
+    const events = new Map<string, Record<string, unknown>>();
+    for (const { id } of ids) {
+      const event = held(id);
+      if (event) events.set(id, event);
+    }
+    const missing = ids.filter(({ id }) => !events.has(id)).map(({ id }) => id);
+    const sources = new Map<string, AuditRecordSource>();
+    if (missing.length > 0) {
+      const rows: { id: string; event: Record<string, unknown> | null; source: Omit<AuditRecordSource, 'id'> | null }[] = await em.query(
+        `SELECT id, event,
+                CASE WHEN event IS NULL THEN json_build_object(
+                  'time', (extract(epoch FROM created_at) * 1000)::bigint, 'organizationId', organization_id, 'projectId', project_id,
+                  'actorType', actor_type, 'actorId', actor_id, 'action', action, 'targetType', target_type, 'targetId', target_id,
+                  'metadata', coalesce(metadata, '{}'::jsonb), 'ip', ip, 'userAgent', user_agent) END AS source
+           FROM audit_events WHERE id = ANY($1::uuid[])`,
+        [missing],
+      );
+      for (const r of rows) {
+        if (r.event) events.set(r.id, r.event);
+        else if (r.source) sources.set(r.id, { ...r.source, id: r.id });
+      }
+    }
+    const records: UnsealedRecord[] = [];
+    for (const { id } of ids) {
+      const event = events.get(id);
+      const source = sources.get(id);
+      if (event) records.push({ id, event, source: null });
+      else if (source) records.push({ id, event: null, source });
+    }
+    return records;
   }
 
-  /** Seals records (and stores the events built for old rows) in one statement, and moves the head. */
-  async seal(
-    em: EntityManager,
-    chain: string,
-    links: { id: string; seq: number; prevHash: string; hash: string; event: Record<string, unknown> }[],
-  ): Promise<void> {
+  /**
+   * Seals records in one statement, and moves the head. `event` is given only for a row older
+   * than events (the event built for it, stored with its seal); a row's stored event is never
+   * sent back.
+   */
+  async seal(em: EntityManager, chain: string, links: { id: string; seq: number; prevHash: string; hash: string; event: Record<string, unknown> | null }[]): Promise<void> {
     await queryReturning(
       em,
       `UPDATE audit_events AS a
           SET seq = v.seq, prev_hash = v.prev_hash, hash = v.hash, event = coalesce(a.event, v.event::jsonb)
          FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS v(id, seq, prev_hash, hash, event)
         WHERE a.id = v.id AND a.seq IS NULL`,
-      [links.map((l) => l.id), links.map((l) => l.seq), links.map((l) => l.prevHash), links.map((l) => l.hash), links.map((l) => JSON.stringify(l.event))],
+      [
+        links.map((l) => l.id),
+        links.map((l) => l.seq),
+        links.map((l) => l.prevHash),
+        links.map((l) => l.hash),
+        links.map((l) => (l.event ? JSON.stringify(l.event) : null)),
+      ],
     );
     const last = links[links.length - 1];
     await em.query(`UPDATE audit_chains SET seq = $2, hash = $3 WHERE chain = $1`, [chain, last.seq, last.hash]);

@@ -35,7 +35,7 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly dataSource: DataSource,
     private readonly chains: AuditChainRepository,
     private readonly signer: CheckpointSigner,
-    nudge: SealingNudge,
+    private readonly nudge: SealingNudge,
   ) {
     nudge.listen(() => this.rounds.soon(NUDGE_MS));
   }
@@ -67,15 +67,16 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
     return this.dataSource.transaction(async (em) => {
       const head = await this.chains.holdHead(em, chain);
       if (!head) return 0;
-      const records = await this.chains.unsealed(em, chain, SEAL_BATCH);
+      const records = await this.chains.unsealed(em, chain, SEAL_BATCH, (id) => this.nudge.take(id));
       let seq = head.seq;
       let hash = head.hash ?? GENESIS_HASH;
       const links = records.map((record) => {
-        const event = record.event ?? ocsfEventOf(record.source);
+        // A row older than events gets its event built now, stored with its seal.
+        const event = record.event === null ? ocsfEventOf(record.source) : record.event;
         const prevHash = hash;
         seq += 1;
         hash = chainHash(event, seq, prevHash);
-        return { id: record.id, seq, prevHash, hash, event };
+        return { id: record.id, seq, prevHash, hash, event: record.event === null ? event : null };
       });
       if (links.length > 0) await this.chains.seal(em, chain, links);
       const now = Date.now();
