@@ -1,7 +1,6 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, randomUUID, verify } from 'node:crypto';
 import request from 'supertest';
 import canonicalize from 'canonicalize';
-import { randomUUID } from 'node:crypto';
 import { AuditSealer, AuditService, BufferedRecords, chainHash } from '@app/audit';
 import { createApiKey, createTeam } from './factories/rest';
 import { runCliCaptured } from './helpers/cli';

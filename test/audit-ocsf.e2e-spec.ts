@@ -1,10 +1,7 @@
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import request from 'supertest';
 import { AuditService } from '@app/audit';
 import { addMember } from './factories';
-import { auditRecordProblems } from './helpers/ocsf-record-check';
+import { auditRecordProblems, validatorOf } from './helpers/ocsf-record-check';
 import { adminRest, createPersonWithoutPassword, signupOverHttp, SignedUp } from './factories/rest';
 import { connectClient, MODERN_VERSION } from './helpers/mcp';
 import { connectClient as connectOAuthClient } from './factories/oauth';
@@ -14,11 +11,11 @@ import { startTestApp, TestApp } from './helpers/test-app';
  * SPEC §10, OCSF 1.8.0: one row per kind of decision. Each decision produces exactly one
  * record, valid against its class in shared/ocsf (ajv), with the attributes SPEC §10 pins.
  */
-const OCSF_DIR = path.resolve(__dirname, '../../shared/ocsf');
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-const schemas: Record<number, ValidateFunction> = {};
-for (const [uid, file] of Object.entries({ 6003: 'api_activity', 3002: 'authentication', 3003: 'authorize_session', 3004: 'entity_management', 3005: 'user_access', 3001: 'account_change' })) {
-  schemas[Number(uid)] = ajv.compile(JSON.parse(readFileSync(path.join(OCSF_DIR, `${file}.schema.json`), 'utf8')));
+/** The schema of an OCSF class (the run's one compiled validator of each, test/helpers/ocsf-record-check.ts). */
+function schemaOf(classUid: number) {
+  const validate = validatorOf(classUid);
+  if (!validate) throw new Error(`no OCSF schema for class_uid ${classUid}`);
+  return validate;
 }
 
 type Event = Record<string, any>;
@@ -54,7 +51,7 @@ describe('every decision is one OCSF record', () => {
       if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     for (const { event } of rows) {
-      const validate = schemas[event.class_uid];
+      const validate = schemaOf(event.class_uid);
       expect(validate(event) ? [] : validate.errors).toEqual([]);
       expect(event.type_uid).toBe(event.class_uid * 100 + event.activity_id);
       expect(event.metadata).toEqual(expect.objectContaining({ version: '1.8.0', uid: expect.any(String), event_code: action }));
@@ -198,7 +195,8 @@ describe('every decision is one OCSF record', () => {
     }
     expect(rows).toHaveLength(1);
     const [{ event, seal_after }] = rows;
-    expect(schemas[6003](event) ? [] : schemas[6003].errors).toEqual([]);
+    const apiActivity = schemaOf(6003);
+    expect(apiActivity(event) ? [] : apiActivity.errors).toEqual([]);
     expect(event).toMatchObject({ class_uid: 6003, activity_id: 99, status_id: 2, count: 3, status_detail: 'unrecognised_agent_token', actor: { session: { uid: 'anonymous' } } });
     expect(event.time % 60_000).toBe(0);
     expect(event.unmapped.metadata).toMatchObject({ status: 401, count: 3 });

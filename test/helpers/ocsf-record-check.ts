@@ -26,7 +26,8 @@ const SECRET_KEY = /^(password|secret|client_?secret|signing_?secret|token|acces
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 const compiled = new Map<number, ValidateFunction>();
 
-function validatorOf(classUid: number): ValidateFunction | undefined {
+/** The validator of an OCSF class's schema in `shared/ocsf/`, compiled once per process; undefined for a class not listed. */
+export function validatorOf(classUid: number): ValidateFunction | undefined {
   const file = CLASS_FILES[classUid];
   if (!file) return undefined;
   let validate = compiled.get(classUid);
