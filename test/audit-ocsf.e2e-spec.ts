@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { AuditService } from '@app/audit';
 import { addMember } from './factories';
@@ -146,6 +147,19 @@ describe('every decision is one OCSF record', () => {
     expect(more).toEqual([]);
     expect(event).toMatchObject({ class_uid: 3002, status_id: 2, status_detail: 'wrong_password', user: { uid: admin.user.id } });
     expect(JSON.stringify(event)).not.toContain('not-the-password-1');
+  });
+
+  it('an address outside ASCII: an international domain in its ASCII form, a local part outside ASCII as the user’s name, every record valid', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const projectBy = async (person: SignedUp) => {
+      const [event] = await recordsOf('project.created', () => adminRest(() => t.baseUrl, () => person).post('/projects', { name: `By ${suffix}` }).expect(201));
+      return event;
+    };
+    const idn = await signupOverHttp(t, { email: `ana-${suffix}@bücher.example` });
+    expect((await projectBy(idn)).actor.user).toEqual({ uid: idn.user.id, type_id: 1, type: 'User', email_addr: `ana-${suffix}@xn--bcher-kva.example` });
+
+    const local = await signupOverHttp(t, { email: `zoë-${suffix}@example.com` });
+    expect((await projectBy(local)).actor.user).toEqual({ uid: local.user.id, type_id: 1, type: 'User', name: `zoë-${suffix}@example.com` });
   });
 
   it('a project token derived: Authorize Session, its permissions as privileges, for the service key', async () => {

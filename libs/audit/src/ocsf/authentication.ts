@@ -1,4 +1,4 @@
-import { type AuditRecordSource, baseEvent, failed, type OcsfEvent } from './ocsf-common';
+import { type AuditRecordSource, baseEvent, failed, type OcsfEvent, withEmail } from './ocsf-common';
 
 /** Authentication (3002): sign-ins (password, single sign-on) and their failures, step-ups. */
 export const AUTHENTICATION = { classUid: 3002, className: 'Authentication', categoryUid: 3, categoryName: 'Identity & Access Management' };
@@ -8,8 +8,7 @@ export function authenticationEvent(source: AuditRecordSource): OcsfEvent {
   const m = source.metadata;
   // The person signing in: the target when named, else the actor; a failed sign-in of no known account by the email tried.
   const uid = source.targetType === 'user' && source.targetId ? source.targetId : source.actorType === 'user' ? source.actorId : null;
-  const user: Record<string, unknown> = uid ? { uid, type_id: 1, type: 'User' } : { name: typeof m.email === 'string' ? m.email : 'unknown', type_id: 0, type: 'Unknown' };
-  if (typeof m.email === 'string' && /^[^@\s]+@[^@\s]+$/.test(m.email)) user.email_addr = m.email;
+  const user = withEmail(uid ? { uid, type_id: 1, type: 'User' } : { name: typeof m.email === 'string' ? m.email : 'unknown', type_id: 0, type: 'Unknown' }, m.email);
   event.user = user;
   event.service = { name: 'Agent Gateway' };
   event.is_remote = true;

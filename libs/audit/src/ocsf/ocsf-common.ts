@@ -4,6 +4,8 @@
  * (`unmapped`). One module per class builds the rest.
  */
 
+import { domainToASCII } from 'node:url';
+
 export const OCSF_VERSION = '1.8.0';
 export const SERVICE_CHAIN = 'service';
 
@@ -104,8 +106,33 @@ function actorUser(source: AuditRecordSource): Record<string, unknown> | undefin
   }
 }
 
-function withEmail(user: Record<string, unknown>, email: unknown): Record<string, unknown> {
-  return typeof email === 'string' && /^[^@\s]+@[^@\s]+$/.test(email) ? { ...user, email_addr: email } : user;
+/** OCSF 1.8.0's `email_t`, its schema's pattern as written there: ASCII only, and a dot in the domain. */
+const OCSF_EMAIL = /^[a-zA-Z0-9!#$%&'*+-/=?^_`{|}~.]+@[a-zA-Z0-9-]+\.[a-zA-Z0-9-.]+$/;
+
+/**
+ * An address as an OCSF `email_t` holds it: an internationalised domain in its ASCII (punycode)
+ * form, `ana@bücher.example` as `ana@xn--bcher-kva.example`. Undefined when it cannot be written
+ * so (a local part outside ASCII, `zoë@example.com`; a domain without a dot): a record whose
+ * `email_addr` broke the pattern would fail its class's schema at the SIEM.
+ */
+export function ocsfEmail(email: unknown): string | undefined {
+  if (typeof email !== 'string') return undefined;
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return undefined;
+  const domain = domainToASCII(email.slice(at + 1));
+  const address = `${email.slice(0, at)}@${domain}`;
+  return domain && OCSF_EMAIL.test(address) ? address : undefined;
+}
+
+/**
+ * A user object with the address: in `email_addr` when `email_t` can hold it, else (and only when
+ * the user has no name yet) as the user's `name`, so the record still says who it was.
+ */
+export function withEmail(user: Record<string, unknown>, email: unknown): Record<string, unknown> {
+  if (typeof email !== 'string') return user;
+  const address = ocsfEmail(email);
+  if (address) return { ...user, email_addr: address };
+  return user.name === undefined ? { ...user, name: email } : user;
 }
 
 export function actorOf(source: AuditRecordSource): Record<string, unknown> {
