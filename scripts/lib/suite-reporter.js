@@ -1,7 +1,7 @@
 /**
  * The whole suite's reporter (jest.suite.config.js, docs/testing.md): when the run ends it writes
  * the run's passed test ids (`test-results/ids.txt`, the smoke set's `smoke-ids.txt`, for
- * `npm run test:baseline`), prints the 20 slowest files, checks that every id of
+ * `npm run test:baseline`) and every file's time (`files.txt`), prints the 20 slowest files, checks that every id of
  * test/baseline-ids.txt ran (the whole suite with PostgreSQL; under CI=true the whole suite without
  * it fails), and ends with one line: `N passed, N failed, N skipped`. A missing id fails the run.
  */
@@ -36,6 +36,8 @@ class SuiteReporter {
     writeFileSync(join(resultsDir, this.smoke ? 'smoke-ids.txt' : 'ids.txt'), baseline.format(ran.filter((t) => t.status === 'passed')));
 
     files.sort((a, b) => b.seconds - a.seconds);
+    // Every file's time, slowest first: where the run's time goes (docs/testing.md, "CI time").
+    writeFileSync(join(resultsDir, this.smoke ? 'smoke-files.txt' : 'files.txt'), files.map((f) => `${f.seconds.toFixed(1)}\t${f.where}\t${f.path}\n`).join(''));
     out('\nThe 20 slowest test files:\n');
     for (const f of files.slice(0, 20)) out(`${f.seconds.toFixed(1).padStart(7)} s  ${f.where.padEnd(8)}  ${f.path}\n`);
 

@@ -11,7 +11,8 @@
  *   on PostgreSQL, the only database several processes can share.
  *
  * The smoke set is what the second Node line runs: boot, discovery, the 401, a tool call in each
- * protocol generation, sign-in, consent in Chromium, on both databases.
+ * protocol generation, sign-in, consent in Chromium, on both databases; like the whole suite, it
+ * runs the files named below once.
  */
 const { readdirSync } = require('node:fs');
 const { join } = require('node:path');
@@ -85,13 +86,14 @@ function runsOnce(file) {
  * (`unit`, `embedded`, `postgres`: the test ids' "where"), the database its e2e files run on, and
  * its files. With PostgreSQL: the unit tests, every e2e file on PostgreSQL, and on the embedded
  * database those that do not run once. Without it: the unit tests and every e2e file on the
- * embedded database. The smoke set: its files on both databases (its browser file on PostgreSQL).
+ * embedded database. The smoke set: its files the same way (its browser file and the
+ * database-independent start-up refusals on PostgreSQL only).
  */
 function suiteProjects({ smoke = false, postgres = true } = {}) {
   const e2e = smoke ? SMOKE : e2eFiles();
   const projects = [];
   if (!smoke) projects.push({ name: 'unit', files: unitFiles() });
-  projects.push({ name: 'embedded', database: 'embedded', files: postgres ? e2e.filter((f) => !(smoke ? BROWSER.test(f) : runsOnce(f))) : e2e });
+  projects.push({ name: 'embedded', database: 'embedded', files: postgres ? e2e.filter((f) => !runsOnce(f)) : e2e });
   if (postgres) projects.push({ name: 'postgres', database: 'postgres', files: e2e });
   return projects.filter((p) => p.files.length > 0);
 }

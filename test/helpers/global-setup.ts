@@ -17,6 +17,24 @@ async function migrate(url: string): Promise<void> {
 }
 
 /**
+ * Drops PostgreSQL's two template databases from the embedded snapshot: nothing the service or a
+ * test does on the embedded database creates a database from them, and they are 14 of the
+ * snapshot's 40 MB, which every test app's PGlite unpacks (about 0.3 s of CPU per app start,
+ * docs/testing.md, "CI time").
+ */
+async function dropTemplateDatabases(url: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`);
+    await client.query('DROP DATABASE template0');
+    await client.query('DROP DATABASE template1');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Prepares one migrated database state of `kind` for a run, so each test file starts its own
  * database from it in well under a second: a PGlite snapshot (embedded), or a template database
  * on a throwaway PostgreSQL cluster (postgres). Answers the state file's path.
@@ -37,6 +55,7 @@ export async function prepareTestState(kind: TestDatabaseKind): Promise<string> 
   } else {
     const embedded = await EmbeddedPostgres.start({ maxConnections: 2 });
     await migrate(embedded.url);
+    await dropTemplateDatabases(embedded.url);
     const snapshot = await embedded.dump();
     await embedded.stop();
     const snapshotFile = join(dir, 'migrated.tar');
