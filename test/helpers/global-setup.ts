@@ -19,7 +19,7 @@ async function migrate(url: string): Promise<void> {
 /**
  * Drops PostgreSQL's two template databases from the embedded snapshot: nothing the service or a
  * test does on the embedded database creates a database from them, and they are 14 of the
- * snapshot's 40 MB, which every test app's PGlite unpacks (about 0.3 s of CPU per app start,
+ * snapshot's 40 MB, which every test app's PGlite unpacks (about 0.4 s of CPU per app start,
  * docs/testing.md, "CI time").
  */
 async function dropTemplateDatabases(url: string): Promise<void> {

@@ -43,7 +43,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
 export const TEST_SECRETS_KEYS = `test:${randomBytes(32).toString('base64')}`;
 
 /**
- * The run's migrated embedded database (a 40 MB tarball) as a Blob backed by the file
+ * The run's migrated embedded database (a 27 MB tarball, global-setup.ts) as a Blob backed by the file
  * (`openAsBlob`): each app's PGlite loads its own copy of the data folder from it, and no copy is
  * made in memory before that (a Blob built from the bytes costs some 0.4 s of CPU per app).
  */
