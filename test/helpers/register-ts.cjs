@@ -4,8 +4,9 @@
  * file with swc (the transform Jest uses) and resolves the `@app/<lib>` aliases. Tests use it to
  * start the real entry point without a build. It is test tooling, never used in production.
  *
- * A suite starts the entry point some hundred times, and each start would compile every source
- * file again (about 1.6 s of CPU) and have V8 compile the results (another 1.5 s). So swc's output
+ * A suite starts the entry point dozens of times, and each start would compile every source file
+ * again and have V8 compile the results (together about 0.9 of the 5.9 CPU-seconds a start to
+ * readiness took, docs/testing.md). So swc's output
  * is kept on disk under `node_modules/.cache/register-ts`, keyed by the source, its path, the
  * options and swc's version, and where Node has it (22 and later) its compile cache keeps V8's
  * code for every module the process loads beside it (docs/testing.md, "CI time").
