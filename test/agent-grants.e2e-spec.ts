@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { generateToken, hashToken, SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
+import { generateToken, hashToken } from '@app/credential-store';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { addMember, createUser } from './factories';
 import { authorizeCode, connectClient, registerClient, tokenRequest } from './factories/oauth';

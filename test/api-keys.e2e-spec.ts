@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { AGENT_PERMISSIONS } from '@app/capabilities';
-import { API_KEY_PERMISSIONS } from '@app/credential-store';
-import { ApiKeyUsageRecorder, hashToken, isWellFormedToken } from '@app/credentials';
+import { API_KEY_PERMISSIONS, hashToken, isWellFormedToken } from '@app/credential-store';
+import { ApiKeyUsageRecorder } from '@app/credentials';
 import { createApiKey, createTeam } from './factories/rest';
 import { REST_ERRORS } from './fixtures/rest-errors';
 import { startTestApp, TestApp } from './helpers/test-app';

@@ -1,18 +1,7 @@
 import request from 'supertest';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { addMember, createOrganization, createProject, createUser } from './factories';
-import {
-  authorizePath,
-  formChoices,
-  hiddenField,
-  openConsent,
-  pkcePair,
-  redirectParams,
-  registerClient,
-  RegisteredTestClient,
-  TestBrowser,
-  tokenRequest,
-} from './factories/oauth';
+import { authorizePath, formChoices, hiddenField, openConsent, pkcePair, redirectParams, registerClient, RegisteredTestClient, TestBrowser, tokenRequest } from './factories/oauth';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const CONSENT = '/api/agent/oauth/authorize';

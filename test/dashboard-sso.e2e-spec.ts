@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { IdentityProviderDirectory } from '@app/identity';
 import { ClientRegistrationService } from '@app/oauth';
 import { createProject, createProjectsInBulk } from './factories';

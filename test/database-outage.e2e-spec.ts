@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Client } from 'pg';
-import { generateToken, hashToken } from '@app/credentials';
+import { generateToken, hashToken } from '@app/credential-store';
 import { setBeforeCommitHook } from '@app/database';
 import { createProject, createProjectWithToken } from './factories';
 import { createOrganizationWithAdmin } from './factories/machine';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Client } from 'pg';
-import { generateToken } from '@app/credentials';
+import { generateToken } from '@app/credential-store';
 import { READ_PIPELINE_CONNECTIONS, READ_PIPELINE_NO_ANSWER_MARGIN_MS, READ_PIPELINE_STALL_MS, readStatement, statement } from '@app/database';
 import { createProjectWithToken } from './factories';
 import { registerClient, tokenRequest } from './factories/oauth';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { MembershipDirectory } from '@app/tenancy';
 import { addMember, createOrganization, createUser } from './factories';
 import { signupOverHttp } from './factories/rest';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import request from 'supertest';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { IdentityLinkDirectory, IdentityProviderDirectory } from '@app/identity';
 import { ClientRegistrationService } from '@app/oauth';
 import { EXIT } from '../apps/cli/src/cli';
@@ -15,14 +15,7 @@ import { createApiKey, createTeam } from './factories/rest';
 import { createOrganizationClient } from './factories/id-jag';
 import { DocumentServer } from './helpers/document-server';
 import { processEnded } from './helpers/gateway-process';
-import {
-  connectIdentityProvider,
-  FakeTxtRecords,
-  identityProviderPath,
-  identityProviderSettings,
-  testDomain,
-  verifyDomainForTests,
-} from './helpers/identity';
+import { connectIdentityProvider, FakeTxtRecords, identityProviderPath, identityProviderSettings, testDomain, verifyDomainForTests } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp } from './helpers/test-idp';
 import { testDatabaseKind } from './helpers/test-state';

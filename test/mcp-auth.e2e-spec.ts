@@ -1,4 +1,6 @@
-import { ApiKeyResolver, generateToken, SessionTokenService } from '@app/credentials';
+import { ApiKeyResolver } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
+import { generateToken } from '@app/credential-store';
 import request from 'supertest';
 import { createProjectWithToken, createUser } from './factories';
 import { createApiKey } from './factories/mcp';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { connect } from 'node:net';
 import request from 'supertest';
-import { generateToken } from '@app/credentials';
+import { generateToken } from '@app/credential-store';
 import { McpEndpoint } from '@app/mcp';
 import { createProjectWithToken } from './factories';
 import { MCP_401_BODY, missingTokenChallenge } from './fixtures/mcp-401';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { generateToken } from '@app/credentials';
+import { generateToken } from '@app/credential-store';
 import { McpEndpoint } from '@app/mcp';
 import { Metrics } from '@app/observability';
 import { createAgentToken, createOrganization, createProject } from './factories';

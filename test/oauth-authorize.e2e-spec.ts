@@ -1,20 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { addMember, createOrganization, createProject, createUser } from './factories';
-import {
-  authorizeCode,
-  authorizePath,
-  createPersonWithProject,
-  formChoices,
-  hiddenField,
-  openConsent,
-  pkcePair,
-  redirectParams,
-  registerClient,
-  RegisteredTestClient,
-  TestBrowser,
-} from './factories/oauth';
+import { authorizeCode, authorizePath, createPersonWithProject, formChoices, hiddenField, openConsent, pkcePair, redirectParams, registerClient, RegisteredTestClient, TestBrowser } from './factories/oauth';
 import { PAGE_CSP, PAGE_HEADERS } from './fixtures/html-pages';
 
 const CONSENT = '/api/agent/oauth/authorize';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { OAuthCleanupService } from '@app/oauth';
 import { RateLimitService } from '@app/rate-limit';
 import { createAgentToken } from './factories';

@@ -1,17 +1,6 @@
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { startTestApp, TestApp } from './helpers/test-app';
-import {
-  authorizeCode,
-  authorizePath,
-  connectClient,
-  createPersonWithProject,
-  openConsent,
-  pkcePair,
-  registerClient,
-  RegisteredTestClient,
-  TestBrowser,
-  tokenRequest,
-} from './factories/oauth';
+import { authorizeCode, authorizePath, connectClient, createPersonWithProject, openConsent, pkcePair, registerClient, RegisteredTestClient, TestBrowser, tokenRequest } from './factories/oauth';
 
 const CONSENT = '/api/agent/oauth/authorize';
 

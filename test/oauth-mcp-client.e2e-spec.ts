@@ -1,5 +1,5 @@
 import { auth, Client, extractWWWAuthenticateParams, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { hashToken } from '@app/credentials';
+import { hashToken } from '@app/credential-store';
 import { invalidTokenChallenge } from './fixtures/mcp-401';
 import { TestOAuthProvider } from './helpers/oauth-provider';
 import { startTestApp, TestApp } from './helpers/test-app';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { hashToken } from '@app/credentials';
+import { hashToken } from '@app/credential-store';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const REGISTER = '/api/agent/oauth/register';

@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { hashToken } from '@app/credentials';
+import { hashToken } from '@app/credential-store';
 import { startTestApp, TestApp } from './helpers/test-app';
-import {
-  authorizeCode,
-  connectClient,
-  createPersonWithProject,
-  registerClient,
-  TestBrowser,
-  tokenRequest,
-} from './factories/oauth';
+import { authorizeCode, connectClient, createPersonWithProject, registerClient, TestBrowser, tokenRequest } from './factories/oauth';
 import { NO_STORE_JSON } from './fixtures/oauth';
 
 const ALL = 'project:read tasks:read tasks:write tasks:delete';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { generateToken, TOKEN_PREFIXES } from '@app/credentials';
+import { generateToken, TOKEN_PREFIXES } from '@app/credential-store';
 import { PeopleLinksCleanupService } from '@app/tenancy';
 import { addMember, createUser } from './factories';
 import { DashboardClient } from './helpers/dashboard';

@@ -1,4 +1,4 @@
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { addMembersInBulk, createProject, createProjectsInBulk, createUser, addMember } from './factories';
 import { authorizePath, formChoices, hiddenField, openConsent, pkcePair, redirectParams, registerClient, RegisteredTestClient, TestBrowser } from './factories/oauth';
 import { dashboardApp, DashboardOrganization } from './helpers/dashboard';

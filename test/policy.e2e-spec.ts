@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import request from 'supertest';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { addMember, createProject, createUser } from './factories';
 import { insertConnectedClient } from './factories/grants';
 import { createApiKey, createTeam, sessionFor } from './factories/rest';

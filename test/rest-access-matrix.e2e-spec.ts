@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { AGENT_PERMISSION_NAMES } from '@app/capabilities';
-import { API_KEY_PERMISSION_NAMES, ApiKeyPermission } from '@app/credential-store';
-import { generateToken, hashToken } from '@app/credentials';
+import { API_KEY_PERMISSION_NAMES, ApiKeyPermission, generateToken, hashToken } from '@app/credential-store';
 import { addMember, createAgentToken, createOrganization, createProject } from './factories';
 import { createApiKey, createPersonWithoutPassword, createTeam } from './factories/rest';
 import { insertIdentityProvider } from './helpers/identity';

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { generateToken, hashToken } from '@app/credentials';
+import { generateToken, hashToken } from '@app/credential-store';
 import { GatewayProcess, startGatewayProcess } from './helpers/gateway-process';
 import { listToolsRaw } from './helpers/mcp-raw';
 import { freePort } from './helpers/postgres-server';

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { AGENT_PERMISSION_NAMES } from '@app/capabilities';
-import { AgentTokenService, generateToken, hashToken } from '@app/credentials';
+import { AgentTokenService } from '@app/credentials';
+import { generateToken, hashToken } from '@app/credential-store';
 import { createOrganization, createProject } from './factories';
 import { createApiKey, createOrganizationWithAdmin, createServiceKeyRow, createSessionUser } from './factories/machine';
 import { invalidTokenChallenge, MCP_401_UNRECOGNISED_AGENT_TOKEN_BODY } from './fixtures/mcp-401';

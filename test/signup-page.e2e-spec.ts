@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { createUser } from './factories';
 import { PAGE_CSP } from './fixtures/html-pages';
 import { browserApp } from './helpers/browser-app';

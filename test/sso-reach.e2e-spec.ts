@@ -1,7 +1,7 @@
 import { decodeJwt, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { IdentityProviderDirectory } from '@app/identity';
 import { MembershipDirectory } from '@app/tenancy';
 import { addMember, createOrganization, createProject, createUser } from './factories';

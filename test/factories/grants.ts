@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { generateToken, hashToken } from '@app/credentials';
+import { generateToken, hashToken } from '@app/credential-store';
 
 /**
  * A connected client inserted straight into the database: the client (registered, or a

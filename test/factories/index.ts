@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
-import { generateToken, hashToken } from '@app/credentials';
+import { generateToken, hashToken } from '@app/credential-store';
 import { hashPassword } from '@app/tenancy';
 
 /**

@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
-import { ApiKeyPermission } from '@app/credential-store';
-import { generateToken, hashToken, SessionTokenService } from '@app/credentials';
+import { ApiKeyPermission, generateToken, hashToken } from '@app/credential-store';
+import { SessionTokenService } from '@app/people';
 import { addMember, createOrganization, createUser } from './index';
 
 /** A person with a session JWT and the given role in an organisation. */

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { generateToken, hashToken } from '@app/credentials';
+import { generateToken, hashToken } from '@app/credential-store';
 
 /** A valid, live `rk_` API key of the organisation, inserted by hash (the REST surface makes real ones). */
 export async function createApiKey(ds: DataSource, organizationId: string, permissions: string[] = ['projects:read']) {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ApiKeyPermission } from '@app/credential-store';
-import { generateToken, hashToken, SessionTokenService } from '@app/credentials';
+import { ApiKeyPermission, generateToken, hashToken } from '@app/credential-store';
+import { SessionTokenService } from '@app/people';
 import type { TestApp } from '../helpers/test-app';
 import { addMember, createOrganization, createUser } from './index';
 

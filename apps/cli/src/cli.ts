@@ -7,7 +7,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { AccountsService, EmailTakenError, SignupDto, SsoRequiredForDomainError } from '@app/auth';
 import { AppConfig, ConfigValidationError } from '@app/config';
-import { PasswordResetService } from '@app/credentials';
+import { PasswordResetService } from '@app/people';
 import { UserDirectory } from '@app/tenancy';
 import { backup, restore } from './backup';
 import { secretsRotate } from './secrets-rotate';

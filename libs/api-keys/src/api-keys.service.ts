@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, DEFAULT_OVERLAP_SECONDS, isUuid, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
-import { API_KEY_PERMISSION_NAMES, ApiKey, ApiKeyPermission, ApiKeyStore, CredentialRevoker } from '@app/credential-store';
-import { generateToken, hashToken, TOKEN_PREFIXES, requireUser, secretHint, secretLast4 } from '@app/credentials';
+import { API_KEY_PERMISSION_NAMES, ApiKey, ApiKeyPermission, ApiKeyStore, CredentialRevoker, generateToken, hashToken, TOKEN_PREFIXES, secretHint, secretLast4 } from '@app/credential-store';
+import { requireUser } from '@app/people';
 import { ApiKeyNotFoundError, ApiKeyNotActiveError, ApiKeyRotatingError } from './api-keys.errors';
 import type { ApiKeyDto, ApiKeyListDto, ApiKeyStatus, CreatedApiKeyDto, RevokedApiKeyDto, RotatedApiKeyDto } from './dto/api-key.dto';
 

@@ -1,17 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService, RequestOrigin } from '@app/audit';
-import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
 import { emailDomain, IdentityLinkDirectory, IdentityProviderDirectory, SsoRouting } from '@app/identity';
 import { DomainError } from '@app/common';
-import {
-  hashPassword,
-  InvalidInvitationError,
-  InvitationDirectory,
-  MembershipRole,
-  OrganizationDirectory,
-  UserDirectory,
-} from '@app/tenancy';
+import { hashPassword, InvalidInvitationError, InvitationDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import { EmailTakenError, SsoRequiredForDomainError } from './auth.errors';
 
 export interface NewAccount {

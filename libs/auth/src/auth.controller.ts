@@ -1,15 +1,9 @@
 import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiForbiddenResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrorDto, ApiErrors } from '@app/common';
-import { CurrentPrincipal, Public, RestAuth, SessionPrincipal } from '@app/credentials';
+import { CurrentPrincipal, Public, RestAuth } from '@app/credentials';
+import { SessionPrincipal } from '@app/people';
 import { AuthService } from './auth.service';
 import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto } from './dto/login.dto';

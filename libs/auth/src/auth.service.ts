@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
-import { ClosedOrganization, SessionPrincipal, SessionReach, SessionTokenService } from '@app/credentials';
+import { ClosedOrganization, SessionPrincipal, SessionReach, SessionTokenService, InvalidLoginError, LoginAttemptLimits, PasswordCheck } from '@app/people';
 import { NotFoundError } from '@app/common';
-import { InvalidLoginError, LoginAttemptLimits, PasswordCheck } from '@app/people';
 import { hashPassword, MembershipRole, OrganizationDirectory, UserDirectory, verifyPassword } from '@app/tenancy';
 import { WrongCurrentPasswordError } from './auth.errors';
 

@@ -2,10 +2,10 @@ import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestj
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AppConfig } from '@app/config';
-import { Public, safeNextPath, setSessionCookie, SSO_START_FORM } from '@app/credentials';
+import { Public } from '@app/credentials';
+import { safeNextPath, setSessionCookie, SSO_START_FORM, FormCsrf, PageErrorFilter, sendPage, sendRedirect, singleParam } from '@app/web';
 import { SsoRouting } from '@app/identity';
 import { InvalidLoginError, TooManyLoginAttemptsError } from '@app/people';
-import { FormCsrf, PageErrorFilter, sendPage, sendRedirect, singleParam } from '@app/web';
 import { AuthService } from './auth.service';
 import { loginPage } from './views/login.view';
 

@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { DomainError, NotFoundError } from '@app/common';
-import { RecentSignIn, SessionPrincipal } from '@app/credentials';
-import { InvalidLoginError } from '@app/people';
+import { RecentSignIn, SessionPrincipal, InvalidLoginError } from '@app/people';
 import { UserDirectory } from '@app/tenancy';
 import { AuthService } from './auth.service';
 

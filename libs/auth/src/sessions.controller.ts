@@ -4,17 +4,9 @@ import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrors } from '@app/common';
 import { AppConfig } from '@app/config';
-import {
-  clearSignInCookies,
-  CurrentPrincipal,
-  PasswordResetService,
-  Public,
-  readSessionCookie,
-  RestAuth,
-  SessionPrincipal,
-  SessionTokenService,
-} from '@app/credentials';
-import { sendRedirect } from '@app/web';
+import { CurrentPrincipal, Public, RestAuth } from '@app/credentials';
+import { clearSignInCookies, readSessionCookie, sendRedirect } from '@app/web';
+import { PasswordResetService, SessionPrincipal, SessionTokenService } from '@app/people';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 import { PasswordResetDto } from './dto/password-reset.dto';
 import { SessionListDto } from './dto/session-token.dto';

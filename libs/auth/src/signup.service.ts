@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { SessionTokenService } from '@app/credentials';
+import { SessionTokenService } from '@app/people';
 import { AccountsService, CreatedAccount, NewAccount } from './accounts.service';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 import { SignupDisabledError } from './auth.errors';

@@ -18,3 +18,4 @@ export type { LiveAgentToken, NewAgentToken } from './repositories/agent-tokens.
 export type { ListedGrant, RevokedGrant } from './repositories/oauth-grants.repository';
 export type { PresentedRefreshToken } from './repositories/refresh-tokens.repository';
 export * from './service-key.store';
+export * from './token-format';

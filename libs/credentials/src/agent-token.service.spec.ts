@@ -1,6 +1,6 @@
 import { AgentTokenService } from './agent-token.service';
 import type { AgentTokenLookup, LiveAgentToken } from '@app/credential-store';
-import { generateToken, hashToken, TOKEN_PREFIXES } from './token-format';
+import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credential-store';
 import type { TokenUsageRecorder } from './token-usage.recorder';
 
 /** A token table in memory that counts its lookups. */

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AgentTokenLookup } from '@app/credential-store';
+import { AgentTokenLookup, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
 import type { AgentPrincipal } from './principal';
 import { RefusedTokens } from './refused-tokens';
-import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 import { TokenUsageRecorder } from './token-usage.recorder';
 
 /**

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ApiKeyStore } from '@app/credential-store';
+import { ApiKeyStore, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
 import { ApiKeyUsageRecorder } from './token-usage.recorder';
 import type { ApiKeyPrincipal } from './principal';
-import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
 
 /**
  * Resolves a presented `rk_` secret: checksum first, then one lookup by hash; expired or revoked

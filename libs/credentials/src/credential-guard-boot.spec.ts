@@ -4,7 +4,7 @@ import { AgentTokenService } from './agent-token.service';
 import { CredentialGuard, requireScimTokenResolver } from './credential.guard';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import { ScimTokenResolver } from './scim-token.resolver';
-import { SessionTokenService } from './session-token.service';
+import { SessionTokenService } from '@app/people';
 
 /** The guard's collaborators that play no part in start-up; only the SCIM resolver's presence matters here. */
 const others = [OrganizationAccessPolicy, AgentTokenService, SessionTokenService, AppConfig].map((provide) => ({ provide, useValue: {} }));

@@ -1,13 +1,4 @@
-import {
-  CanActivate,
-  ExecutionContext,
-  ForbiddenException,
-  Injectable,
-  Logger,
-  Optional,
-  OnApplicationBootstrap,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, Logger, Optional, OnApplicationBootstrap, UnauthorizedException } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import passport from 'passport';
@@ -20,10 +11,10 @@ import { McpUnauthorizedException } from './mcp-unauthorized';
 import { OrganizationAccessPolicy } from './organization-access.policy';
 import type { AgentPrincipal, Principal, RestPrincipal } from './principal';
 import { ScimTokenResolver } from './scim-token.resolver';
-import { readSessionCookie } from './session-cookie';
-import { SessionTokenService } from './session-token.service';
+import { SessionTokenService } from '@app/people';
+import { readSessionCookie } from '@app/web';
 import { STRATEGY_FOR_FORM } from './strategies/bearer.strategies';
-import { credentialForm, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
+import { credentialForm, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
 
 export type AuthenticatedRequest = Request & {
   principal?: Principal;

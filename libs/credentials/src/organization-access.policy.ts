@@ -4,7 +4,7 @@ import { MembershipDirectory, MembershipRole, roleSatisfies } from '@app/tenancy
 import type { RestAccessOptions } from './access.decorators';
 import type { RestPrincipal } from './principal';
 import { OrganizationNotFound } from './organization-not-found';
-import { SessionReach } from './session-reach.service';
+import { SessionReach } from '@app/people';
 
 /**
  * The access rule of every REST route, in one place (the guard calls `authorize` after it has

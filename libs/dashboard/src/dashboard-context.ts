@@ -4,7 +4,8 @@ import type { Request } from 'express';
 import { AuditActor, requestOrigin } from '@app/audit';
 import { AuthService } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { actorOf, ClosedOrganization, SessionPrincipal } from '@app/credentials';
+import { actorOf } from '@app/credentials';
+import { ClosedOrganization, SessionPrincipal } from '@app/people';
 import { MembershipRole } from '@app/tenancy';
 import { postedFromElsewhere } from '@app/web';
 

@@ -2,7 +2,8 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { DomainError, isUuid } from '@app/common';
-import { OrganizationNotFound, PageSignInRequired, SessionReachError } from '@app/credentials';
+import { OrganizationNotFound, PageSignInRequired } from '@app/credentials';
+import { SessionReachError } from '@app/people';
 import { domainErrorPage, html, page, sendDomainErrorPage, sendPage, sendRedirect } from '@app/web';
 
 /**

@@ -1,8 +1,9 @@
 import { Get, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '@app/config';
-import { clearSignInCookies, OrganizationRoute, PageAuth, SessionReach, SessionTokenService } from '@app/credentials';
-import { html, sendPage, sendRedirect } from '@app/web';
+import { OrganizationRoute, PageAuth } from '@app/credentials';
+import { clearSignInCookies, html, sendPage, sendRedirect } from '@app/web';
+import { SessionReach, SessionTokenService } from '@app/people';
 import { Dashboard, DashboardContext } from './dashboard-context';
 import { DashboardController } from './dashboard-controller.decorator';
 import { closedOrganizationNote, dashboardPage, sectionPath } from './views/layout';

@@ -3,8 +3,9 @@ import type { Request } from 'express';
 import { requestOrigin } from '@app/audit';
 import { AuthService } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { actorOf, readSessionCookie, SessionTokenService } from '@app/credentials';
-import { html, HtmlPage, page } from '@app/web';
+import { actorOf } from '@app/credentials';
+import { readSessionCookie, html, HtmlPage, page } from '@app/web';
+import { SessionTokenService } from '@app/people';
 import { dashboardCsrfToken, DashboardContext } from './dashboard-context';
 import { dashboardPage } from './views/layout';
 

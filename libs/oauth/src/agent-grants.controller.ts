@@ -2,7 +2,8 @@ import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@app/audit';
 import { GrantRevocationResult } from '@app/credential-store';
-import { CurrentPrincipal, RequestActor, RestAuth, SessionPrincipal } from '@app/credentials';
+import { CurrentPrincipal, RequestActor, RestAuth } from '@app/credentials';
+import { SessionPrincipal } from '@app/people';
 import { AgentGrantView, OAuthGrantsService } from './oauth-grants.service';
 
 /** The person's connected AI clients (their OAuth grants). Session only. */

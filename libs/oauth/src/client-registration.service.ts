@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credentials';
+import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credential-store';
 import { RateLimitService } from '@app/rate-limit';
 import { OAuthError } from './oauth.errors';
 import { JWT_BEARER_GRANT, parseMetadata } from './registration-metadata';

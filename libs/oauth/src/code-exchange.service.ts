@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestOrigin } from '@app/audit';
-import { CredentialRevoker } from '@app/credential-store';
-import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import { CredentialRevoker, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
 import type { RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
 import { singleParam, verifyPkce } from './oauth-params';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AgentPermission } from '@app/capabilities';
-import { OAuthGrantStore } from '@app/credential-store';
-import { hashToken, SessionPrincipal, SessionReach } from '@app/credentials';
+import { OAuthGrantStore, hashToken } from '@app/credential-store';
+import { SessionPrincipal, SessionReach } from '@app/people';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage } from '@app/common';
 import { isUuid } from '@app/database';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';

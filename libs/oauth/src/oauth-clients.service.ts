@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
 import { ClientMetadataDocumentService } from './client-metadata/client-metadata-document.service';
 import { ClientMetadataError, ClientMetadataRateLimitError } from './client-metadata/client-metadata.errors';
 import type { ClientMetadata } from './client-metadata/document-validation';

@@ -4,7 +4,7 @@ import type { AuditActor } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, DomainError, keysetPage, NotFoundError, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AgentPermission } from '@app/capabilities';
 import { OAuthAccessTokenStore, CredentialRevoker, GrantRevocationResult, ListedGrant, OAuthGrantStore } from '@app/credential-store';
-import { requireUser, SessionPrincipal, SessionReach, SessionReachRefusal, userOf } from '@app/credentials';
+import { requireUser, SessionPrincipal, SessionReach, SessionReachRefusal, userOf } from '@app/people';
 import { isUuid } from '@app/database';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';
 import { clientHosts, metadataDocumentHost } from './redirect-uri';

@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { NotFoundError } from '@app/common';
-import { CredentialRevoker } from '@app/credential-store';
-import { generateToken, hashToken, TOKEN_PREFIXES } from '@app/credentials';
+import { CredentialRevoker, generateToken, hashToken, TOKEN_PREFIXES } from '@app/credential-store';
 import { IdentityProviderDirectory } from '@app/identity';
 import { OAuthClientsRepository, OrganizationClientRow } from './store/oauth-clients.repository';
 

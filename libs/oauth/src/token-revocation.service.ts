@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { RequestOrigin } from '@app/audit';
-import { OAuthAccessTokenStore, CredentialRevoker, RefreshTokenStore } from '@app/credential-store';
-import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credentials';
+import { OAuthAccessTokenStore, CredentialRevoker, RefreshTokenStore, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
 import { OAuthClientsService, presentedCredentials, RegisteredClient } from './oauth-clients.service';
 import { OAuthError } from './oauth.errors';
 import { singleParam } from './oauth-params';

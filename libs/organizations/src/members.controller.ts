@@ -1,16 +1,14 @@
 import { Body, Controller, Delete, Get, Header, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@app/audit';
-import { ApiErrors } from '@app/common';
-import { OrganizationRoute, PasswordResetService, RequestActor, RestAuth } from '@app/credentials';
+import { ApiErrors, KeysetPageQueryDto } from '@app/common';
+import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
+import { PasswordResetService, InvitationsService, MembersService } from '@app/people';
 import { CreatedInvitationDto, ResetLinkDto } from './dto/invitation.dto';
 import { InviteMemberDto } from './dto/invite-member.dto';
-import { InvitationsService } from '@app/people';
 import { ChangeMemberRoleDto } from './dto/change-member-role.dto';
 import { HandOverQueryDto } from './dto/hand-over-query.dto';
-import { KeysetPageQueryDto } from '@app/common';
 import { ChangedMemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
-import { MembersService } from '@app/people';
 
 @ApiTags('members')
 @ApiBearerAuth()

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
-import { requireUser, SessionPrincipal, SessionReach } from '@app/credentials';
+import { requireUser, SessionPrincipal, SessionReach } from '@app/people';
 import { MemberOrganization, OrganizationDirectory } from '@app/tenancy';
 import type { OrganizationDto } from './dto/organization.dto';
 import { OrganizationNotFoundError } from './organizations.errors';

@@ -3,17 +3,12 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AppConfig } from '@app/config';
-import { generateToken, hashToken, isWellFormedToken, SessionPrincipal, SessionTokenService, TOKEN_PREFIXES, userOf } from '@app/credentials';
+import type { SessionPrincipal } from './session-principal';
+import { userOf } from './session-principal';
+import { SessionTokenService } from './session-token.service';
+import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
 import { IdentityProviderDirectory } from '@app/identity';
-import {
-  InvalidInvitationError,
-  InvitationDirectory,
-  InvitationRecord,
-  InvitationStatus,
-  MembershipDirectory,
-  MembershipRole,
-  OrganizationDirectory,
-} from '@app/tenancy';
+import { InvalidInvitationError, InvitationDirectory, InvitationRecord, InvitationStatus, MembershipDirectory, MembershipRole, OrganizationDirectory } from '@app/tenancy';
 import { acceptanceRefusal } from './invitation-rules';
 import { InvitationNotFoundError } from './people.errors';
 import type { AcceptedInvitation, CreatedInvitation, Invitation, InvitationList } from './people.types';

@@ -2,7 +2,7 @@ import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AuditService } from '@app/audit';
 import { CredentialRevoker } from '@app/credential-store';
-import { ScimTokenOffboarding } from '@app/credentials';
+import { ScimTokenOffboarding } from './scim-token-offboarding';
 import { InvitationDirectory, MembershipDirectory, OrganizationDirectory, UserDirectory } from '@app/tenancy';
 import { MembersService } from './members.service';
 

@@ -6,6 +6,7 @@ import { InvitationsService } from './invitations.service';
 import { LoginAttemptLimits } from './login-attempt-limits.service';
 import { MembersService } from './members.service';
 import { PasswordCheck } from './password-check.service';
+import { SessionsModule } from './sessions.module';
 
 /**
  * People and their place in organisations, without HTTP (docs/architecture.md): memberships and
@@ -14,8 +15,8 @@ import { PasswordCheck } from './password-check.service';
  * `organizations`, `sso`, `scim` and the dashboard are adapters over it.
  */
 @Module({
-  imports: [TenancyModule, IdentityModule, RateLimitModule],
+  imports: [TenancyModule, IdentityModule, RateLimitModule, SessionsModule],
   providers: [MembersService, InvitationsService, PasswordCheck, LoginAttemptLimits],
-  exports: [MembersService, InvitationsService, PasswordCheck, LoginAttemptLimits],
+  exports: [SessionsModule, MembersService, InvitationsService, PasswordCheck, LoginAttemptLimits],
 })
 export class PeopleModule {}

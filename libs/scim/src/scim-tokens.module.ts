@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ScimTokenOffboarding, ScimTokenResolver } from '@app/credentials';
+import { ScimTokenResolver } from '@app/credentials';
+import { ScimTokenOffboarding } from '@app/people';
 import { ScimToken } from './entities/scim-token.entity';
 import { ScimTokensService } from './scim-tokens.service';
 

@@ -2,18 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { AppConfig } from '@app/config';
-import {
-  generateToken,
-  hashToken,
-  ScimPrincipal,
-  ScimTokenOffboarding,
-  ScimTokenResolver,
-  type ScimTokensOffboarded,
-  secretHint,
-  secretLast4,
-  TOKEN_PREFIXES,
-  userOf,
-} from '@app/credentials';
+import { ScimPrincipal, ScimTokenResolver } from '@app/credentials';
+import { ScimTokenOffboarding, type ScimTokensOffboarded, userOf } from '@app/people';
+import { generateToken, hashToken, secretHint, secretLast4, TOKEN_PREFIXES } from '@app/credential-store';
 import { isUuid } from '@app/common';
 import type { CreatedScimTokenDto, RevokedScimTokenDto, ScimTokenDto, ScimTokenListDto } from './dto/scim-token.dto';
 import { ScimToken } from './entities/scim-token.entity';

@@ -1,6 +1,5 @@
 import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
-import { AgentToken, ServiceKey } from '@app/credential-store';
-import { secretHint, TOKEN_PREFIXES } from '@app/credentials';
+import { AgentToken, ServiceKey, secretHint, TOKEN_PREFIXES } from '@app/credential-store';
 import type { ProjectTokenDto, ServiceKeyCreatorDto, ServiceKeyDto } from './dto/service-key.dto';
 
 /** The catalogue's order, without duplicates. */

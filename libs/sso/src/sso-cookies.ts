@@ -2,7 +2,7 @@ import { hkdfSync } from 'node:crypto';
 import type { CookieOptions, Request, Response } from 'express';
 import { EncryptJWT, jwtDecrypt, type JWTPayload } from 'jose';
 import type { AppConfig } from '@app/config';
-import { SSO_SIGN_IN_COOKIES } from '@app/credentials';
+import { SSO_SIGN_IN_COOKIES } from '@app/web';
 import type { MembershipRole } from '@app/tenancy';
 
 /** How long a started sign-in (and a pending link) stays usable. */

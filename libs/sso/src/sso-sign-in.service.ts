@@ -2,14 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService, type RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { SessionTokenService } from '@app/credentials';
-import {
-  IdentityLinkDirectory,
-  IdentityProviderDirectory,
-  SsoRouting,
-  type IdentityProviderRecord,
-} from '@app/identity';
-import { LastAdminError, MembersService, PasswordCheck } from '@app/people';
+import { SessionTokenService, LastAdminError, MembersService, PasswordCheck } from '@app/people';
+import { IdentityLinkDirectory, IdentityProviderDirectory, SsoRouting, type IdentityProviderRecord } from '@app/identity';
 import { hasPassword, MembershipDirectory, MembershipRole, NO_PASSWORD, normalizeEmail, UserDirectory } from '@app/tenancy';
 import { SsoRelyingParty, type IdTokenClaims } from './sso-relying-party';
 import { desiredRole } from './roles-from-groups';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, type RequestOrigin } from '@app/audit';
-import { RECENT_SIGN_IN_SECONDS, RecentSignIn, SessionReach, type SessionPrincipal } from '@app/credentials';
+import { RECENT_SIGN_IN_SECONDS, RecentSignIn, SessionReach, type SessionPrincipal } from '@app/people';
 import { IdentityLinkDirectory, IdentityProviderDirectory, SsoStateDirectory, type IdentityProviderRecord } from '@app/identity';
 import { UserDirectory } from '@app/tenancy';
 import { CLOCK_SKEW_SECONDS, type IdTokenClaims } from './sso-relying-party';

@@ -3,3 +3,4 @@ export * from './form-params';
 export * from './html';
 export * from './page';
 export * from './page-error.filter';
+export * from './session-cookie';

@@ -3,9 +3,10 @@ import { PassportStrategy } from '@nestjs/passport';
 import { Strategy as BearerStrategy } from 'passport-http-bearer';
 import { AgentTokenService } from '../agent-token.service';
 import { ApiKeyResolver } from '../api-key-resolver.service';
-import type { AgentPrincipal, ApiKeyPrincipal, SessionPrincipal } from '../principal';
-import { SessionTokenService } from '../session-token.service';
-import type { CredentialForm } from '../token-format';
+import type { AgentPrincipal, ApiKeyPrincipal } from '../principal';
+import type { SessionPrincipal } from '@app/people';
+import { SessionTokenService } from '@app/people';
+import type { CredentialForm } from '@app/credential-store';
 
 /** The passport strategy that serves each REST credential form (a `scim_` token opens `/scim/v2` only). */
 export const STRATEGY_FOR_FORM: Record<Exclude<CredentialForm, 'unrecognised' | 'scim_token'>, string> = {

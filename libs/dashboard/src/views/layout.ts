@@ -1,4 +1,4 @@
-import type { SessionReachRefusal } from '@app/credentials';
+import type { SessionReachRefusal } from '@app/people';
 import { MembershipRole, roleSatisfies } from '@app/tenancy';
 import { html, HtmlPage, page, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';

@@ -1,5 +1,5 @@
 import { AGENT_PERMISSION_NAMES, AGENT_PERMISSIONS, AgentPermission } from '@app/capabilities';
-import type { SessionReachRefusal } from '@app/credentials';
+import type { SessionReachRefusal } from '@app/people';
 import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 import { html, HtmlPage, page, SafeHtml } from '@app/web';
 

@@ -4,7 +4,7 @@ import { AuditActor, AuditService, RequestOrigin } from '@app/audit';
 import { DomainError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { hashPassword, PasswordResetDirectory, UserDirectory } from '@app/tenancy';
-import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from './token-format';
+import { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
 
 /** How long a reset link works. */
 export const RESET_LINK_TTL_MS = 60 * 60 * 1000;

@@ -4,7 +4,7 @@ import { jwtVerify, SignJWT } from 'jose';
 import { AppConfig } from '@app/config';
 import { CleanupScheduler, isUuid } from '@app/database';
 import { MembershipDirectory, SessionDirectory, SessionRecord, UserDirectory } from '@app/tenancy';
-import type { SessionPrincipal } from './principal';
+import type { SessionPrincipal } from './session-principal';
 
 /** The session JWT's claim naming the identity provider's issuer of a single sign-on (absent for a password sign-in). */
 export const SSO_ISSUER_CLAIM = 'sso_iss';

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/common';
 import { IdentityProviderDirectory, SignInRule } from '@app/identity';
 import { MemberOrganization, MembershipDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import type { SessionPrincipal } from './principal';
+import type { SessionPrincipal } from './session-principal';
 
 /**
  * Why a session does not open an organisation its person belongs to:

@@ -1,9 +1,7 @@
-import { applyDecorators, CanActivate, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
-import { ApiProperty, ApiResponse } from '@nestjs/swagger';
-import { ApiErrorDto, DomainError } from '@app/common';
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '@app/common';
 import { SessionDirectory } from '@app/tenancy';
-import type { AuthenticatedRequest } from './credential.guard';
-import type { Principal, SessionPrincipal } from './principal';
+import type { SessionPrincipal } from './session-principal';
 
 /** How recent a sign-in must be for the changes that need one (SPEC §10): 15 minutes. */
 export const RECENT_SIGN_IN_SECONDS = 15 * 60;
@@ -71,8 +69,8 @@ export class RecentSignIn {
    * Throws `ReauthenticationRequiredError` unless the principal is a session authenticated in the
    * last 15 minutes (`organizationId`: where the change is made, named in the answer's step-up URL).
    */
-  async require(principal: Principal | undefined, organizationId?: string): Promise<void> {
-    if (principal?.kind !== 'session') throw new ReauthenticationRequiredError();
+  async require(principal: { readonly kind: string } | undefined, organizationId?: string): Promise<void> {
+    if (!isSession(principal)) throw new ReauthenticationRequiredError();
     if (!(await this.sessions.authenticatedWithin(principal.userId, principal.sessionId, RECENT_SIGN_IN_SECONDS))) {
       throw new ReauthenticationRequiredError(principal, organizationId);
     }
@@ -84,39 +82,7 @@ export class RecentSignIn {
   }
 }
 
-/** Runs after the credential guard: the route's session must have signed in within 15 minutes. */
-@Injectable()
-export class RecentSignInGuard implements CanActivate {
-  constructor(private readonly recent: RecentSignIn) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const orgId = (req.params as Record<string, unknown> | undefined)?.orgId;
-    await this.recent.require(req.principal, typeof orgId === 'string' ? orgId : undefined);
-    return true;
-  }
+/** Whether the request's principal (any kind the access check knows) is a person's session. */
+function isSession(principal: { readonly kind: string } | undefined): principal is SessionPrincipal {
+  return principal?.kind === 'session';
 }
-
-/** The 401 of a route that needs a recent sign-in: the error body, and how to refresh the sign-in. */
-export class ReauthenticationRequiredDto extends ApiErrorDto {
-  @ApiProperty({ enum: ['password', 'sso'], required: false, description: "How this session signs in again (with code reauthentication_required): its password, or its identity provider's step-up" })
-  method?: RecentSignInMethod;
-
-  @ApiProperty({
-    required: false,
-    example: `${PASSWORD_REAUTHENTICATE_PATH}`,
-    description: `Where (a path on this service): POST ${PASSWORD_REAUTHENTICATE_PATH} {password}, or ${SSO_STEP_UP_PATH}?organization=… opened in a browser`,
-  })
-  reauthenticateUrl?: string;
-}
-
-/** The route needs a sign-in of the last 15 minutes (else 401 `reauthentication_required`, documented with how to refresh it). */
-export const RequireRecentSignIn = () =>
-  applyDecorators(
-    UseGuards(RecentSignInGuard),
-    ApiResponse({
-      status: 401,
-      description: 'No credential, or an unknown, expired or revoked one; or code reauthentication_required: a sign-in older than 15 minutes (method and reauthenticateUrl say how to refresh it).',
-      type: ReauthenticationRequiredDto,
-    }),
-  );
