@@ -120,6 +120,27 @@ describe('import rules', () => {
   });
 });
 
+/** Every `.ts` file under `dir`, recursively. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+describe('table access', () => {
+  // What runs SQL against a table: TypeORM's query builder and repositories, a raw query, and the
+  // database library's statement helpers (`libs/database` itself, migrations included, is the plumbing).
+  const QUERIES = /\.query\(|createQueryBuilder\(|getRepository\(|@InjectRepository\(|readStatement\(|runAtomically\(|queryAffected\(|queryReturning\(/;
+  // The readiness probe's `SELECT 1` reads no table.
+  const NO_TABLE = new Set(['libs/health/src/health.controller.ts']);
+
+  it('tables are queried only in *.repository.ts and *directory*.ts files', () => {
+    const outside = [...sourceFiles(join(ROOT, 'libs')), ...sourceFiles(join(ROOT, 'apps'))]
+      .map((f) => f.slice(ROOT.length + 1))
+      .filter((f) => !f.startsWith('libs/database/') && !f.endsWith('.spec.ts') && !/(\.repository|directory[^/]*)\.ts$/.test(f) && !NO_TABLE.has(f))
+      .filter((f) => QUERIES.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(outside).toEqual([]);
+  });
+});
+
 describe('nest-cli.json', () => {
   it('is a monorepo with one project per app and per library, each where the folder is', () => {
     const cli = JSON.parse(readFileSync(join(ROOT, 'nest-cli.json'), 'utf8')) as {

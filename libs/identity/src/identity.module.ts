@@ -7,7 +7,7 @@ import { IdpMetadata } from './idp-metadata.service';
 import { DomainTxtLookup } from './domain-txt-resolver';
 import { IdentityProviderSettings } from './identity-provider-settings.service';
 import { TenancyModule } from '@app/tenancy';
-import { SsoRouting } from './sso-routing.service';
+import { SsoRouting } from './sso-routing.directory';
 import { ProvisionedUserDirectory } from './provisioned-users.directory';
 import { IdentityProviderRedirectDirectory } from './identity-provider-redirects.directory';
 import { SsoRedirectUris } from './sso-redirect-uris.service';

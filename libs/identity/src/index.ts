@@ -15,7 +15,7 @@ export * from './email-domains';
 export { PUBLIC_EMAIL_DOMAINS } from './public-email-domains';
 export { fetcherRefusal } from './idp-failures';
 export type { IdpFetch } from './idp-fetch';
-export * from './sso-routing.service';
+export * from './sso-routing.directory';
 export * from './provisioned-users.directory';
 export * from './sso-redirect-uris.service';
 export * from './sso-states.directory';

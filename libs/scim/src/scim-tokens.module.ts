@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ScimTokenResolver } from '@app/credentials';
 import { ScimTokenOffboarding } from '@app/people';
 import { ScimToken } from './entities/scim-token.entity';
+import { ScimTokensRepository } from './scim-tokens.repository';
 import { ScimTokensService } from './scim-tokens.service';
 
 /**
@@ -16,6 +17,7 @@ import { ScimTokensService } from './scim-tokens.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ScimToken])],
   providers: [
+    ScimTokensRepository,
     ScimTokensService,
     { provide: ScimTokenResolver, useExisting: ScimTokensService },
     { provide: ScimTokenOffboarding, useExisting: ScimTokensService },

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditService } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { ScimPrincipal, ScimTokenResolver } from '@app/credentials';
@@ -8,14 +8,15 @@ import { generateToken, hashToken, secretHint, secretLast4, TOKEN_PREFIXES } fro
 import { isUuid } from '@app/common';
 import type { CreatedScimTokenDto, RevokedScimTokenDto, ScimTokenDto, ScimTokenListDto } from './dto/scim-token.dto';
 import { ScimToken } from './entities/scim-token.entity';
+import { ScimTokensRepository } from './scim-tokens.repository';
 import { ScimTokenNotFoundError } from './scim.errors';
 
 /** `last_used_at` is written at most this often per token. */
 const LAST_USED_PRECISION_MS = 60_000;
 
 /**
- * The `scim_tokens` table, the only place that queries it: an admin makes, lists and revokes an
- * organisation's SCIM tokens (each audited); the guard resolves a presented one by its digest.
+ * An organisation's SCIM tokens (their table: `ScimTokensRepository`): an admin makes, lists and
+ * revokes them (each audited); the guard resolves a presented one by its digest.
  */
 @Injectable()
 export class ScimTokensService extends ScimTokenResolver implements ScimTokenOffboarding {
@@ -23,27 +24,22 @@ export class ScimTokensService extends ScimTokenResolver implements ScimTokenOff
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly audit: AuditService,
+    private readonly tokens: ScimTokensRepository,
   ) {
     super();
-  }
-
-  private repo(em?: EntityManager) {
-    return (em ?? this.dataSource.manager).getRepository(ScimToken);
   }
 
   async create(organizationId: string, input: { name: string; expiresAt?: string | null }, actor: AuditActor): Promise<CreatedScimTokenDto> {
     const token = generateToken(TOKEN_PREFIXES.scim);
     return this.dataSource.transaction(async (em) => {
-      const row = await this.repo(em).save(
-        this.repo(em).create({
-          organizationId,
-          name: input.name.trim(),
-          tokenHash: hashToken(token),
-          secretLast4: secretLast4(token),
-          createdBy: userOf(actor),
-          expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
-        }),
-      );
+      const row = await this.tokens.insert(em, {
+        organizationId,
+        name: input.name.trim(),
+        tokenHash: hashToken(token),
+        secretLast4: secretLast4(token),
+        createdBy: userOf(actor),
+        expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+      });
       await this.audit.record(em, {
         organizationId,
         ...actor,
@@ -58,22 +54,14 @@ export class ScimTokensService extends ScimTokenResolver implements ScimTokenOff
 
   /** The organisation's tokens not revoked (an expired one too, shown as such), newest first. */
   async list(organizationId: string): Promise<ScimTokenListDto> {
-    const rows = await this.repo().find({ where: { organizationId, revokedAt: IsNull() }, order: { createdAt: 'DESC', id: 'DESC' } });
+    const rows = await this.tokens.listLive(organizationId);
     return { items: rows.map(toDto) };
   }
 
   async revoke(organizationId: string, id: string, actor: AuditActor): Promise<RevokedScimTokenDto> {
     if (!isUuid(id)) throw new ScimTokenNotFoundError();
     return this.dataSource.transaction(async (em) => {
-      const result = await this.repo(em)
-        .createQueryBuilder()
-        .update()
-        .set({ revokedAt: () => 'now()' })
-        .where('id = :id AND organization_id = :organizationId AND revoked_at IS NULL', { id, organizationId })
-        .returning('id, name, revoked_at')
-        .updateEntity(false)
-        .execute();
-      const [row] = result.raw as { id: string; name: string; revoked_at: Date }[];
+      const row = await this.tokens.revoke(em, organizationId, id);
       if (!row) throw new ScimTokenNotFoundError();
       await this.audit.record(em, {
         organizationId,
@@ -83,7 +71,7 @@ export class ScimTokensService extends ScimTokenResolver implements ScimTokenOff
         targetId: row.id,
         metadata: { name: row.name },
       });
-      return { id: row.id, revokedAt: new Date(row.revoked_at).toISOString() };
+      return { id: row.id, revokedAt: row.revokedAt.toISOString() };
     });
   }
 
@@ -100,15 +88,7 @@ export class ScimTokensService extends ScimTokenResolver implements ScimTokenOff
     actor: AuditActor,
   ): Promise<ScimTokensOffboarded> {
     const { handOverTo, reason } = options;
-    const result = await this.repo(em)
-      .createQueryBuilder()
-      .update()
-      .set(handOverTo ? { createdBy: handOverTo } : { revokedAt: () => 'now()' })
-      .where('organization_id = :organizationId AND created_by = :userId AND revoked_at IS NULL', { organizationId, userId })
-      .returning('id, name')
-      .updateEntity(false)
-      .execute();
-    const tokens = (result.raw as { id: string; name: string }[]).map((r) => ({ id: r.id, name: r.name }));
+    const tokens = await this.tokens.endOrHandOverCreatedBy(em, organizationId, userId, handOverTo);
     for (const token of tokens) {
       await this.audit.record(em, {
         organizationId,
@@ -123,20 +103,16 @@ export class ScimTokensService extends ScimTokenResolver implements ScimTokenOff
   }
 
   /** Who made a live token (null: unknown, revoked, or made by no person). */
-  async makerOf(scimTokenId: string, em?: EntityManager): Promise<string | null> {
-    return (await this.repo(em).findOne({ where: { id: scimTokenId }, select: { id: true, createdBy: true } }))?.createdBy ?? null;
+  makerOf(scimTokenId: string, em?: EntityManager): Promise<string | null> {
+    return this.tokens.makerOf(scimTokenId, em);
   }
 
   /** The live token behind a presented `scim_` secret (form already checked), or null: revoked or past its expiry (the database's clock). */
   async resolve(token: string): Promise<ScimPrincipal | null> {
-    const row = await this.repo()
-      .createQueryBuilder('t')
-      .select(['t.id', 't.organizationId', 't.lastUsedAt'])
-      .where('t.token_hash = :hash AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())', { hash: hashToken(token) })
-      .getOne();
+    const row = await this.tokens.findLiveByHash(hashToken(token));
     if (!row) return null;
     if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
-      await this.repo().update({ id: row.id }, { lastUsedAt: () => 'now()' });
+      await this.tokens.touchLastUsed(row.id);
     }
     return { kind: 'scim', scimTokenId: row.id, organizationId: row.organizationId };
   }

@@ -4,7 +4,7 @@ export * from './capabilities/get-task.capability';
 export * from './capabilities/list-tasks.capability';
 export * from './capabilities/update-task.capability';
 export * from './entities/task.entity';
-export * from './project-tasks';
+export * from './project-tasks.repository';
 export * from './tasks.errors';
 export * from './tasks.module';
 export * from './tasks.repository';

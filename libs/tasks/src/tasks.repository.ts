@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService } from '@app/audit';
 import type { ProjectContext } from '@app/capabilities';
-import { ProjectTasks, type TaskWriteAudit } from './project-tasks';
+import { ProjectTasks, type TaskWriteAudit } from './project-tasks.repository';
 
 /**
  * The only way to reach tasks: from a capability's project context, never from a project id a
