@@ -109,16 +109,17 @@ export class MembershipDirectory {
   }
 
   /**
-   * Forgets the membership endings that can no longer matter: neither a removal nor a
-   * deprovisioning (those flags decide what brings the person back, for ever), and no live session
-   * of the person issued before the ending (a later session is opened by the membership anyway).
-   * Run by the sessions' cleanup job; the number removed.
+   * Forgets the membership endings that can no longer matter: not an admin's removal (the flag
+   * decides whether a single sign-on brings the person back, for ever), and no live session of the
+   * person issued before the ending (a later session is opened by the membership anyway). A SCIM
+   * deprovisioning's ending goes like any other: the deprovisioning itself is `provisioned_users`'
+   * (`libs/identity`). Run by the sessions' cleanup job; the number removed.
    */
   async forgetSettledEndings(): Promise<number> {
     return queryAffected(
       this.dataSource,
       `DELETE FROM membership_endings e
-        WHERE NOT e.removed AND NOT e.deprovisioned
+        WHERE NOT e.removed
           AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = e.user_id AND s.created_at < e.ended_at AND s.expires_at > now())`,
       [],
     );
