@@ -90,7 +90,7 @@ export class MembershipDirectory {
     // Joining again (an invitation, SCIM) lifts an admin's removal.
     if (added) {
       await (em ?? this.dataSource.manager).query(
-        'UPDATE membership_endings SET removed = false, deprovisioned = false WHERE organization_id = $1 AND user_id = $2 AND (removed OR deprovisioned)',
+        'UPDATE membership_endings SET removed = false WHERE organization_id = $1 AND user_id = $2 AND removed',
         [organizationId, userId],
       );
     }
@@ -126,11 +126,11 @@ export class MembershipDirectory {
   }
 
   /** Records that the person's membership ended or was replaced now (an upsert): sessions issued before never open it again. */
-  private async recordEnding(organizationId: string, userId: string, how: { byAdmin?: boolean; deprovisioned?: boolean }, em?: EntityManager): Promise<void> {
+  private async recordEnding(organizationId: string, userId: string, how: { byAdmin?: boolean }, em?: EntityManager): Promise<void> {
     await (em ?? this.dataSource.manager).query(
-      `INSERT INTO membership_endings (organization_id, user_id, ended_at, removed, deprovisioned) VALUES ($1, $2, now(), $3, $4)
-       ON CONFLICT (organization_id, user_id) DO UPDATE SET ended_at = now(), removed = EXCLUDED.removed, deprovisioned = EXCLUDED.deprovisioned`,
-      [organizationId, userId, how.byAdmin === true, how.deprovisioned === true],
+      `INSERT INTO membership_endings (organization_id, user_id, ended_at, removed) VALUES ($1, $2, now(), $3)
+       ON CONFLICT (organization_id, user_id) DO UPDATE SET ended_at = now(), removed = EXCLUDED.removed`,
+      [organizationId, userId, how.byAdmin === true],
     );
   }
 
@@ -161,10 +161,10 @@ export class MembershipDirectory {
   }
 
   /**
-   * Ends the membership; `byAdmin`: an admin's removal, which a later single sign-on does not undo;
-   * `deprovisioned`: SCIM's, which no invitation undoes.
+   * Ends the membership; `byAdmin`: an admin's removal, which a later single sign-on does not undo.
+   * A SCIM deprovisioning is not one (SCIM's `provisioned_users` row refuses the person instead).
    */
-  async remove(organizationId: string, userId: string, em?: EntityManager, how: { byAdmin?: boolean; deprovisioned?: boolean } = {}): Promise<void> {
+  async remove(organizationId: string, userId: string, em?: EntityManager, how: { byAdmin?: boolean } = {}): Promise<void> {
     await this.repo(em).delete({ organizationId, userId });
     await this.recordEnding(organizationId, userId, how, em);
   }
