@@ -1,15 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { SessionTokenService } from '@app/people';
 import { MembershipDirectory } from '@app/tenancy';
 import { addMember, createOrganization, createUser } from './factories';
-import { signupOverHttp } from './factories/rest';
-import { identityProviderPath, insertIdentityProvider } from './helpers/identity';
+import { sessionFor, signupOverHttp } from './factories/rest';
+import { identityProviderPath, insertIdentityProvider, testDomain } from './helpers/identity';
 import { startTestApp, TestApp } from './helpers/test-app';
+
+const SCIM_JSON = 'application/scim+json';
+const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const SCIM_PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 /**
  * Two small things around single sign-on: the REST twin of the page's "I registered the new URI"
  * (clearing an identity provider's legacy redirect-URI flag), and the cleanup of membership
- * endings that can no longer matter.
+ * endings that can no longer matter (a SCIM deprovisioning's too: SCIM's own row keeps the person out).
  */
 describe('identity provider housekeeping', () => {
   let t: TestApp;
@@ -45,32 +50,56 @@ describe('identity provider housekeeping', () => {
     expect(events).toEqual([{ actor_id: owner.user.id, uri: done.body.redirectUri }]);
   });
 
-  it('the sessions cleanup forgets membership endings no live session predates, and keeps removals, deprovisionings and endings a live session predates', async () => {
-    const org = await createOrganization(t.dataSource);
-    const people = await Promise.all([1, 2, 3, 4].map(() => createUser(t.dataSource)));
-    const [settled, predated, removed, deprovisioned] = people;
+  it("the sessions cleanup forgets membership endings no live session predates, a SCIM deprovisioning's too (the person still cannot rejoin by invitation), and keeps removals and endings a live session predates", async () => {
+    const domain = testDomain('endings');
+    const owner = await signupOverHttp(t, { email: `owner@${domain}` });
+    const org = owner.organization;
+    await insertIdentityProvider(t, org.id, { issuer: 'https://idp.example.test', verifiedDomains: [domain] });
+    const people = await Promise.all([1, 2, 3].map(() => createUser(t.dataSource)));
+    const [settled, predated, removed] = people;
     for (const p of people) await addMember(t.dataSource, org.id, p.id, 'member');
     // A live session issued before its ending: the ending still closes the organisation to it.
     const live = await t.app.get(SessionTokenService).issue(predated.id);
     // An expired session issued before the ending: nothing left for the ending to close.
     await t.app.get(SessionTokenService).issue(settled.id);
     await t.dataSource.query(`UPDATE sessions SET created_at = now() - interval '2 days', expires_at = now() - interval '1 day' WHERE user_id = $1`, [settled.id]);
-    const ending = (userId: string, flags: { removed?: boolean; deprovisioned?: boolean } = {}) =>
-      t.dataSource.query(`INSERT INTO membership_endings (organization_id, user_id, ended_at, removed, deprovisioned) VALUES ($1, $2, now() + interval '1 second', $3, $4)`, [
+    const ending = (userId: string, flags: { removed?: boolean } = {}) =>
+      t.dataSource.query(`INSERT INTO membership_endings (organization_id, user_id, ended_at, removed) VALUES ($1, $2, now() + interval '1 second', $3)`, [
         org.id,
         userId,
         flags.removed ?? false,
-        flags.deprovisioned ?? false,
       ]);
     await ending(settled.id);
     await ending(predated.id);
     await ending(removed.id, { removed: true });
-    await ending(deprovisioned.id, { deprovisioned: true });
+    // A member the organisation's SCIM client provisioned, then deprovisioned: no session of theirs predates the ending.
+    const scimToken = (await request(t.baseUrl).post(`/api/organizations/${org.id}/scim-tokens`).auth(owner.accessToken, { type: 'bearer' }).send({ name: 'IdP' }).expect(201))
+      .body.token as string;
+    const scim = (req: request.Test) => req.auth(scimToken, { type: 'bearer' }).set('Content-Type', SCIM_JSON);
+    const email = `ann-${randomUUID().slice(0, 6)}@${domain}`;
+    const resource = (await scim(request(t.baseUrl).post('/scim/v2/Users')).send(JSON.stringify({ schemas: [SCIM_USER], userName: email })).expect(201)).body as { id: string };
+    const [deprovisioned] = (await t.dataSource.query('SELECT id FROM users WHERE email = $1', [email])) as { id: string }[];
+    expect(await isMember(org.id, deprovisioned!.id)).toBe(true);
+    const deactivate = { schemas: [SCIM_PATCH_OP], Operations: [{ op: 'replace', value: { active: false } }] };
+    await scim(request(t.baseUrl).patch(`/scim/v2/Users/${resource.id}`)).send(JSON.stringify(deactivate)).expect(200);
+    expect(await isMember(org.id, deprovisioned!.id)).toBe(false);
 
-    expect(await t.app.get(MembershipDirectory).forgetSettledEndings()).toBe(1);
+    expect(await t.app.get(MembershipDirectory).forgetSettledEndings()).toBe(2);
     const left = await t.dataSource.query('SELECT user_id FROM membership_endings WHERE organization_id = $1 ORDER BY user_id', [org.id]);
-    expect(left.map((r: { user_id: string }) => r.user_id)).toEqual([predated.id, removed.id, deprovisioned.id].sort());
+    expect(left.map((r: { user_id: string }) => r.user_id)).toEqual([predated.id, removed.id].sort());
     // The live session still does not open the organisation.
     await request(t.baseUrl).get(`/api/organizations/${org.id}/projects`).auth(live.accessToken, { type: 'bearer' }).expect(401);
+    // Its ending forgotten, the deprovisioned person still cannot claim an invitation of the organisation.
+    const invitation = (await request(t.baseUrl).post(`/api/organizations/${org.id}/members`).auth(owner.accessToken, { type: 'bearer' }).send({ email, role: 'member' }).expect(201))
+      .body.token as string;
+    const claim = await request(t.baseUrl).post('/api/invitations/accept').auth(await sessionFor(t, deprovisioned!.id), { type: 'bearer' }).send({ token: invitation });
+    expect(claim.status).toBe(404);
+    expect(claim.body.code).toBe('invalid_invitation');
+    expect(await isMember(org.id, deprovisioned!.id)).toBe(false);
   });
+
+  async function isMember(organizationId: string, userId: string): Promise<boolean> {
+    const rows = (await t.dataSource.query('SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2', [organizationId, userId])) as unknown[];
+    return rows.length > 0;
+  }
 });

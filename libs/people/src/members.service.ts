@@ -135,7 +135,7 @@ export class MembersService {
     em: EntityManager,
     organizationId: string,
     userId: string,
-    input: { handOverTo: string | null; byAdmin?: boolean; deprovisioned?: boolean },
+    input: { handOverTo: string | null; byAdmin?: boolean },
     actor: AuditActor,
   ): Promise<RemovedMember> {
     const { handOverTo } = input;
@@ -143,7 +143,7 @@ export class MembersService {
     const current = await this.memberOrFail(em, organizationId, userId);
     await this.assertKeepsAnAdmin(em, organizationId, current.role, { kind: 'remove' });
     // An admin's removal sticks: a later single sign-on does not add the person back (SPEC §10).
-    await this.memberships.remove(organizationId, userId, em, { byAdmin: input.byAdmin, deprovisioned: input.deprovisioned });
+    await this.memberships.remove(organizationId, userId, em, { byAdmin: input.byAdmin });
     const { revokedTokens } = await this.revocation.revokeMemberAccess(em, organizationId, userId, actor);
     const report = await this.revocation.offboard(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);
     const scimTokens = await this.offboardScimTokens(em, organizationId, userId, { handOverTo, reason: 'member_removed' }, actor);

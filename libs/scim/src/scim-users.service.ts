@@ -268,7 +268,8 @@ export class ScimUsersService {
   /**
    * The offboarding of `active` false and of DELETE, in the caller's transaction: the pending
    * invitation withdrawn; the membership removed with what `MembersService.removeIn` ends
-   * (grants and agent tokens there, `rk_` keys; the service keys they made listed for rotation).
+   * (grants and agent tokens there, `rk_` keys; the service keys they made listed for rotation),
+   * not as an admin's removal: the person's row here (`active` false) is what keeps them out.
    * The last admin is refused (409) and nothing changes.
    */
   private async deprovision(em: EntityManager, organizationId: string, row: ProvisionedUser, actor: AuditActor): Promise<Record<string, unknown>> {
@@ -290,7 +291,7 @@ export class ScimUsersService {
     const people = [...new Set([row.userId, accepted].filter((id): id is string => id !== null))];
     for (const userId of people) {
       if (!(await this.memberships.roleOf(userId, organizationId, em))) continue;
-      const removed = await this.members.removeIn(em, organizationId, userId, { handOverTo: null, deprovisioned: true }, actor);
+      const removed = await this.members.removeIn(em, organizationId, userId, { handOverTo: null }, actor);
       out.membershipRemoved = true;
       out.revokedTokens = ((out.revokedTokens as number | undefined) ?? 0) + removed.revokedTokens;
       out.apiKeysRevoked = [...((out.apiKeysRevoked as string[] | undefined) ?? []), ...removed.offboarding.apiKeys.items.map((k) => k.id)];

@@ -90,7 +90,7 @@ export class MembershipDirectory {
     // Joining again (an invitation, SCIM) lifts an admin's removal.
     if (added) {
       await (em ?? this.dataSource.manager).query(
-        'UPDATE membership_endings SET removed = false, deprovisioned = false WHERE organization_id = $1 AND user_id = $2 AND (removed OR deprovisioned)',
+        'UPDATE membership_endings SET removed = false WHERE organization_id = $1 AND user_id = $2 AND removed',
         [organizationId, userId],
       );
     }
@@ -109,27 +109,28 @@ export class MembershipDirectory {
   }
 
   /**
-   * Forgets the membership endings that can no longer matter: neither a removal nor a
-   * deprovisioning (those flags decide what brings the person back, for ever), and no live session
-   * of the person issued before the ending (a later session is opened by the membership anyway).
-   * Run by the sessions' cleanup job; the number removed.
+   * Forgets the membership endings that can no longer matter: not an admin's removal (the flag
+   * decides whether a single sign-on brings the person back, for ever), and no live session of the
+   * person issued before the ending (a later session is opened by the membership anyway). A SCIM
+   * deprovisioning's ending goes like any other: the deprovisioning itself is `provisioned_users`'
+   * (`libs/identity`). Run by the sessions' cleanup job; the number removed.
    */
   async forgetSettledEndings(): Promise<number> {
     return queryAffected(
       this.dataSource,
       `DELETE FROM membership_endings e
-        WHERE NOT e.removed AND NOT e.deprovisioned
+        WHERE NOT e.removed
           AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = e.user_id AND s.created_at < e.ended_at AND s.expires_at > now())`,
       [],
     );
   }
 
   /** Records that the person's membership ended or was replaced now (an upsert): sessions issued before never open it again. */
-  private async recordEnding(organizationId: string, userId: string, how: { byAdmin?: boolean; deprovisioned?: boolean }, em?: EntityManager): Promise<void> {
+  private async recordEnding(organizationId: string, userId: string, how: { byAdmin?: boolean }, em?: EntityManager): Promise<void> {
     await (em ?? this.dataSource.manager).query(
-      `INSERT INTO membership_endings (organization_id, user_id, ended_at, removed, deprovisioned) VALUES ($1, $2, now(), $3, $4)
-       ON CONFLICT (organization_id, user_id) DO UPDATE SET ended_at = now(), removed = EXCLUDED.removed, deprovisioned = EXCLUDED.deprovisioned`,
-      [organizationId, userId, how.byAdmin === true, how.deprovisioned === true],
+      `INSERT INTO membership_endings (organization_id, user_id, ended_at, removed) VALUES ($1, $2, now(), $3)
+       ON CONFLICT (organization_id, user_id) DO UPDATE SET ended_at = now(), removed = EXCLUDED.removed`,
+      [organizationId, userId, how.byAdmin === true],
     );
   }
 
@@ -160,10 +161,10 @@ export class MembershipDirectory {
   }
 
   /**
-   * Ends the membership; `byAdmin`: an admin's removal, which a later single sign-on does not undo;
-   * `deprovisioned`: SCIM's, which no invitation undoes.
+   * Ends the membership; `byAdmin`: an admin's removal, which a later single sign-on does not undo.
+   * A SCIM deprovisioning is not one (SCIM's `provisioned_users` row refuses the person instead).
    */
-  async remove(organizationId: string, userId: string, em?: EntityManager, how: { byAdmin?: boolean; deprovisioned?: boolean } = {}): Promise<void> {
+  async remove(organizationId: string, userId: string, em?: EntityManager, how: { byAdmin?: boolean } = {}): Promise<void> {
     await this.repo(em).delete({ organizationId, userId });
     await this.recordEnding(organizationId, userId, how, em);
   }

@@ -7,7 +7,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * path brought the membership back (SPEC §10, "Sessions"). A membership with no ending recorded
  * has been continuous since before any live session. `removed`: an admin removed the person, which
  * a later single sign-on does not undo (a new invitation or SCIM lifts it; SPEC §10);
- * `deprovisioned`: SCIM deprovisioned the person, and no invitation brings them back (SCIM does).
+ * `deprovisioned`: SCIM deprovisioned the person, and no invitation brings them back (SCIM does);
+ * dropped by 1764000027100, `provisioned_users` alone says it.
  */
 export class MembershipStart1764000020100 implements MigrationInterface {
   name = 'MembershipStart1764000020100';

@@ -31,6 +31,7 @@ import { PersonEmailRead1764000025100 } from './1764000025100-person-email-read'
 import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
 import { AuditStreamPositions1764000026500 } from './1764000026500-audit-stream-positions';
 import { AuditRetention1764000026600 } from './1764000026600-audit-retention';
+import { MembershipEndingsWithoutDeprovisioned1764000027100 } from './1764000027100-membership-endings-without-deprovisioned';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   AuditSinks1764000026000,
   AuditStreamPositions1764000026500,
   AuditRetention1764000026600,
+  MembershipEndingsWithoutDeprovisioned1764000027100,
 ];

@@ -3,7 +3,8 @@ import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 /**
  * When a person's membership of an organisation last ended or was replaced (removal, demotion,
  * deprovisioning): the current membership began then, and a session issued before it does not
- * open the organisation (SPEC §10). No row: the membership has been continuous.
+ * open the organisation (SPEC §10). No row: the membership has been continuous. Whether SCIM
+ * deprovisioned the person is not kept here: `provisioned_users` (`libs/identity`) says it.
  */
 @Index('membership_endings_user_idx', ['userId'])
 @Entity('membership_endings')
@@ -22,8 +23,4 @@ export class MembershipEnding {
   /** An admin removed the person: a single sign-on does not add them back (an invitation or SCIM does). */
   @Column('boolean', { default: false })
   removed: boolean;
-
-  /** SCIM deprovisioned the person: no invitation brings them back (SCIM provisioning them again does). */
-  @Column('boolean', { default: false })
-  deprovisioned: boolean;
 }
