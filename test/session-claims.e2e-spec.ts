@@ -14,8 +14,13 @@ describe('session JWT claims', () => {
   });
   afterAll(() => t.close());
 
-  function forged(omit: 'exp' | 'iat' | 'sub' | 'jti' | 'none'): Promise<string> {
+  /** A session JWT signed with the real key; its `jti` (when it has one) is a live `sessions` row of the person, unless `withRow` is false. */
+  async function forged(omit: 'exp' | 'iat' | 'sub' | 'jti' | 'none', withRow = true): Promise<string> {
     const key = new TextEncoder().encode(t.config.sessionSecret);
+    const jti = randomUUID();
+    if (withRow && omit !== 'jti') {
+      await t.dataSource.query(`INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES ($1, $2, now(), now() + interval '1 hour')`, [jti, userId]);
+    }
     let jwt = new SignJWT({ typ: 'session' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(t.config.issuer)
@@ -23,7 +28,7 @@ describe('session JWT claims', () => {
     if (omit !== 'sub') jwt = jwt.setSubject(userId);
     if (omit !== 'iat') jwt = jwt.setIssuedAt();
     if (omit !== 'exp') jwt = jwt.setExpirationTime('1h');
-    if (omit !== 'jti') jwt = jwt.setJti(randomUUID());
+    if (omit !== 'jti') jwt = jwt.setJti(jti);
     return jwt.sign(key);
   }
 
@@ -33,6 +38,13 @@ describe('session JWT claims', () => {
     // The dashboard opens for it (this person belongs to no organisation yet).
     const page = await request(t.baseUrl).get('/').set('Cookie', `ag_session=${jwt}`).expect(200);
     expect(page.text).toContain('No organisation yet');
+  });
+
+  it('refuses a session signed with the real key whose jti is no session row (SPEC §10: a session is live while its row exists)', async () => {
+    const jwt = await forged('none', false);
+    await request(t.baseUrl).get('/api/me').auth(jwt, { type: 'bearer' }).expect(401);
+    const page = await request(t.baseUrl).get('/').set('Cookie', `ag_session=${jwt}`);
+    expect(page.status).toBe(303);
   });
 
   it.each(['exp', 'iat', 'sub', 'jti'] as const)('refuses a session without %s (REST 401, page treats it as signed out)', async (claim) => {

@@ -41,7 +41,7 @@ export interface IssuedResetLink {
  * One-time password-reset links, for a deployment without mail: an admin (or the command line)
  * issues one and passes it on. The secret (`dgp_…`) is shown once and stored as its SHA-256
  * digest; a link works once, for an hour, and using it sets the password and ends every session
- * the person had (their `sessions_not_before`), in one transaction with its audit event.
+ * the person had (their `sessions` rows), in one transaction with its audit event.
  */
 @Injectable()
 export class PasswordResetService {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { AppConfig } from '@app/config';
 import { CleanupScheduler, isUuid } from '@app/database';
-import { MembershipDirectory, SessionDirectory, SessionRecord, UserDirectory } from '@app/tenancy';
+import { MembershipDirectory, SessionDirectory, SessionRecord } from '@app/tenancy';
 import type { SessionPrincipal } from './session-principal';
 
 /** The session JWT's claim naming the identity provider's issuer of a single sign-on (absent for a password sign-in). */
@@ -13,10 +13,10 @@ export const SSO_ISSUER_CLAIM = 'sso_iss';
 export const USER_AGENT_MAX = 200;
 
 /**
- * Session JWTs (HS256) for the dashboard and the login/consent pages. Each session has an id
- * (`jti`) and a fractional `iat`; a session is refused once it is signed out (its `jti` listed
- * as revoked) or when it was issued before its person's `sessions_not_before` ("sign out
- * everywhere", a used reset link). Both are checked in the one lookup that finds the person.
+ * Session JWTs (HS256) for the dashboard and the login/consent pages. Each session's id (`jti`)
+ * is its `sessions` row, and the JWT's `exp` is the row's: a session is live while its row exists
+ * and has not expired by the database's clock (SPEC §10), checked in the one lookup that finds
+ * the person. Every way a session ends deletes its row.
  */
 @Injectable()
 export class SessionTokenService implements OnModuleInit {
@@ -25,7 +25,6 @@ export class SessionTokenService implements OnModuleInit {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly users: UserDirectory,
     private readonly scheduler: CleanupScheduler,
     private readonly records: SessionDirectory,
     private readonly memberships: MembershipDirectory,
@@ -33,14 +32,11 @@ export class SessionTokenService implements OnModuleInit {
     this.key = new TextEncoder().encode(config.sessionSecret);
   }
 
-  /**
-   * Signed-out session ids and expired sessions are forgotten once their sessions would have
-   * expired anyway, and so are the membership endings no live session predates (SPEC §10).
-   */
+  /** Expired sessions are forgotten, and so are the membership endings no live session predates (SPEC §10). */
   onModuleInit(): void {
     this.scheduler.every(
-      'revoked-sessions-cleanup',
-      async () => (await this.users.forgetExpiredRevokedSessions()) + (await this.records.deleteExpired()) + (await this.memberships.forgetSettledEndings()),
+      'sessions-cleanup',
+      async () => (await this.records.deleteExpired()) + (await this.memberships.forgetSettledEndings()),
       this.logger,
     );
   }
@@ -110,14 +106,14 @@ export class SessionTokenService implements OnModuleInit {
     }
     if (!sub || !isUuid(sub) || !jti || !isUuid(jti) || typeof iat !== 'number' || typeof exp !== 'number') return null;
     if (ssoIssuer !== undefined && (typeof ssoIssuer !== 'string' || ssoIssuer === '')) return null;
-    const email = await this.users.liveSessionEmail(sub, jti, iat);
+    const email = await this.records.liveSessionEmail(sub, jti);
     if (email === null) return null;
     return { kind: 'session', userId: sub, sessionId: jti, expiresAt: new Date(exp * 1000), email, ssoIssuer: typeof ssoIssuer === 'string' ? ssoIssuer : null };
   }
 
-  /** Signs this one session out: refused from now on, on every instance. */
+  /** Signs this one session out: its row goes, so it is refused from now on, on every instance. */
   async end(session: SessionPrincipal): Promise<void> {
-    await this.users.revokeSession(session.userId, session.sessionId, session.expiresAt);
+    await this.records.forget(session.userId, session.sessionId);
   }
 
   /** The person's sessions that still work, newest first (at most 50). */
@@ -125,20 +121,14 @@ export class SessionTokenService implements OnModuleInit {
     return this.records.listLive(userId);
   }
 
-  /**
-   * Signs out one of the person's own listed sessions (as `end`: its `jti` listed as revoked, which
-   * the session check already reads, so no extra query per request). False if they have none with that id.
-   */
+  /** Signs out one of the person's own live sessions (as `end`). False if they have none with that id. */
   async endOwn(userId: string, sessionId: string): Promise<boolean> {
     if (!isUuid(sessionId)) return false;
-    const expiresAt = await this.records.expiryOfOwn(userId, sessionId);
-    if (!expiresAt) return false;
-    await this.users.revokeSession(userId, sessionId, expiresAt);
-    return true;
+    return this.records.forgetOwn(userId, sessionId);
   }
 
-  /** Signs the person out everywhere: every session issued before now is refused. */
+  /** Signs the person out everywhere: every session issued before now goes. */
   async endAll(userId: string): Promise<void> {
-    await this.users.endAllSessions(userId);
+    await this.records.forgetAllBeforeNow(userId);
   }
 }

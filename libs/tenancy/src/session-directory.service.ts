@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { RevokedSession } from './entities/revoked-session.entity';
 import { SignInSession } from './entities/sign-in-session.entity';
 import { User } from './entities/user.entity';
 
@@ -16,8 +15,10 @@ export interface SessionRecord {
 }
 
 /**
- * The `sessions` table: one row per sign-in (the session JWT's `jti`), for the person's list of
- * their sessions. The session check itself does not read it (`UserDirectory.liveSessionEmail`).
+ * The `sessions` table: one row per sign-in (the session JWT's `jti`). A session is live while its
+ * row exists and `expires_at > now()` (SPEC §10: one mechanism, the database's clock): the session
+ * check (`liveSessionEmail`), the person's list of their sessions, and every way a session ends
+ * (sign-out, sign out everywhere, a password change, a reset, an email's release) deletes rows.
  */
 @Injectable()
 export class SessionDirectory {
@@ -33,17 +34,26 @@ export class SessionDirectory {
   }
 
   /**
-   * The person's sessions that still work, newest first, at most `SESSION_LIST_LIMIT`: not
-   * expired, not issued before their `sessions_not_before`, not signed out.
+   * The person's email while the session is live (null when not): its row exists, is the
+   * person's, and has not expired by the database's clock. One lookup by primary key.
    */
+  async liveSessionEmail(userId: string, id: string): Promise<string | null> {
+    const row = await this.repo()
+      .createQueryBuilder('s')
+      .innerJoin(User, 'u', 'u.id = s.userId')
+      .select('u.email', 'email')
+      .where('s.id = :id AND s.userId = :userId', { id, userId })
+      .andWhere('s.expiresAt > now()')
+      .getRawOne<{ email: string }>();
+    return row?.email ?? null;
+  }
+
+  /** The person's sessions that still work (not expired), newest first, at most `SESSION_LIST_LIMIT`. */
   async listLive(userId: string): Promise<SessionRecord[]> {
     const rows = await this.repo()
       .createQueryBuilder('s')
-      .innerJoin(User, 'u', 'u.id = s.userId')
       .where('s.userId = :userId', { userId })
       .andWhere('s.expiresAt > now()')
-      .andWhere('(u.sessionsNotBefore IS NULL OR u.sessionsNotBefore <= s.createdAt)')
-      .andWhere((qb) => `NOT EXISTS ${qb.subQuery().select('1').from(RevokedSession, 'r').where('r.jti = s.id').getQuery()}`)
       .orderBy('s.createdAt', 'DESC')
       .addOrderBy('s.id', 'DESC')
       .limit(SESSION_LIST_LIMIT)
@@ -51,10 +61,10 @@ export class SessionDirectory {
     return rows.map(({ id, createdAt, expiresAt, userAgent, ip }) => ({ id, createdAt, expiresAt, userAgent, ip }));
   }
 
-  /** Until when one of the person's sessions works, or null if they have no such session. */
-  async expiryOfOwn(userId: string, id: string): Promise<Date | null> {
-    const row = await this.repo().findOne({ where: { id, userId }, select: { expiresAt: true } });
-    return row?.expiresAt ?? null;
+  /** Ends one of the person's sessions by its id; false when they have none with that id. */
+  async forgetOwn(userId: string, id: string): Promise<boolean> {
+    const result = await this.repo().delete({ id, userId });
+    return (result.affected ?? 0) > 0;
   }
 
   /**
@@ -75,13 +85,13 @@ export class SessionDirectory {
     return (result.affected ?? 0) > 0;
   }
 
-  /** Forgets one signed-out session. */
+  /** Ends one session (sign-out): its row goes, so it is refused from now on, on every instance. */
   async forget(userId: string, id: string): Promise<void> {
     await this.repo().delete({ id, userId });
   }
 
-  /** Forgets every session of the person issued before now (`em`'s transaction start), with the change that ends them. */
-  async forgetAllBeforeNow(userId: string, em: EntityManager): Promise<void> {
+  /** Ends every session of the person issued before now (`em`'s transaction start), with the change that ends them. */
+  async forgetAllBeforeNow(userId: string, em?: EntityManager): Promise<void> {
     await this.repo(em).createQueryBuilder().delete().where('user_id = :userId', { userId }).andWhere('created_at < now()').execute();
   }
 

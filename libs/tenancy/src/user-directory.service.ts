@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { normalizeEmail } from './email';
-import { RevokedSession } from './entities/revoked-session.entity';
 import { User } from './entities/user.entity';
 import { SessionDirectory } from './session-directory.service';
 
@@ -99,41 +98,6 @@ export class UserDirectory {
   }
 
   /**
-   * The person's email when a session is still good (null when not): the person exists, the
-   * session was issued (`issuedAt`, seconds since the epoch, fractional) at or after their
-   * `sessions_not_before`, and it was not signed out. One indexed query.
-   */
-  async liveSessionEmail(userId: string, jti: string, issuedAt: number): Promise<string | null> {
-    const row = await this.repo()
-      .createQueryBuilder('u')
-      .select('u.email', 'email')
-      .where('u.id = :userId', { userId })
-      .andWhere('(u.sessionsNotBefore IS NULL OR u.sessionsNotBefore <= to_timestamp(:issuedAt))', { issuedAt })
-      .andWhere((qb) => `NOT EXISTS ${qb.subQuery().select('1').from(RevokedSession, 'r').where('r.jti = :jti').getQuery()}`, { jti })
-      .getRawOne<{ email: string }>();
-    return row?.email ?? null;
-  }
-
-  /** Ends one session: its id is refused until it would have expired anyway. */
-  async revokeSession(userId: string, jti: string, expiresAt: Date): Promise<void> {
-    await this.dataSource.manager
-      .getRepository(RevokedSession)
-      .createQueryBuilder()
-      .insert()
-      .values({ jti, userId, expiresAt })
-      .orIgnore()
-      .execute();
-    await this.sessions.forget(userId, jti);
-  }
-
-  /** Ends every session of the person issued before now ("sign out everywhere"), their list rows in the same transaction. */
-  async endAllSessions(userId: string, em?: EntityManager): Promise<void> {
-    if (!em) return this.dataSource.transaction((tx) => this.endAllSessions(userId, tx));
-    await this.repo(em).update({ id: userId }, { sessionsNotBefore: () => 'now()' });
-    await this.sessions.forgetAllBeforeNow(userId, em);
-  }
-
-  /**
    * Gives the account the address `replacement` and ends its sessions, in `em`'s transaction, only
    * while it still has `email` (one conditional update: a parallel release or change wins once).
    */
@@ -141,7 +105,7 @@ export class UserDirectory {
     const result = await this.repo(em)
       .createQueryBuilder()
       .update()
-      .set({ email: replacement, sessionsNotBefore: () => 'now()' })
+      .set({ email: replacement })
       .where('id = :userId AND lower(email) = :email', { userId, email: normalizeEmail(email) })
       .execute();
     if (!result.affected) return false;
@@ -156,13 +120,7 @@ export class UserDirectory {
 
   /** Sets a new password hash and ends every session issued before now, in `em`'s transaction. */
   async setPassword(userId: string, passwordHash: string, em: EntityManager): Promise<void> {
-    await this.repo(em).update({ id: userId }, { passwordHash, sessionsNotBefore: () => 'now()' });
+    await this.repo(em).update({ id: userId }, { passwordHash });
     await this.sessions.forgetAllBeforeNow(userId, em);
-  }
-
-  /** Forgets signed-out session ids whose sessions have expired anyway; the number removed. */
-  async forgetExpiredRevokedSessions(): Promise<number> {
-    const result = await this.dataSource.manager.getRepository(RevokedSession).createQueryBuilder().delete().where('expires_at < now()').execute();
-    return result.affected ?? 0;
   }
 }

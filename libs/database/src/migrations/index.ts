@@ -32,6 +32,7 @@ import { AuditSinks1764000026000 } from './1764000026000-audit-sinks';
 import { AuditStreamPositions1764000026500 } from './1764000026500-audit-stream-positions';
 import { AuditRetention1764000026600 } from './1764000026600-audit-retention';
 import { MembershipEndingsWithoutDeprovisioned1764000027100 } from './1764000027100-membership-endings-without-deprovisioned';
+import { SessionsOneMechanism1764000027200 } from './1764000027200-sessions-one-mechanism';
 
 /** Every migration, in order. A new migration is added here as well as in this folder. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   AuditStreamPositions1764000026500,
   AuditRetention1764000026600,
   MembershipEndingsWithoutDeprovisioned1764000027100,
+  SessionsOneMechanism1764000027200,
 ];

@@ -18,7 +18,4 @@ export class User {
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
 
-  /** Sessions issued before this moment are refused ("sign out everywhere", a used reset link). */
-  @Column({ type: 'timestamptz', nullable: true })
-  sessionsNotBefore: Date | null;
 }
