@@ -23,7 +23,7 @@ const ALLOWED_IMPORTS = {
   tasks: ['capabilities', 'audit', 'database', 'common'],
   people: ['identity', 'tenancy', 'credential-store', 'credentials', 'rate-limit', 'audit', 'config', 'common'],
   organizations: ['people', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
-  auth: ['people', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
+  auth: ['people', 'identity', 'tenancy', 'credentials', 'audit', 'web', 'config', 'common'],
   oauth: ['outbound', 'identity', 'policy', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
   'service-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'common'],
   'api-keys': ['credential-store', 'credentials', 'capabilities', 'audit', 'common'],

@@ -14,8 +14,8 @@ import {
   SessionPrincipal,
   SessionTokenService,
 } from '@app/credentials';
+import { SignupAndResetLimits } from '@app/people';
 import { sendRedirect } from '@app/web';
-import { AuthRateLimitService } from './auth-rate-limit.service';
 import { PasswordResetDto } from './dto/password-reset.dto';
 import { SessionListDto } from './dto/session-token.dto';
 
@@ -30,7 +30,7 @@ export class SessionsController {
     private readonly config: AppConfig,
     private readonly sessions: SessionTokenService,
     private readonly resets: PasswordResetService,
-    private readonly limits: AuthRateLimitService,
+    private readonly limits: SignupAndResetLimits,
   ) {}
 
   @Get('api/auth/sessions')

@@ -6,11 +6,9 @@ import type { Request, Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { hashToken, isWellFormedToken, Public, readSessionCookie, safeNextPath, SessionTokenService, setSessionCookie, TOKEN_PREFIXES } from '@app/credentials';
+import { EmailTakenError, SignupDto, SignupService, SsoRequiredForDomainError, TooManySignupsError } from '@app/people';
 import { InvalidInvitationError, InvitationDirectory } from '@app/tenancy';
 import { FormCsrf, PageErrorFilter, sendPage, sendRedirect } from '@app/web';
-import { EmailTakenError, SsoRequiredForDomainError, TooManySignupsError } from './auth.errors';
-import { SignupDto } from './dto/signup.dto';
-import { SignupService } from './signup.service';
 import { invitationAcceptPath, invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState } from './views/signup.view';
 
 const FIELD_NAMES: SignupField[] = ['email', 'name', 'password', 'organizationName'];

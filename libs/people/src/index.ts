@@ -1,3 +1,8 @@
+export * from './account.errors';
+export * from './accounts.service';
+export * from './breached-passwords';
+export * from './dto/change-password.dto';
+export * from './dto/signup.dto';
 export * from './invitations.service';
 export * from './login-attempt-limits.service';
 export * from './members.service';
@@ -5,3 +10,7 @@ export * from './password-check.service';
 export * from './people.errors';
 export * from './people.module';
 export * from './people.types';
+export * from './reauthentication.service';
+export * from './sign-in.service';
+export * from './signup-and-reset-limits.service';
+export * from './signup.service';

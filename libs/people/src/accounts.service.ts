@@ -12,7 +12,7 @@ import {
   OrganizationDirectory,
   UserDirectory,
 } from '@app/tenancy';
-import { EmailTakenError, SsoRequiredForDomainError } from './auth.errors';
+import { EmailTakenError, SsoRequiredForDomainError } from './account.errors';
 
 export interface NewAccount {
   email: string;
