@@ -12,6 +12,19 @@ import { SignInService } from './sign-in.service';
 import { SignupAndResetLimits } from './signup-and-reset-limits.service';
 import { SignupService } from './signup.service';
 
+/** Every service of the library, each provided once here and exported to the adapters. */
+const SERVICES = [
+  AccountsService,
+  SignupService,
+  SignInService,
+  ReauthenticationService,
+  SignupAndResetLimits,
+  MembersService,
+  InvitationsService,
+  PasswordCheck,
+  LoginAttemptLimits,
+];
+
 /**
  * People, their accounts and their place in organisations, without HTTP (docs/architecture.md):
  * accounts (`AccountsService`: creation with a first organisation or from an invitation, the
@@ -24,27 +37,7 @@ import { SignupService } from './signup.service';
  */
 @Module({
   imports: [TenancyModule, IdentityModule, RateLimitModule],
-  providers: [
-    AccountsService,
-    SignupService,
-    SignInService,
-    ReauthenticationService,
-    SignupAndResetLimits,
-    MembersService,
-    InvitationsService,
-    PasswordCheck,
-    LoginAttemptLimits,
-  ],
-  exports: [
-    AccountsService,
-    SignupService,
-    SignInService,
-    ReauthenticationService,
-    SignupAndResetLimits,
-    MembersService,
-    InvitationsService,
-    PasswordCheck,
-    LoginAttemptLimits,
-  ],
+  providers: SERVICES,
+  exports: SERVICES,
 })
 export class PeopleModule {}
