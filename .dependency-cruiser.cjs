@@ -23,7 +23,7 @@ const ALLOWED_IMPORTS = {
   credentials: ['credential-store', 'people', 'capabilities', 'identity', 'tenancy', 'audit', 'observability', 'database', 'web', 'config', 'common'],
   tasks: ['capabilities', 'audit', 'database', 'common'],
   organizations: ['people', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
-  auth: ['people', 'identity', 'tenancy', 'credential-store', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
+  auth: ['people', 'identity', 'tenancy', 'credential-store', 'credentials', 'audit', 'web', 'config', 'common'],
   oauth: ['outbound', 'identity', 'people', 'policy', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
   'service-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'common'],
   'api-keys': ['people', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
@@ -34,7 +34,7 @@ const ALLOWED_IMPORTS = {
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
   sso: ['people', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
   scim: ['people', 'identity', 'tenancy', 'credential-store', 'credentials', 'audit', 'config', 'common'],
-  dashboard: ['identity', 'scim', 'organizations', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'auth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
+  dashboard: ['identity', 'scim', 'organizations', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

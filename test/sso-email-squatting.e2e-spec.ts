@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { AccountsService } from '@app/auth';
 import { EXIT } from '../apps/cli/src/cli';
 import { runCliCaptured } from './helpers/cli';
 import { processEnded } from './helpers/gateway-process';
@@ -13,6 +12,7 @@ import { startTestApp, TestApp } from './helpers/test-app';
 import { startTestIdp, TestIdp } from './helpers/test-idp';
 import { testDatabaseKind } from './helpers/test-state';
 import { signupOverHttp, SignedUp } from './factories/rest';
+import { AccountsService } from '@app/people';
 
 const ROOT = join(__dirname, '..');
 const onPostgres = testDatabaseKind() === 'postgres';

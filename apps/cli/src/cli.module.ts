@@ -1,11 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuditModule } from '@app/audit';
-import { AuthModule } from '@app/auth';
 import { AppConfig, AppConfigModule } from '@app/config';
 import { CredentialsModule } from '@app/credentials';
 import { DatabaseModule } from '@app/database';
 import { IdentityModule } from '@app/identity';
 import { OAuthStoreModule } from '@app/oauth';
+import { PeopleModule } from '@app/people';
 import { AuditSinkSecretsModule } from '@app/audit-sinks';
 import { ApprovalWebhookSecretsModule } from '@app/policy';
 import { ScimTokensModule } from '@app/scim';
@@ -27,8 +27,8 @@ export class CliModule {
         // The credentials' grants refer to OAuth clients: a data source missing a referenced entity does not start.
         OAuthStoreModule,
         AuditModule,
-        AuthModule,
-        // Members' changes end the person's `scim_` tokens: MembersService (through AuthModule) needs its provider.
+        PeopleModule,
+        // Members' changes end the person's `scim_` tokens: MembersService (of PeopleModule) needs its provider.
         ScimTokensModule,
         IdentityModule,
         AuditSinkSecretsModule,

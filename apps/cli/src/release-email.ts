@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { AccountsService } from '@app/auth';
 import { DomainError } from '@app/common';
+import { AccountsService } from '@app/people';
 
 /** The command line's exit codes (`EXIT` of cli.ts, which imports this file). */
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

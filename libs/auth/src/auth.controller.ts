@@ -3,22 +3,17 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiForbiddenResponse, ApiOkResponse,
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { ApiErrorDto, ApiErrors } from '@app/common';
 import { CurrentPrincipal, Public, RestAuth } from '@app/credentials';
-import { SessionPrincipal } from '@app/people';
-import { AuthService } from './auth.service';
-import { ChangePasswordDto } from './dto/change-password.dto';
+import { SessionPrincipal, ChangePasswordDto, ReauthenticationService, SignInService, SignupDto, SignupService } from '@app/people';
 import { LoginDto } from './dto/login.dto';
 import { ReauthenticateDto } from './dto/reauthenticate.dto';
 import { MeDto, SessionTokenDto, SignupResponseDto } from './dto/session-token.dto';
-import { SignupDto } from './dto/signup.dto';
-import { ReauthenticationService } from './reauthentication.service';
-import { SignupService } from './signup.service';
 
 @ApiTags('auth')
 @Controller('api')
 export class AuthController {
   constructor(
     private readonly signups: SignupService,
-    private readonly auth: AuthService,
+    private readonly signIn: SignInService,
     private readonly reauthentication: ReauthenticationService,
   ) {}
 
@@ -62,7 +57,7 @@ export class AuthController {
   @ApiOkResponse({ type: SessionTokenDto })
   @ApiErrors(400, 401, 429)
   async login(@Body() body: LoginDto, @AuditOrigin() origin: RequestOrigin): Promise<SessionTokenDto> {
-    const { accessToken, tokenType, expiresIn } = await this.auth.login(body.email, body.password, origin.ip ?? null, origin.userAgent ?? null);
+    const { accessToken, tokenType, expiresIn } = await this.signIn.login(body.email, body.password, origin.ip ?? null, origin.userAgent ?? null);
     return { accessToken, tokenType, expiresIn };
   }
 
@@ -82,7 +77,7 @@ export class AuthController {
     @Body() body: ChangePasswordDto,
     @AuditOrigin() origin: RequestOrigin,
   ): Promise<SessionTokenDto> {
-    const { accessToken, tokenType, expiresIn } = await this.auth.changePassword(principal.userId, body, origin);
+    const { accessToken, tokenType, expiresIn } = await this.signIn.changePassword(principal.userId, body, origin);
     return { accessToken, tokenType, expiresIn };
   }
 
@@ -93,7 +88,7 @@ export class AuthController {
   @ApiOkResponse({ type: MeDto })
   @ApiErrors(401, 403)
   async me(@CurrentPrincipal() principal: SessionPrincipal): Promise<MeDto> {
-    const { user, memberships } = await this.auth.me(principal);
+    const { user, memberships } = await this.signIn.me(principal);
     return { user, memberships };
   }
 }

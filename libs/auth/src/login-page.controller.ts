@@ -5,8 +5,7 @@ import { AppConfig } from '@app/config';
 import { Public } from '@app/credentials';
 import { safeNextPath, setSessionCookie, SSO_START_FORM, FormCsrf, PageErrorFilter, sendPage, sendRedirect, singleParam } from '@app/web';
 import { SsoRouting } from '@app/identity';
-import { InvalidLoginError, TooManyLoginAttemptsError } from '@app/people';
-import { AuthService } from './auth.service';
+import { InvalidLoginError, TooManyLoginAttemptsError, SignInService } from '@app/people';
 import { loginPage } from './views/login.view';
 
 /** The sign-in form's CSRF cookie, against login CSRF (a page elsewhere signing the browser in as someone else). */
@@ -33,7 +32,7 @@ export class LoginPageController {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly auth: AuthService,
+    private readonly signIn: SignInService,
     private readonly sso: SsoRouting,
   ) {
     this.csrf = new FormCsrf(config, { cookie: LOGIN_CSRF_COOKIE, path: '/login' });
@@ -84,7 +83,7 @@ export class LoginPageController {
     let accessToken: string;
     try {
       if (!email || !password || email.length > 320 || password.length > 1024) throw new InvalidLoginError();
-      ({ accessToken } = await this.auth.login(email, password, req.ip ?? null, req.get('user-agent') ?? null));
+      ({ accessToken } = await this.signIn.login(email, password, req.ip ?? null, req.get('user-agent') ?? null));
     } catch (error) {
       if (error instanceof TooManyLoginAttemptsError) {
         res.setHeader('Retry-After', String(error.retryAfterSeconds));

@@ -3,12 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { Public } from '@app/credentials';
-import { InvalidResetLinkError, PasswordResetService } from '@app/people';
+import { InvalidResetLinkError, PasswordResetService, isCommonlyBreachedPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SignupAndResetLimits, TooManyResetAttemptsError } from '@app/people';
 import { sendPage } from '@app/web';
-import { AuthRateLimitService } from './auth-rate-limit.service';
-import { TooManyResetAttemptsError } from './auth.errors';
-import { isCommonlyBreachedPassword } from './breached-passwords';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './dto/signup.dto';
 import { passwordChangedPage, resetLinkInvalidPage, resetPasswordPage } from './views/reset-password.view';
 
 /**
@@ -21,7 +17,7 @@ import { passwordChangedPage, resetLinkInvalidPage, resetPasswordPage } from './
 export class ResetPasswordPageController {
   constructor(
     private readonly resets: PasswordResetService,
-    private readonly limits: AuthRateLimitService,
+    private readonly limits: SignupAndResetLimits,
   ) {}
 
   @Get()

@@ -6,8 +6,7 @@ import { ApiErrors } from '@app/common';
 import { AppConfig } from '@app/config';
 import { CurrentPrincipal, Public, RestAuth } from '@app/credentials';
 import { clearSignInCookies, readSessionCookie, sendRedirect } from '@app/web';
-import { PasswordResetService, SessionPrincipal, SessionTokenService } from '@app/people';
-import { AuthRateLimitService } from './auth-rate-limit.service';
+import { PasswordResetService, SessionPrincipal, SessionTokenService, SignupAndResetLimits } from '@app/people';
 import { PasswordResetDto } from './dto/password-reset.dto';
 import { SessionListDto } from './dto/session-token.dto';
 
@@ -22,7 +21,7 @@ export class SessionsController {
     private readonly config: AppConfig,
     private readonly sessions: SessionTokenService,
     private readonly resets: PasswordResetService,
-    private readonly limits: AuthRateLimitService,
+    private readonly limits: SignupAndResetLimits,
   ) {}
 
   @Get('api/auth/sessions')

@@ -7,12 +7,9 @@ import { AuditOrigin, RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
 import { Public } from '@app/credentials';
 import { readSessionCookie, safeNextPath, setSessionCookie, FormCsrf, PageErrorFilter, sendPage, sendRedirect } from '@app/web';
-import { SessionTokenService } from '@app/people';
 import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-store';
+import { SessionTokenService, EmailTakenError, SignupDto, SignupService, SsoRequiredForDomainError, TooManySignupsError } from '@app/people';
 import { InvalidInvitationError, InvitationDirectory } from '@app/tenancy';
-import { EmailTakenError, SsoRequiredForDomainError, TooManySignupsError } from './auth.errors';
-import { SignupDto } from './dto/signup.dto';
-import { SignupService } from './signup.service';
 import { invitationAcceptPath, invitationInvalidPage, SignupField, signupDisabledPage, signupPage, SignupFormState } from './views/signup.view';
 
 const FIELD_NAMES: SignupField[] = ['email', 'name', 'password', 'organizationName'];

@@ -2,10 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CanActivate, createParamDecorator, ExecutionContext, ForbiddenException, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { AuditActor, requestOrigin } from '@app/audit';
-import { AuthService } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { actorOf } from '@app/credentials';
-import { ClosedOrganization, SessionPrincipal } from '@app/people';
+import { ClosedOrganization, SessionPrincipal, SignInService } from '@app/people';
 import { MembershipRole } from '@app/tenancy';
 import { postedFromElsewhere } from '@app/web';
 
@@ -44,7 +43,7 @@ export class DashboardContextGuard implements CanActivate {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly auth: AuthService,
+    private readonly signIn: SignInService,
   ) {
     this.ownOrigin = new URL(config.baseUrl).origin;
   }
@@ -60,7 +59,7 @@ export class DashboardContextGuard implements CanActivate {
         throw new ForbiddenException('This form has expired or did not come from this site. Go back, reload the page and try again.');
       }
     }
-    const me = await this.auth.me(principal);
+    const me = await this.signIn.me(principal);
     const organizations = me.memberships.map((m) => ({ ...m.organization, role: m.role }));
     const orgId = req.params?.orgId;
     req.dashboard = {

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '@app/api-keys';
 import { AuditSinksModule } from '@app/audit-sinks';
 import { CapabilitiesModule } from '@app/capabilities';
-import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
 import { OAuthModule } from '@app/oauth';
 import { PolicyModule } from '@app/policy';
@@ -40,7 +39,7 @@ import { PageRecentSignIn } from './recent-sign-in-form';
  * itself, never the tables).
  */
 @Module({
-  imports: [AuditSinksModule, AuthModule, OrganizationsModule, PeopleModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimModule, PolicyModule, CapabilitiesModule],
+  imports: [AuditSinksModule, OrganizationsModule, PeopleModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimModule, PolicyModule, CapabilitiesModule],
   controllers: [
     AssetsController,
     HomeController,

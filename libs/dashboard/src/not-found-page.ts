@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
 import { requestOrigin } from '@app/audit';
-import { AuthService } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { actorOf } from '@app/credentials';
 import { readSessionCookie, html, HtmlPage, page } from '@app/web';
-import { SessionTokenService } from '@app/people';
+import { SessionTokenService, SignInService } from '@app/people';
 import { dashboardCsrfToken, DashboardContext } from './dashboard-context';
 import { dashboardPage } from './views/layout';
 
@@ -33,7 +32,7 @@ export class NotFoundPage {
   constructor(
     private readonly config: AppConfig,
     private readonly sessions: SessionTokenService,
-    private readonly auth: AuthService,
+    private readonly signIn: SignInService,
   ) {}
 
   async render(req: Request): Promise<HtmlPage> {
@@ -54,7 +53,7 @@ export class NotFoundPage {
     if (!jwt) return null;
     const principal = await this.sessions.resolve(jwt);
     if (!principal || principal.kind !== 'session') return null;
-    const me = await this.auth.me(principal);
+    const me = await this.signIn.me(principal);
     const organizations = me.memberships.map((m) => ({ ...m.organization, role: m.role }));
     const orgId = /^\/orgs\/([^/]+)/.exec(req.path)?.[1];
     return {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ReauthenticationService } from '@app/auth';
 import { DomainError, HTTP_STATUS_OF_KIND } from '@app/common';
-import { reauthenticatePath, ReauthenticationRequiredError, RecentSignIn } from '@app/people';
+import { reauthenticatePath, ReauthenticationRequiredError, RecentSignIn, ReauthenticationService } from '@app/people';
 import { html, SafeHtml } from '@app/web';
 import type { DashboardContext } from './dashboard-context';
 import { fieldError, invalid } from './views/field-error';

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { Trim } from '@app/common';
-import { PASSWORD_MAX_LENGTH } from './signup.dto';
+import { PASSWORD_MAX_LENGTH } from '@app/people';
 
 export class LoginDto {
   @ApiProperty({ example: 'ada@example.com' })

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
-import { IsNotCommonlyBreached } from '../breached-passwords';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './signup.dto';
+import { IsNotCommonlyBreached, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@app/people';
 
 export class PasswordResetDto {
   @ApiProperty({ description: 'The secret of the reset link (`dgp_…`).' })

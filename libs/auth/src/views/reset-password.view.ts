@@ -1,5 +1,5 @@
+import { PASSWORD_MIN_LENGTH } from '@app/people';
 import { html, HtmlPage, page } from '@app/web';
-import { PASSWORD_MIN_LENGTH } from '../dto/signup.dto';
 
 /** The form where the holder of a reset link sets a new password. */
 export function resetPasswordPage(token: string, error?: string): HtmlPage {

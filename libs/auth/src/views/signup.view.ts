@@ -1,5 +1,5 @@
+import { PASSWORD_MIN_LENGTH } from '@app/people';
 import { html, HtmlPage, page } from '@app/web';
-import { PASSWORD_MIN_LENGTH } from '../dto/signup.dto';
 
 export type SignupField = 'email' | 'name' | 'password' | 'organizationName';
 

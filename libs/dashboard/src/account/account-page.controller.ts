@@ -1,11 +1,10 @@
 import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { AuthService, ChangePasswordDto, WrongCurrentPasswordError } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { NotFoundError } from '@app/common';
 import { PageAuth } from '@app/credentials';
 import { clearSignInCookies, setSessionCookie, sendPage, sendRedirect, singleParam } from '@app/web';
-import { SessionTokenService, TooManyLoginAttemptsError } from '@app/people';
+import { SessionTokenService, TooManyLoginAttemptsError, ChangePasswordDto, SignInService, WrongCurrentPasswordError } from '@app/people';
 import { Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';
 import { readForm } from '../form';
@@ -15,13 +14,13 @@ const LABELS = { currentPassword: 'Current password', newPassword: 'New password
 
 /**
  * "Your account" (`/account`, any signed-in person): their organisations with their role, their
- * sessions (as `GET /api/auth/sessions`), and the password change, on `AuthService.changePassword` as `POST /api/auth/password`.
+ * sessions (as `GET /api/auth/sessions`), and the password change, on `SignInService.changePassword` as `POST /api/auth/password`.
  */
 @DashboardController('account')
 export class AccountPageController {
   constructor(
     private readonly config: AppConfig,
-    private readonly auth: AuthService,
+    private readonly signIn: SignInService,
     private readonly sessions: SessionTokenService,
   ) {}
 
@@ -55,7 +54,7 @@ export class AccountPageController {
       return sendPage(res, 400, accountPage(ctx, { ...(await this.base(ctx)), errors }));
     }
     try {
-      const session = await this.auth.changePassword(ctx.user.id, form.value, ctx.actor.origin ?? {});
+      const session = await this.signIn.changePassword(ctx.user.id, form.value, ctx.actor.origin ?? {});
       setSessionCookie(res, session.accessToken, this.config);
       sendRedirect(res, 303, '/account?done=password-changed');
     } catch (error) {

@@ -1,4 +1,4 @@
-import { PASSWORD_MIN_LENGTH } from '@app/auth';
+import { PASSWORD_MIN_LENGTH } from '@app/people';
 import { html, HtmlPage } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, sectionPath } from '../views/layout';

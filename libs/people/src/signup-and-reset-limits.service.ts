@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { RateLimitService } from '@app/rate-limit';
-import { TooManyResetAttemptsError, TooManySignupsError } from './auth.errors';
+import { TooManyResetAttemptsError, TooManySignupsError } from './account.errors';
 
 const HOUR = 3600;
 
 /**
  * The limits on sign-up floods and on password-reset links, shared by the REST routes and the
  * HTML pages, counted in the database (`RateLimitService`) so every instance shares them. The
- * limits on password guessing are `people`'s `LoginAttemptLimits`.
+ * limits on password guessing are `LoginAttemptLimits`.
  */
 @Injectable()
-export class AuthRateLimitService {
+export class SignupAndResetLimits {
   constructor(
     private readonly config: AppConfig,
     private readonly rateLimits: RateLimitService,

@@ -3,7 +3,10 @@ import { IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
 import { IsNotCommonlyBreached } from '../breached-passwords';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './signup.dto';
 
-/** `POST /api/auth/password` and the "Your account" page: the current password, then the new one. */
+/**
+ * A password change, checked: the current password, then the new one (`SignInService.changePassword`),
+ * from `POST /api/auth/password` and the dashboard's "Your account" page.
+ */
 export class ChangePasswordDto {
   @ApiProperty({ description: 'The password the account has now.' })
   @IsString()

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestOrigin } from '@app/audit';
 import { AppConfig } from '@app/config';
-import { SessionTokenService } from '@app/people';
 import { AccountsService, CreatedAccount, NewAccount } from './accounts.service';
-import { AuthRateLimitService } from './auth-rate-limit.service';
-import { SignupDisabledError } from './auth.errors';
+import { SignupAndResetLimits } from './signup-and-reset-limits.service';
+import { SignupDisabledError } from './account.errors';
+import { SessionTokenService } from './session-token.service';
 
 export interface SignedUp {
   account: CreatedAccount;
@@ -22,7 +22,7 @@ export class SignupService {
     private readonly config: AppConfig,
     private readonly accounts: AccountsService,
     private readonly sessions: SessionTokenService,
-    private readonly limits: AuthRateLimitService,
+    private readonly limits: SignupAndResetLimits,
   ) {}
 
   async signUp(input: NewAccount, origin: RequestOrigin): Promise<SignedUp> {

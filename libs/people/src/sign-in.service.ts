@@ -1,10 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
-import { ClosedOrganization, SessionPrincipal, SessionReach, SessionTokenService, InvalidLoginError, LoginAttemptLimits, PasswordCheck } from '@app/people';
 import { NotFoundError } from '@app/common';
 import { hashPassword, MembershipRole, OrganizationDirectory, UserDirectory, verifyPassword } from '@app/tenancy';
-import { WrongCurrentPasswordError } from './auth.errors';
+import { WrongCurrentPasswordError } from './account.errors';
+import type { ChangePasswordDto } from './dto/change-password.dto';
+import { LoginAttemptLimits } from './login-attempt-limits.service';
+import { PasswordCheck } from './password-check.service';
+import { InvalidLoginError } from './people.errors';
+import type { SessionPrincipal } from './session-principal';
+import { type ClosedOrganization, SessionReach } from './session-reach.service';
+import { SessionTokenService } from './session-token.service';
 
 export interface SessionToken {
   accessToken: string;
@@ -20,9 +26,12 @@ export interface Me {
   closedOrganizations: ClosedOrganization<{ id: string; name: string; role: MembershipRole }>[];
 }
 
-/** Password login and the session's own view of itself. */
+/**
+ * Signing in with a password, changing one's password, and the session's own view of itself
+ * (`GET /api/me`, the dashboard's account menu). `auth`'s routes and pages and the dashboard call it.
+ */
 @Injectable()
-export class AuthService {
+export class SignInService {
   constructor(
     private readonly sessions: SessionTokenService,
     private readonly passwords: PasswordCheck,
@@ -35,7 +44,7 @@ export class AuthService {
   ) {}
 
   /**
-   * A session JWT for the right email and password, checked by `people`'s `PasswordCheck` (one
+   * A session JWT for the right email and password, checked by `PasswordCheck` (one
    * answer for an unknown email and a wrong password; `TooManyLoginAttemptsError` past the
    * failed-attempt limits, without looking at the password), and the sign-in audited.
    */
@@ -69,11 +78,6 @@ export class AuthService {
     });
   }
 
-  /** `people`'s `PasswordCheck`, for signing in again inside a session (`ReauthenticationService`). */
-  checkPassword(email: string, password: string, ip: string | null): Promise<string> {
-    return this.passwords.check(email, password, ip);
-  }
-
   /**
    * Changes the signed-in person's own password: the current one is checked under the same
    * failed-attempt limits as sign-in (a stolen session cannot guess it faster), then the new
@@ -81,7 +85,7 @@ export class AuthService {
    * `password.changed` event. Answers a fresh session, so the browser or client that made the
    * change stays signed in while every other session is refused from its next request.
    */
-  async changePassword(userId: string, input: { currentPassword: string; newPassword: string }, origin: RequestOrigin): Promise<SessionToken> {
+  async changePassword(userId: string, input: ChangePasswordDto, origin: RequestOrigin): Promise<SessionToken> {
     const profile = await this.users.findById(userId);
     if (!profile) throw new NotFoundError('User');
     const ip = origin.ip ?? null;

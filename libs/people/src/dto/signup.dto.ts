@@ -1,12 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { IsDisplaySafe, Trim } from '@app/common';
+import type { NewAccount } from '../accounts.service';
 import { IsNotCommonlyBreached } from '../breached-passwords';
 
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 1024;
 
-export class SignupDto {
+/**
+ * A new account, checked: the body of `POST /api/auth/signup`, the sign-up page's form and the
+ * command line's first admin (`AccountsService.createAccount`, `SignupService.signUp`).
+ */
+export class SignupDto implements NewAccount {
   @ApiProperty({ example: 'ada@example.com', maxLength: 254, description: 'Unique, case-insensitively.' })
   @Trim()
   @IsString()

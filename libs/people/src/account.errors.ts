@@ -1,5 +1,5 @@
 import { ConflictError, DomainError, TooManyRequestsError } from '@app/common';
-import { waitText } from '@app/people';
+import { waitText } from './people.errors';
 
 export class EmailTakenError extends ConflictError {
   constructor() {

@@ -5,7 +5,7 @@ import { hashToken, isWellFormedToken, TOKEN_PREFIXES } from '@app/credential-st
 import { emailDomain, IdentityLinkDirectory, IdentityProviderDirectory, SsoRouting } from '@app/identity';
 import { DomainError } from '@app/common';
 import { hashPassword, InvalidInvitationError, InvitationDirectory, MembershipRole, OrganizationDirectory, UserDirectory } from '@app/tenancy';
-import { EmailTakenError, SsoRequiredForDomainError } from './auth.errors';
+import { EmailTakenError, SsoRequiredForDomainError } from './account.errors';
 
 export interface NewAccount {
   email: string;

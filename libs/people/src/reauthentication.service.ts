@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditService, RequestOrigin } from '@app/audit';
 import { DomainError, NotFoundError } from '@app/common';
-import { RecentSignIn, SessionPrincipal, InvalidLoginError } from '@app/people';
+import { RecentSignIn } from './recent-sign-in';
+import type { SessionPrincipal } from './session-principal';
 import { UserDirectory } from '@app/tenancy';
-import { AuthService } from './auth.service';
+import { PasswordCheck } from './password-check.service';
+import { InvalidLoginError } from './people.errors';
 
 /**
  * Signing in again inside a session, for the changes that need a recent sign-in (SPEC §10):
@@ -15,7 +17,7 @@ import { AuthService } from './auth.service';
 @Injectable()
 export class ReauthenticationService {
   constructor(
-    private readonly auth: AuthService,
+    private readonly passwords: PasswordCheck,
     private readonly users: UserDirectory,
     private readonly recent: RecentSignIn,
     private readonly dataSource: DataSource,
@@ -28,7 +30,7 @@ export class ReauthenticationService {
     }
     const profile = await this.users.findById(session.userId);
     if (!profile) throw new NotFoundError('User');
-    const userId = await this.auth.checkPassword(profile.email, password, origin.ip ?? null);
+    const userId = await this.passwords.check(profile.email, password, origin.ip ?? null);
     if (userId !== session.userId) throw new InvalidLoginError();
     if (!(await this.recent.refresh(session.userId, session.sessionId))) {
       throw new DomainError('session_not_recorded', 'This session has no sign-in record: sign out and sign in again', 'unauthenticated');
