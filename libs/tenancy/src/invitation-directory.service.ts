@@ -4,7 +4,7 @@ import { DomainError, KEYSET_SQL, KeysetPosition } from '@app/common';
 import { isUuid } from '@app/database';
 import { normalizeEmail } from './email';
 import { Invitation } from './entities/invitation.entity';
-import { Membership } from './entities/membership.entity';
+import { MembershipDirectory } from './membership-directory.service';
 import type { MembershipRole } from './roles';
 
 export const INVITATION_STATUSES = ['pending', 'accepted', 'withdrawn', 'expired'] as const;
@@ -69,7 +69,10 @@ const STATUS_CONDITION: Record<InvitationStatus, string> = {
  */
 @Injectable()
 export class InvitationDirectory {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly memberships: MembershipDirectory,
+  ) {}
 
   private repo(em?: EntityManager) {
     return (em ?? this.dataSource.manager).getRepository(Invitation);
@@ -205,18 +208,8 @@ export class InvitationDirectory {
   async accept(tokenHash: string, userId: string, em: EntityManager): Promise<{ invitation: InvitationRecord; joined: boolean } | null> {
     const invitation = await this.claim(tokenHash, userId, em);
     if (!invitation) return null;
-    const result = await em
-      .getRepository(Membership)
-      .createQueryBuilder()
-      .insert()
-      .values({ organizationId: invitation.organizationId, userId, role: invitation.role })
-      .orIgnore()
-      .returning('user_id')
-      .updateEntity(false)
-      .execute();
-    const joined = (result.raw as unknown[]).length > 0;
-    // Joining by invitation lifts an admin's earlier removal (SPEC §10).
-    if (joined) await em.query('UPDATE membership_endings SET removed = false WHERE organization_id = $1 AND user_id = $2 AND removed', [invitation.organizationId, userId]);
+    // Joining by invitation lifts an admin's earlier removal (SPEC §10), as every way of joining does.
+    const joined = await this.memberships.add(invitation.organizationId, userId, invitation.role, em);
     return { invitation, joined };
   }
 }
