@@ -715,7 +715,7 @@ async function cascadeRevocation({ base, seed, pg }) {
 
 /** A token with a valid checksum that no database row has (so the request reaches the lookup). */
 function wellFormedUnknown() {
-  return execFileSync(process.execPath, ['-e', "process.stdout.write(require('./dist/libs/credentials/src/token-format.js').generateToken('dga_'))"], { cwd: root, encoding: 'utf8' });
+  return execFileSync(process.execPath, ['-e', "process.stdout.write(require('./dist/libs/credential-store/src/token-format.js').generateToken('dga_'))"], { cwd: root, encoding: 'utf8' });
 }
 
 function fmtRps(n) {

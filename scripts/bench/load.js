@@ -46,7 +46,7 @@ function requestsFor(s) {
     ];
   }
   if (s.chain.kind === 'new-agent-token') {
-    const { generateToken } = require(join(__dirname, '..', '..', 'dist/libs/credentials/src/token-format.js'));
+    const { generateToken } = require(join(__dirname, '..', '..', 'dist/libs/credential-store/src/token-format.js'));
     // Made before the runs, once for the warm-up and the measured run (which goes on where the
     // warm-up stopped, so no token is sent twice): a token costs about 6 µs to make, CPU the
     // client would otherwise take from the two cores the service runs on. Past the made ones,
