@@ -1,8 +1,7 @@
 export * from './scim.module';
 export * from './scim.errors';
 export * from './scim-exception.filter';
-export * from './scim-tokens.module';
-export * from './scim-tokens.service';
 export * from './scim-users.service';
 export { SCIM_CONTENT_TYPE, SCIM_SCHEMAS } from './scim-schemas';
-export * from './dto/scim-token.dto';
+// The tokens' home is `@app/scim-tokens`; re-exported here until the dashboard and the command line import it.
+export * from '@app/scim-tokens';

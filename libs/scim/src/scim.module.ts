@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { IdentityModule } from '@app/identity';
 import { PeopleModule } from '@app/people';
+import { ScimTokensModule } from '@app/scim-tokens';
 import { TenancyModule } from '@app/tenancy';
 import { ScimController } from './scim.controller';
 import { ScimTokensController } from './scim-tokens.controller';
-import { ScimTokensModule } from './scim-tokens.module';
 import { ScimUsersService } from './scim-users.service';
 
 /**
