@@ -35,7 +35,7 @@ const ALLOWED_IMPORTS = {
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
   sso: ['people', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
   scim: ['scim-tokens', 'people', 'identity', 'tenancy', 'credentials', 'audit', 'config', 'common'],
-  dashboard: ['identity', 'scim', 'organizations', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
+  dashboard: ['identity', 'scim-tokens', 'organizations', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

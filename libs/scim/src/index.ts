@@ -3,5 +3,3 @@ export * from './scim.errors';
 export * from './scim-exception.filter';
 export * from './scim-users.service';
 export { SCIM_CONTENT_TYPE, SCIM_SCHEMAS } from './scim-schemas';
-// The tokens' home is `@app/scim-tokens`; re-exported here until the dashboard and the command line import it.
-export * from '@app/scim-tokens';

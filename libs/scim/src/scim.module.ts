@@ -10,12 +10,11 @@ import { ScimUsersService } from './scim-users.service';
 /**
  * SCIM 2.0 at `/scim/v2` and the routes of the organisations' SCIM tokens. The tokens themselves
  * (the `scim_tokens` table, the guard's `ScimTokenResolver`, members' `ScimTokenOffboarding`) are
- * `ScimTokensModule`'s.
+ * `ScimTokensModule`'s (`@app/scim-tokens`).
  */
 @Module({
   imports: [ScimTokensModule, IdentityModule, PeopleModule, TenancyModule],
   controllers: [ScimTokensController, ScimController],
   providers: [ScimUsersService],
-  exports: [ScimTokensModule],
 })
 export class ScimModule {}
