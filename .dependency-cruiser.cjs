@@ -21,6 +21,7 @@ const ALLOWED_IMPORTS = {
   'credential-store': ['capabilities', 'audit', 'database', 'common'],
   people: ['identity', 'tenancy', 'credential-store', 'database', 'rate-limit', 'audit', 'config', 'common'],
   credentials: ['credential-store', 'people', 'capabilities', 'identity', 'tenancy', 'audit', 'observability', 'database', 'web', 'config', 'common'],
+  'scim-tokens': ['people', 'credentials', 'credential-store', 'audit', 'config', 'common'],
   tasks: ['capabilities', 'audit', 'database', 'common'],
   organizations: ['people', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
   auth: ['people', 'identity', 'tenancy', 'credential-store', 'credentials', 'audit', 'web', 'config', 'common'],
@@ -33,8 +34,8 @@ const ALLOWED_IMPORTS = {
   policy: ['credential-store', 'credentials', 'capabilities', 'tenancy', 'outbound', 'audit', 'database', 'config', 'common'],
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
   sso: ['people', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
-  scim: ['people', 'identity', 'tenancy', 'credential-store', 'credentials', 'audit', 'config', 'common'],
-  dashboard: ['identity', 'scim', 'organizations', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
+  scim: ['scim-tokens', 'people', 'identity', 'tenancy', 'credentials', 'audit', 'config', 'common'],
+  dashboard: ['identity', 'scim-tokens', 'organizations', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

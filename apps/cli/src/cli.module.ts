@@ -8,7 +8,7 @@ import { OAuthStoreModule } from '@app/oauth';
 import { PeopleModule } from '@app/people';
 import { AuditSinkSecretsModule } from '@app/audit-sinks';
 import { ApprovalWebhookSecretsModule } from '@app/policy';
-import { ScimTokensModule } from '@app/scim';
+import { ScimTokensModule } from '@app/scim-tokens';
 
 /**
  * The command line's application context: the same modules the gateway runs (configuration,

@@ -53,7 +53,7 @@ export const PageAuth = (options: PageAccessOptions = {}) =>
 
 /**
  * A SCIM 2.0 route (`/scim/v2`): only an organisation's `scim_` token opens it (resolved by the
- * `ScimTokenResolver` the SCIM library provides); the principal names that organisation.
+ * `ScimTokenResolver` the SCIM tokens library provides); the principal names that organisation.
  */
 export const ScimAuth = () => SetMetadata(ACCESS_METADATA, { type: 'scim' } satisfies RouteAccess);
 

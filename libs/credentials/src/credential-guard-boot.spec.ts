@@ -13,7 +13,7 @@ describe('CredentialGuard at start-up', () => {
   it('an HTTP application without the SCIM token resolver fails to start, naming what is missing', async () => {
     const module = await Test.createTestingModule({ providers: [CredentialGuard, ...others] }).compile();
     const app = module.createNestApplication();
-    expect(() => requireScimTokenResolver(app)).toThrow(/^No ScimTokenResolver is provided: the application must import the SCIM library \(ScimModule\)/);
+    expect(() => requireScimTokenResolver(app)).toThrow(/^No ScimTokenResolver is provided: the application must import the SCIM tokens library \(ScimTokensModule of @app\/scim-tokens\)/);
     // A context without routes (the command line) starts without it.
     await app.init();
     await app.close();

@@ -45,11 +45,11 @@ export class CredentialGuard implements CanActivate, OnApplicationBootstrap {
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
-  /** The SCIM library's token resolver, found at start-up (`onApplicationBootstrap`). */
+  /** The SCIM tokens library's token resolver, found at start-up (`onApplicationBootstrap`). */
   private scimTokens?: ScimTokenResolver;
 
   /**
-   * Finds the SCIM library's token resolver once, at start-up. An application that serves HTTP
+   * Finds the SCIM tokens library's token resolver once, at start-up. An application that serves HTTP
    * checks it is there before it starts (`requireScimTokenResolver`); a context without routes
    * (the command line) does not need it.
    */
@@ -253,7 +253,7 @@ function runStrategy<T extends Principal>(name: string, token: string, req: Requ
 }
 
 const MISSING_SCIM_RESOLVER =
-  'No ScimTokenResolver is provided: the application must import the SCIM library (ScimModule), whose tokens the guard checks on SCIM routes';
+  'No ScimTokenResolver is provided: the application must import the SCIM tokens library (ScimTokensModule of @app/scim-tokens), whose tokens the guard checks on SCIM routes';
 
 function scimTokenResolverOf(modules: Pick<ModuleRef, 'get'>): ScimTokenResolver | null {
   try {
@@ -264,7 +264,7 @@ function scimTokenResolverOf(modules: Pick<ModuleRef, 'get'>): ScimTokenResolver
 }
 
 /**
- * Fails the start of an application that serves HTTP without the SCIM library's token resolver,
+ * Fails the start of an application that serves HTTP without the SCIM tokens library's resolver,
  * naming what is missing, rather than refusing every SCIM request at run time.
  */
 export function requireScimTokenResolver(app: Pick<ModuleRef, 'get'>): void {

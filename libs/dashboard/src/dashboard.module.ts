@@ -15,7 +15,7 @@ import { ClientsPageController } from './clients/clients-page.controller';
 import { OrganizationsModule } from '@app/organizations';
 import { PeopleModule } from '@app/people';
 import { ServiceKeysModule } from '@app/service-keys';
-import { ScimModule } from '@app/scim';
+import { ScimTokensModule } from '@app/scim-tokens';
 import { AssetsController } from './assets.controller';
 import { AuditNamesReader } from './audit/audit-names';
 import { AuditPageController } from './audit/audit-page.controller';
@@ -39,7 +39,7 @@ import { PageRecentSignIn } from './recent-sign-in-form';
  * itself, never the tables).
  */
 @Module({
-  imports: [AuditSinksModule, OrganizationsModule, PeopleModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimModule, PolicyModule, CapabilitiesModule],
+  imports: [AuditSinksModule, OrganizationsModule, PeopleModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimTokensModule, PolicyModule, CapabilitiesModule],
   controllers: [
     AssetsController,
     HomeController,

@@ -10,8 +10,9 @@ export interface ScimTokensOffboarded {
 /**
  * Ends (or hands over) the `scim_` tokens a person made in an organisation, in the caller's
  * transaction, each audited: `scim_` tokens follow the rule of `rk_` keys (SPEC §10). The SCIM
- * library provides it (`ScimTokensModule`); member removal, demotion and deprovisioning call it,
- * and an application that builds `MembersService` without it does not start.
+ * tokens library provides it (`ScimTokensModule`, `@app/scim-tokens`); member removal, demotion
+ * and deprovisioning call it, and an application that builds `MembersService` without it does
+ * not start.
  */
 export abstract class ScimTokenOffboarding {
   abstract endOrHandOverCreatedBy(

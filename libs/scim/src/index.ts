@@ -1,8 +1,5 @@
 export * from './scim.module';
 export * from './scim.errors';
 export * from './scim-exception.filter';
-export * from './scim-tokens.module';
-export * from './scim-tokens.service';
 export * from './scim-users.service';
 export { SCIM_CONTENT_TYPE, SCIM_SCHEMAS } from './scim-schemas';
-export * from './dto/scim-token.dto';

@@ -3,8 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
 import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
-import { CreatedScimTokenDto, CreateScimTokenDto, RevokedScimTokenDto, ScimTokenListDto } from './dto/scim-token.dto';
-import { ScimTokensService } from './scim-tokens.service';
+import { CreatedScimTokenDto, CreateScimTokenDto, RevokedScimTokenDto, ScimTokenListDto, ScimTokensService } from '@app/scim-tokens';
 
 /** An organisation's SCIM tokens: an administrator's session only. */
 @ApiTags('scim tokens')

@@ -72,9 +72,3 @@ export class ScimDomainNotVerifiedError extends ScimError {
     );
   }
 }
-
-export class ScimTokenNotFoundError extends DomainError {
-  constructor() {
-    super('not_found', 'SCIM token not found', 'not_found');
-  }
-}

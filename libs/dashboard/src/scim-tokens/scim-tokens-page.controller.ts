@@ -2,7 +2,7 @@ import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '@app/config';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
-import { CreateScimTokenDto, ScimTokenNotFoundError, ScimTokensService } from '@app/scim';
+import { CreateScimTokenDto, ScimTokenNotFoundError, ScimTokensService } from '@app/scim-tokens';
 import { UserDirectory } from '@app/tenancy';
 import { sendPage, sendRedirect } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';

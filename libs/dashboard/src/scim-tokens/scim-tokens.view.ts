@@ -1,4 +1,4 @@
-import type { CreatedScimTokenDto, ScimTokenDto } from '@app/scim';
+import type { CreatedScimTokenDto, ScimTokenDto } from '@app/scim-tokens';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, secretField, sectionPath, snippetField } from '../views/layout';

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * SCIM 2.0: the `scim_tokens` table (owned by `libs/scim`), an organisation's SCIM clients'
+ * SCIM 2.0: the `scim_tokens` table (owned by `libs/scim-tokens`), an organisation's SCIM clients'
  * bearer tokens (SHA-256 digests only); and, on `provisioned_users` (owned by `libs/identity`),
  * what provisioning needs to remember: the role, the invitation sent to an existing account,
  * whether SCIM created the account, and when the SCIM client deleted the person.

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** A SCIM token may end on a day its admin chose (`scim_tokens.expires_at`, owned by `libs/scim`); null: never. */
+/** A SCIM token may end on a day its admin chose (`scim_tokens.expires_at`, owned by `libs/scim-tokens`); null: never. */
 export class ScimTokenExpiry1764000022000 implements MigrationInterface {
   name = 'ScimTokenExpiry1764000022000';
 

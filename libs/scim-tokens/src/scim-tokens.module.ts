@@ -10,8 +10,8 @@ import { ScimTokensService } from './scim-tokens.service';
  * The organisations' SCIM tokens (the `scim_tokens` table) and the two roles they play outside
  * SCIM: the `ScimTokenResolver` the global guard checks `scim_` tokens with, and the
  * `ScimTokenOffboarding` member removal and demotion end a person's tokens with (`people`).
- * Global, because `people` cannot import `scim` (scim is an adapter over it): every application
- * that builds `MembersService` imports this module, or it does not start.
+ * Global, because `people` cannot import this library (it sits above `people` and `credentials`):
+ * every application that builds `MembersService` imports this module, or it does not start.
  */
 @Global()
 @Module({

@@ -9,7 +9,7 @@ import { isUuid } from '@app/common';
 import type { CreatedScimTokenDto, RevokedScimTokenDto, ScimTokenDto, ScimTokenListDto } from './dto/scim-token.dto';
 import { ScimToken } from './entities/scim-token.entity';
 import { ScimTokensRepository } from './scim-tokens.repository';
-import { ScimTokenNotFoundError } from './scim.errors';
+import { ScimTokenNotFoundError } from './scim-tokens.errors';
 
 /** `last_used_at` is written at most this often per token. */
 const LAST_USED_PRECISION_MS = 60_000;
