@@ -35,7 +35,7 @@ const ALLOWED_IMPORTS = {
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
   sso: ['people', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
   scim: ['people', 'identity', 'tenancy', 'credential-store', 'credentials', 'audit', 'config', 'common'],
-  dashboard: ['identity', 'scim', 'organizations', 'projects', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
+  dashboard: ['identity', 'scim', 'projects', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');
