@@ -26,7 +26,7 @@ const ALLOWED_IMPORTS = {
   organizations: ['projects', 'people', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
   auth: ['people', 'identity', 'tenancy', 'credential-store', 'credentials', 'audit', 'web', 'config', 'common'],
   oauth: ['outbound', 'identity', 'people', 'policy', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
-  'service-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'common'],
+  'service-keys': ['projects', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'common'],
   'api-keys': ['people', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
   discovery: ['credentials', 'capabilities', 'config'],
   health: ['credentials', 'database'],
