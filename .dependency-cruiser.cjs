@@ -23,10 +23,11 @@ const ALLOWED_IMPORTS = {
   credentials: ['credential-store', 'people', 'capabilities', 'identity', 'tenancy', 'audit', 'observability', 'database', 'web', 'config', 'common'],
   'scim-tokens': ['people', 'credentials', 'credential-store', 'audit', 'config', 'common'],
   tasks: ['capabilities', 'audit', 'database', 'common'],
-  organizations: ['people', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
+  projects: ['tenancy', 'credential-store', 'audit', 'common'],
+  organizations: ['projects', 'people', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
   auth: ['people', 'identity', 'tenancy', 'credential-store', 'credentials', 'audit', 'web', 'config', 'common'],
   oauth: ['outbound', 'identity', 'people', 'policy', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'rate-limit', 'web', 'config', 'common', 'database'],
-  'service-keys': ['credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'common'],
+  'service-keys': ['projects', 'credential-store', 'credentials', 'capabilities', 'tenancy', 'audit', 'common'],
   'api-keys': ['people', 'credential-store', 'credentials', 'capabilities', 'audit', 'common'],
   discovery: ['credentials', 'capabilities', 'config'],
   health: ['credentials', 'database'],
@@ -35,7 +36,7 @@ const ALLOWED_IMPORTS = {
   mcp: ['policy', 'capabilities', 'credentials', 'rate-limit', 'audit', 'observability', 'config', 'common'],
   sso: ['people', 'identity', 'tenancy', 'credentials', 'rate-limit', 'audit', 'web', 'config', 'common'],
   scim: ['scim-tokens', 'people', 'identity', 'tenancy', 'credentials', 'audit', 'config', 'common'],
-  dashboard: ['identity', 'scim-tokens', 'organizations', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
+  dashboard: ['identity', 'scim-tokens', 'projects', 'people', 'service-keys', 'api-keys', 'audit-sinks', 'oauth', 'policy', 'tenancy', 'credential-store', 'credentials', 'capabilities', 'audit', 'web', 'config', 'common'],
 };
 
 const alternatives = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

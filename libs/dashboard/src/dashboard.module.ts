@@ -12,8 +12,8 @@ import { ScimTokensPageController } from './scim-tokens/scim-tokens-page.control
 import { OrganizationClientPageController } from './clients/organization-client-page.controller';
 import { ClientPolicyPageController } from './clients/client-policy-page.controller';
 import { ClientsPageController } from './clients/clients-page.controller';
-import { OrganizationsModule } from '@app/organizations';
 import { PeopleModule } from '@app/people';
+import { ProjectsModule } from '@app/projects';
 import { ServiceKeysModule } from '@app/service-keys';
 import { ScimTokensModule } from '@app/scim-tokens';
 import { AssetsController } from './assets.controller';
@@ -39,7 +39,7 @@ import { PageRecentSignIn } from './recent-sign-in-form';
  * itself, never the tables).
  */
 @Module({
-  imports: [AuditSinksModule, OrganizationsModule, PeopleModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimTokensModule, PolicyModule, CapabilitiesModule],
+  imports: [AuditSinksModule, ProjectsModule, PeopleModule, ServiceKeysModule, ApiKeysModule, OAuthModule, TenancyModule, IdentityModule, ScimTokensModule, PolicyModule, CapabilitiesModule],
   controllers: [
     AssetsController,
     HomeController,

@@ -3,11 +3,8 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { AuditActor } from '@app/audit';
 import { ApiErrors, KeysetPageQueryDto } from '@app/common';
 import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
-import { PasswordResetService, InvitationsService, MembersService } from '@app/people';
+import { ChangeMemberRoleDto, HandOverQueryDto, InviteMemberDto, InvitationsService, MembersService, PasswordResetService } from '@app/people';
 import { CreatedInvitationDto, ResetLinkDto } from './dto/invitation.dto';
-import { InviteMemberDto } from './dto/invite-member.dto';
-import { ChangeMemberRoleDto } from './dto/change-member-role.dto';
-import { HandOverQueryDto } from './dto/hand-over-query.dto';
 import { ChangedMemberDto, MemberListDto, RemovedMemberDto } from './dto/member.dto';
 
 @ApiTags('members')

@@ -5,9 +5,3 @@ export class OrganizationNotFoundError extends NotFoundError {
     super('Organization');
   }
 }
-
-export class ProjectNotFoundError extends NotFoundError {
-  constructor() {
-    super('Project');
-  }
-}

@@ -3,10 +3,8 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { AuditActor } from '@app/audit';
 import { ApiErrors } from '@app/common';
 import { OrganizationRoute, RequestActor, RestAuth } from '@app/credentials';
-import { CreateProjectDto, RenameProjectDto } from './dto/create-project.dto';
+import { CreateProjectDto, DeletedProjectDto, ProjectDto, ProjectListDto, ProjectsService, RenameProjectDto } from '@app/projects';
 import { ListProjectsQueryDto } from './dto/list-projects.dto';
-import { DeletedProjectDto, ProjectDto, ProjectListDto } from './dto/project.dto';
-import { ProjectsService } from './projects.service';
 
 @ApiTags('projects')
 @ApiBearerAuth()

@@ -12,13 +12,6 @@ export class ProjectTokenNotFoundError extends NotFoundError {
   }
 }
 
-/** The project does not exist, is deleted, or belongs to another organisation: all the same to the caller. */
-export class ProjectNotFoundError extends NotFoundError {
-  constructor() {
-    super('Project');
-  }
-}
-
 export class ServiceKeyRevokedError extends ConflictError {
   constructor() {
     super('service_key_revoked', 'The service key is revoked; create a new key to derive tokens');

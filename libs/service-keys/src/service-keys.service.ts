@@ -4,12 +4,13 @@ import { AuditActor, AuditService } from '@app/audit';
 import { DEFAULT_OVERLAP_SECONDS, isUuid, PAGE_SIZE_DEFAULT } from '@app/common';
 import { AGENT_PERMISSION_NAMES, AgentPermission } from '@app/capabilities';
 import { DerivedTokenStore, CredentialRevoker, derivedTokenConflict, ServiceKey, ServiceKeyStore, generateToken, hashToken, secretLast4, TOKEN_PREFIXES } from '@app/credential-store';
+import { ProjectNotFoundError } from '@app/projects';
 import { ProjectDirectory } from '@app/tenancy';
 import { CreatedServiceKeyDto, DerivedProjectTokenDto, ProjectTokenListDto, RevokedProjectTokenDto, RotatedProjectTokenDto, RevokedServiceKeyDto, ServiceKeyCreatorDto, ServiceKeyDto, ServiceKeyListDto } from './dto/service-key.dto';
 import { decodeCursor, pageOf } from './page-cursor';
 import { ServiceKeyCreators } from './service-key-creators';
 import { keyView, normalisePermissions, tokenView } from './service-key.views';
-import { ProjectNotFoundError, ProjectTokenExistsError, ProjectTokenNotActiveError, ProjectTokenNotFoundError, ProjectTokenRotatingError, ServiceKeyNotFoundError, ServiceKeyRevokedError } from './service-keys.errors';
+import { ProjectTokenExistsError, ProjectTokenNotActiveError, ProjectTokenNotFoundError, ProjectTokenRotatingError, ServiceKeyNotFoundError, ServiceKeyRevokedError } from './service-keys.errors';
 
 /** A page of a list: `limit` items (default 50) after `cursor` (the previous page's `nextCursor`). */
 export interface PageOptions {

@@ -2,7 +2,7 @@ import { Get, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { type AuditActor, AuditChainService, AuditEventsService, ListAuditEventsQueryDto } from '@app/audit';
 import { OrganizationRoute, PageAuth, RequestActor } from '@app/credentials';
-import { ProjectsService } from '@app/organizations';
+import { ProjectsService } from '@app/projects';
 import { MembersService } from '@app/people';
 import { sendPage } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';

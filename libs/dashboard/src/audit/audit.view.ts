@@ -1,5 +1,5 @@
 import type { AuditEventDto } from '@app/audit';
-import type { ProjectDto } from '@app/organizations';
+import type { ProjectDto } from '@app/projects';
 import type { Member } from '@app/people';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';

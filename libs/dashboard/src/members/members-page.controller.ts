@@ -1,8 +1,7 @@
 import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
-import { PasswordResetService, InvitationsService, LastAdminError, MembersService } from '@app/people';
-import { ChangeMemberRoleDto, HandOverQueryDto, InviteMemberDto } from '@app/organizations';
+import { ChangeMemberRoleDto, HandOverQueryDto, InvitationsService, InviteMemberDto, LastAdminError, MembersService, PasswordResetService } from '@app/people';
 import { sendPage, sendRedirect } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';

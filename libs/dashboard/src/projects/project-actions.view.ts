@@ -1,4 +1,4 @@
-import type { ProjectDeletionImpact, ProjectDto } from '@app/organizations';
+import type { ProjectDeletionImpact, ProjectDto } from '@app/projects';
 import { html, HtmlPage } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';
 import { csrfField, dashboardPage, sectionPath } from '../views/layout';

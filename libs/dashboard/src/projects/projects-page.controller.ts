@@ -2,7 +2,7 @@ import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { DomainError } from '@app/common';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
-import { CreateProjectDto, ProjectsService, RenameProjectDto } from '@app/organizations';
+import { CreateProjectDto, ProjectsService, RenameProjectDto } from '@app/projects';
 import { roleSatisfies } from '@app/tenancy';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';

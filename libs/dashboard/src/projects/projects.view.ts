@@ -1,4 +1,4 @@
-import type { ProjectDto } from '@app/organizations';
+import type { ProjectDto } from '@app/projects';
 import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';

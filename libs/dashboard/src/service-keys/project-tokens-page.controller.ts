@@ -3,10 +3,9 @@ import type { Response } from 'express';
 import { DomainError, HTTP_STATUS_OF_KIND, isUuid, RotateDto } from '@app/common';
 import { AppConfig } from '@app/config';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
-import { ProjectsService } from '@app/organizations';
+import { ProjectNotFoundError, ProjectsService } from '@app/projects';
 import {
   DeriveProjectTokenDto,
-  ProjectNotFoundError,
   ProjectTokenExistsError,
   ProjectTokenNotFoundError,
   ServiceKeyDto,

@@ -1,7 +1,7 @@
 import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
-import { ProjectsService } from '@app/organizations';
+import { ProjectsService } from '@app/projects';
 import { CreateServiceKeyDto, ServiceKeysService } from '@app/service-keys';
 import { sendPage, sendRedirect } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';

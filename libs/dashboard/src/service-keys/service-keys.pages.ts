@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { KeysetPageQueryDto } from '@app/common';
-import { ProjectDto, ProjectsService } from '@app/organizations';
+import { ProjectDto, ProjectsService } from '@app/projects';
 import { PageOptions } from '@app/service-keys';
 import { readForm } from '../form';
 import { PICKER_PAGE_SIZE, PickerState } from '../views/picker';

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { DomainError, HTTP_STATUS_OF_KIND, NotFoundError } from '@app/common';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { IdentityProviderSettings, LockoutConfirmationRequiredError, SsoRedirectUris, type IdentityProviderInput } from '@app/identity';
-import { ProjectsService } from '@app/organizations';
+import { ProjectsService } from '@app/projects';
 import { sendPage, sendRedirect, singleParam } from '@app/web';
 import { currentOrganization, Dashboard, DashboardContext } from '../dashboard-context';
 import { DashboardController } from '../dashboard-controller.decorator';

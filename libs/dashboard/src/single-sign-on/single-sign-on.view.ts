@@ -1,4 +1,4 @@
-import type { ProjectDto } from '@app/organizations';
+import type { ProjectDto } from '@app/projects';
 import { STANDARD_SSO_SCOPES, type ClaimedDomainView, type IdentityProviderView } from '@app/identity';
 import { html, HtmlPage, SafeHtml } from '@app/web';
 import type { DashboardContext } from '../dashboard-context';

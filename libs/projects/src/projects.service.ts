@@ -5,7 +5,7 @@ import { DomainError, isUuid } from '@app/common';
 import { CredentialRevoker } from '@app/credential-store';
 import { ProjectCreator, ProjectDirectory, ProjectRecord } from '@app/tenancy';
 import type { DeletedProjectDto, ProjectDeletionImpact, ProjectDto, ProjectListDto } from './dto/project.dto';
-import { ProjectNotFoundError } from './organizations.errors';
+import { ProjectNotFoundError } from './projects.errors';
 
 export const PROJECT_PAGE_DEFAULT = 50;
 

@@ -3,6 +3,7 @@ import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { IsDisplaySafe, Trim } from '@app/common';
 import { PROJECT_NAME_MAX_LENGTH } from '@app/tenancy';
 
+/** A new project's name, checked: the body of `POST …/projects` and the projects page's form. */
 export class CreateProjectDto {
   @ApiProperty({ example: 'Website relaunch', maxLength: PROJECT_NAME_MAX_LENGTH })
   @Trim()
@@ -13,5 +14,5 @@ export class CreateProjectDto {
   name: string;
 }
 
-/** `PATCH …/projects/:projectId`: the new name, with the same rules as a new project's. */
+/** `PATCH …/projects/:projectId` and the projects page's rename form: the new name, with the same rules as a new project's. */
 export class RenameProjectDto extends CreateProjectDto {}

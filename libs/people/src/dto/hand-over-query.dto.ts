@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 
+/** Whether a leaving or demoted admin's `rk_` keys pass to the acting admin: the query of the member routes and the members page's forms. */
 export class HandOverQueryDto {
   @ApiPropertyOptional({
     enum: ['true', 'false'],
