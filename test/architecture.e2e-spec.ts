@@ -70,6 +70,13 @@ describe('import rules', () => {
     expect(allowListOfDocs()).toEqual(rules);
   });
 
+  it("let the adapters of people and sign-in (auth, sso, scim, organizations, the dashboard) import none of each other, only the domain libraries", () => {
+    const rules = allowListOfRules();
+    const adapters = ['auth', 'sso', 'scim', 'organizations', 'dashboard'];
+    const between = adapters.flatMap((from) => rules[from].filter((to) => adapters.includes(to)).map((to) => `${from} -> ${to}`));
+    expect(between).toEqual([]);
+  });
+
   it('allow no edge that no import uses (an unused edge is a door left open)', () => {
     const run = spawnSync(process.execPath, [DEPCRUISE, 'libs', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
       cwd: ROOT,
