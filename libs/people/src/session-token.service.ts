@@ -83,7 +83,7 @@ export class SessionTokenService implements OnModuleInit {
   /**
    * The session's person, or null for a bad signature, an expired token, a token without `exp`,
    * `iat` or `sub` (SPEC §8: a session never lives forever, even one signed with the real key),
-   * or a deleted user.
+   * or a session whose row is gone or expired (signed out, ended, never issued) or whose person is deleted.
    */
   async resolve(jwt: string): Promise<SessionPrincipal | null> {
     let sub: string | undefined;
@@ -124,7 +124,7 @@ export class SessionTokenService implements OnModuleInit {
   /** Signs out one of the person's own live sessions (as `end`). False if they have none with that id. */
   async endOwn(userId: string, sessionId: string): Promise<boolean> {
     if (!isUuid(sessionId)) return false;
-    return this.records.forgetOwn(userId, sessionId);
+    return this.records.forget(userId, sessionId);
   }
 
   /** Signs the person out everywhere: every session issued before now goes. */

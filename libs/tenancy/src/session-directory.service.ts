@@ -61,12 +61,6 @@ export class SessionDirectory {
     return rows.map(({ id, createdAt, expiresAt, userAgent, ip }) => ({ id, createdAt, expiresAt, userAgent, ip }));
   }
 
-  /** Ends one of the person's sessions by its id; false when they have none with that id. */
-  async forgetOwn(userId: string, id: string): Promise<boolean> {
-    const result = await this.repo().delete({ id, userId });
-    return (result.affected ?? 0) > 0;
-  }
-
   /**
    * Whether the person proved who they are in this session within the last `seconds`, by the
    * database's clock (false for a session that has no row).
@@ -85,9 +79,13 @@ export class SessionDirectory {
     return (result.affected ?? 0) > 0;
   }
 
-  /** Ends one session (sign-out): its row goes, so it is refused from now on, on every instance. */
-  async forget(userId: string, id: string): Promise<void> {
-    await this.repo().delete({ id, userId });
+  /**
+   * Ends one of the person's sessions (sign-out): its row goes, so it is refused from now on, on
+   * every instance. False when the person has no session with that id.
+   */
+  async forget(userId: string, id: string): Promise<boolean> {
+    const result = await this.repo().delete({ id, userId });
+    return (result.affected ?? 0) > 0;
   }
 
   /** Ends every session of the person issued before now (`em`'s transaction start), with the change that ends them. */
