@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { AuditService } from '@app/audit';
+import { AuditSealer, AuditService } from '@app/audit';
 import { addMember } from './factories';
 import { auditRecordProblems, validatorOf } from './helpers/ocsf-record-check';
 import { adminRest, createPersonWithoutPassword, signupOverHttp, SignedUp } from './factories/rest';
@@ -227,6 +227,8 @@ describe('every decision is one OCSF record', () => {
     expect(auditRecordProblems(leaked)).toEqual([expect.stringMatching(/^a secret-looking value: dga_/)]);
     const named = { ...good.event, unmapped: { ...good.event.unmapped, client_secret: 'hunter2' } };
     expect(auditRecordProblems(named)).toEqual(['attributes named like secrets: .unmapped.client_secret']);
+    const unstorable = { ...good.event, unmapped: { ...good.event.unmapped, metadata: { note: 'cut \ud83d' } } };
+    expect(auditRecordProblems(unstorable)).toEqual(['a NUL or a lone surrogate at unmapped.metadata.note']);
   });
 
   it('a refused token request: Authorize Session, status failure, the error and the client named, in the service chain', async () => {
@@ -236,5 +238,16 @@ describe('every decision is one OCSF record', () => {
     expect(more).toEqual([]);
     expect(event).toMatchObject({ class_uid: 3003, status_id: 2, status_detail: 'invalid_client', actor: { app_uid: 'https://unknown.example/client.json' } });
     expect(event.metadata.tenant_uid).toBeUndefined();
+  });
+
+  it('a refused token request whose client_id is cut inside an emoji: the record keeps whole characters, and is written and sealed', async () => {
+    const clientId = `https://x.example/${'a'.repeat(2047 - 18)}😀`;
+    const [event] = await recordsOf('token.refused', () =>
+      request(t.baseUrl).post('/api/agent/oauth/token').type('form').send({ grant_type: 'authorization_code', code: 'dgc_nothing', client_id: clientId }).expect((res) => expect(res.status).toBeGreaterThanOrEqual(400)),
+    );
+    expect(event?.actor.app_uid).toBe(clientId.slice(0, 2047));
+    await t.app.get(AuditSealer).sealNow();
+    const [row] = await t.dataSource.query(`SELECT seq FROM audit_events WHERE id = $1`, [event.metadata.uid]);
+    expect(row.seq).not.toBeNull();
   });
 });

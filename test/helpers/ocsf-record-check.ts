@@ -1,10 +1,12 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { findUnstorableText } from '../../libs/common/src/text-safety';
 
 /**
  * The OCSF and secrets check of an audit record's event (docs/testing.md, "Audit records"): valid
- * against its class's schema in `shared/ocsf/`, and carrying no secret. The e2e run hands every
+ * against its class's schema in `shared/ocsf/`, carrying no secret, and no text PostgreSQL
+ * cannot store (a NUL or a lone surrogate fails the record's write, and a buffered record's batch). The e2e run hands every
  * record to it once, at the global teardown (`checkRecordedAuditEvents`): compiling the six class
  * schemas takes seconds, so it is done once per run rather than in each test file.
  */
@@ -48,7 +50,7 @@ function secretKeys(value: unknown, at: string, found: string[]): void {
   }
 }
 
-/** The problems of one record: schema errors and secrets; empty when it is fine. */
+/** The problems of one record: schema errors, secrets and unstorable text; empty when it is fine. */
 export function auditRecordProblems(event: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const validate = validatorOf(event.class_uid as number);
@@ -60,6 +62,8 @@ export function auditRecordProblems(event: Record<string, unknown>): string[] {
   const keys: string[] = [];
   secretKeys(event, '', keys);
   if (keys.length > 0) problems.push(`attributes named like secrets: ${keys.join(', ')}`);
+  const unstorable = findUnstorableText(event);
+  if (unstorable) problems.push(`a NUL or a lone surrogate at ${unstorable.path}`);
   return problems;
 }
 

@@ -46,14 +46,26 @@ const INSERT_EVENT = statement(
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13::jsonb)`,
 );
 
-/** `insertMany`'s statement: one row per element of a JSON array, `created_at` from each record's `time`. */
+/**
+ * `insertMany`'s statement: one row per element of a JSON array, `created_at` from each record's
+ * `time`, and its seal (`seq`, `prev_hash`, `hash`) when it is written sealed.
+ */
 const INSERT_MANY = `INSERT INTO audit_events
-     (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent, id, chain, event, created_at)
+     (organization_id, project_id, actor_type, actor_id, action, target_type, target_id, metadata, ip, user_agent, id, chain, event, created_at,
+      seq, prev_hash, hash)
    SELECT r.organization_id, r.project_id, r.actor_type, r.actor_id, r.action, r.target_type, r.target_id,
           coalesce(r.metadata, r.event->'unmapped'->'metadata'), r.ip, r.user_agent, r.id, r.chain, r.event,
-          to_timestamp(r.at_ms / 1000)
+          to_timestamp(r.at_ms / 1000), r.seq, r.prev_hash, r.hash
      FROM json_to_recordset($1::json) AS r(organization_id uuid, project_id uuid, actor_type text, actor_id text, action text, target_type text,
-          target_id text, metadata jsonb, ip text, user_agent text, id uuid, chain text, event jsonb, at_ms double precision)`;
+          target_id text, metadata jsonb, ip text, user_agent text, id uuid, chain text, event jsonb, at_ms double precision,
+          seq bigint, prev_hash text, hash text)`;
+
+/** A record's place in its chain, given to it as it is written (`insertMany`). */
+export interface WrittenSeal {
+  seq: number;
+  prevHash: string;
+  hash: string;
+}
 
 /** The `audit_events` table. The only code that reads or writes it. */
 @Injectable()
@@ -70,13 +82,14 @@ export class AuditEventsRepository {
   }
 
   /**
-   * Several records in one statement, outside any transaction (the buffered records: reads,
-   * refusals): the batch as one JSON parameter, each record's event serialised once (its
-   * `metadata` column is the event's `unmapped.metadata`, the same object, taken from the event
-   * in the statement instead of being serialised a second time).
+   * Several records in one statement (the buffered records: reads, refusals): the batch as one
+   * JSON parameter, each record's event serialised once (its `metadata` column is the event's
+   * `unmapped.metadata`, the same object, taken from the event in the statement instead of being
+   * serialised a second time). `seals[i]`, when given, is the `i`th record's place in its chain
+   * (the sealer's transaction, `AuditSealer.writeSealed`); without it a record is written unsealed.
    */
-  async insertMany(events: NewAuditEvent[]): Promise<void> {
-    const rows = events.map((e) => ({
+  async insertMany(events: NewAuditEvent[], em: EntityManager = this.dataSource.manager, seals: readonly WrittenSeal[] = []): Promise<void> {
+    const rows = events.map((e, i) => ({
       id: e.id,
       chain: e.chain,
       organization_id: e.organizationId,
@@ -91,8 +104,11 @@ export class AuditEventsRepository {
       user_agent: e.userAgent,
       event: e.event,
       at_ms: e.time,
+      seq: seals[i]?.seq,
+      prev_hash: seals[i]?.prevHash,
+      hash: seals[i]?.hash,
     }));
-    await this.dataSource.query(INSERT_MANY, [JSON.stringify(rows)]);
+    await em.query(INSERT_MANY, [JSON.stringify(rows)]);
   }
 
   /**

@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { canonicalSha256 } from '@app/common';
-import { AuditEventsRepository, type NewAuditEvent } from './audit-events.repository';
+import type { NewAuditEvent } from './audit-events.repository';
 import { type AgentCredential, agentActor, credentialSource, type AuditEventInput, rowOf } from './audit.service';
-import { SealingNudge } from './chain/sealing-nudge';
+import { AuditSealer } from './chain/audit-sealer';
 
 /** A buffer is written after this long, or as soon as it holds `FLUSH_RECORDS` (SPEC §10, "Loss"). */
 export const FLUSH_MS = 200;
@@ -22,22 +22,18 @@ export interface ToolRead {
 /**
  * The records written after the answer, in batches: allowed reads (and, through
  * `RefusalAggregates`, refused requests). Each is built and checked when it happens, like every
- * record, and written with up to 499 others in one statement at most `FLUSH_MS` later: the only
+ * record, and written with up to 499 others in one statement at most `FLUSH_MS` later, sealed as
+ * they are written when this instance can take their chain (`AuditSealer.writeSealed`): the only
  * records a kill -9 may lose (docs/audit.md, "Loss").
  */
 @Injectable()
 export class BufferedRecords implements OnApplicationShutdown {
   private readonly logger = new Logger(BufferedRecords.name);
   private buffer: NewAuditEvent[] = [];
-  /** The ids of the buffered reads: their events go to the sealer once written (`SealingNudge.written`). */
-  private reads = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly events: AuditEventsRepository,
-    private readonly sealing: SealingNudge,
-  ) {}
+  constructor(private readonly sealer: AuditSealer) {}
 
   /** An allowed read: `tool.called`, decision allowed, with the credential and the arguments' hash. */
   recordRead(read: ToolRead): void {
@@ -49,7 +45,6 @@ export class BufferedRecords implements OnApplicationShutdown {
       action: 'tool.called',
       metadata: { tool: read.tool, outcome: read.outcome, readOnly: true, argumentsSha256: canonicalSha256(read.args ?? {}), ...source },
     });
-    this.reads.add(row.id);
     this.push(row);
   }
 
@@ -71,14 +66,11 @@ export class BufferedRecords implements OnApplicationShutdown {
     clearTimeout(this.timer);
     this.timer = undefined;
     const rows = this.buffer;
-    const reads = this.reads;
     this.buffer = [];
-    this.reads = new Set();
     if (rows.length > 0) {
       this.writing = this.writing.then(() =>
-        this.events.insertMany(rows).then(
-          () => this.sealing.written(rows.filter((row) => reads.has(row.id))),
-          (error: unknown) => this.logger.error(`${rows.length} buffered audit record(s) could not be written: ${(error as Error).message}`),
+        this.sealer.writeSealed(rows).catch(
+          (error: unknown) => this.logger.error(`buffered audit records could not be written: ${(error as Error).message}`),
         ),
       );
     }

@@ -1,4 +1,4 @@
-import { findUnstorableText, isUnstorableText } from './text-safety';
+import { clipText, findUnstorableText, isUnstorableText } from './text-safety';
 
 describe('unstorable text', () => {
   it('finds NUL and unpaired surrogates, not paired ones', () => {
@@ -17,5 +17,13 @@ describe('unstorable text', () => {
     expect(findUnstorableText({ a: { b: 'ok', c: ['ok'] }, d: [['ok', 'x\ud800']] })).toEqual({ path: 'd[0][1]' });
     expect(findUnstorableText(['ok', 'x\u0000'])).toEqual({ path: '[1]' });
     expect(findUnstorableText('x\u0000')).toEqual({ path: '' });
+  });
+
+  it('clips text without splitting a surrogate pair', () => {
+    expect(clipText('abcdef', 4)).toBe('abcd');
+    expect(clipText('abc', 4)).toBe('abc');
+    expect(clipText('abc😀', 4)).toBe('abc');
+    expect(clipText('ab😀', 4)).toBe('ab😀');
+    expect(isUnstorableText(clipText(`${'a'.repeat(99)}😀`, 100))).toBe(false);
   });
 });

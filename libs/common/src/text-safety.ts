@@ -46,3 +46,13 @@ function spell(trail: readonly (string | number)[]): string {
   for (const step of trail) path = typeof step === 'number' ? `${path}[${step}]` : path ? `${path}.${step}` : step;
   return path;
 }
+
+/**
+ * At most `max` UTF-16 units of `text`, one fewer where the cut would split a surrogate pair: a
+ * lone half is unstorable (`isUnstorableText`), and a record holding one fails its whole write.
+ */
+export function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { clipText } from '@app/common';
 import { BufferedRecords, type RequestOrigin } from '@app/audit';
 import { CodeExchangeService } from './code-exchange.service';
 import { IdJagExchangeService } from './id-jag-exchange.service';
@@ -41,8 +42,8 @@ export class OAuthTokensService {
           action: 'token.refused',
           metadata: {
             reason: error.error,
-            ...(typeof grantType === 'string' ? { grantType: grantType.slice(0, 100) } : {}),
-            ...(typeof clientId === 'string' ? { clientId: clientId.slice(0, 2048) } : {}),
+            ...(typeof grantType === 'string' ? { grantType: clipText(grantType, 100) } : {}),
+            ...(typeof clientId === 'string' ? { clientId: clipText(clientId, 2048) } : {}),
           },
           origin,
         });

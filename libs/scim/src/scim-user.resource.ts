@@ -1,3 +1,4 @@
+import { clipText } from '@app/common';
 import type { ProvisionedUser } from '@app/identity';
 import { SCIM_SCHEMAS } from './scim-schemas';
 import type { ScimUserInput, ScimUserState } from './scim-user.input';
@@ -56,5 +57,5 @@ export function stateOf(row: ProvisionedUser): ScimUserState {
 /** The name of an account SCIM makes: the display name, else given and family names, else the email's local part. */
 export function accountName(state: ScimUserState): string {
   const full = [state.givenName, state.familyName].filter(Boolean).join(' ');
-  return (state.displayName ?? (full || state.userName.slice(0, state.userName.indexOf('@')))).slice(0, 200);
+  return clipText(state.displayName ?? (full || state.userName.slice(0, state.userName.indexOf('@'))), 200);
 }

@@ -1,3 +1,4 @@
+import { clipText } from '@app/common';
 import { STANDARD_SSO_SCOPES } from '@app/identity';
 import type { IdTokenClaims } from './sso-relying-party';
 import type { PendingLink, SignInState } from './sso-cookies';
@@ -50,7 +51,7 @@ export function deprovisioned(): SsoSignInError {
 export function displayName(claims: IdTokenClaims, email: string): string {
   const clean = (value: unknown) => (typeof value === 'string' ? value.replace(/[\u0000-\u001f\u007f]/g, '').trim() : '');
   const name = clean(claims.name) || [clean(claims.given_name), clean(claims.family_name)].filter(Boolean).join(' ');
-  return (name || email.split('@')[0]!).slice(0, 100);
+  return clipText(name || email.split('@')[0]!, 100);
 }
 
 /**

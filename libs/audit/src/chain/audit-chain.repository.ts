@@ -115,11 +115,10 @@ export class AuditChainRepository {
   }
 
   /**
-   * Seals records in one statement, and moves the head. `event` is given only for a row older
-   * than events (the event built for it, stored with its seal); a row's stored event is never
-   * sent back.
+   * Seals written records in one statement. `event` is given only for a row older than events (the
+   * event built for it, stored with its seal); a row's stored event is never sent back.
    */
-  async seal(em: EntityManager, chain: string, links: { id: string; seq: number; prevHash: string; hash: string; event: Record<string, unknown> | null }[]): Promise<void> {
+  async seal(em: EntityManager, links: { id: string; seq: number; prevHash: string; hash: string; event: Record<string, unknown> | null }[]): Promise<void> {
     await queryReturning(
       em,
       `UPDATE audit_events AS a
@@ -134,8 +133,11 @@ export class AuditChainRepository {
         links.map((l) => (l.event ? JSON.stringify(l.event) : null)),
       ],
     );
-    const last = links[links.length - 1];
-    await em.query(`UPDATE audit_chains SET seq = $2, hash = $3 WHERE chain = $1`, [chain, last.seq, last.hash]);
+  }
+
+  /** The chain's new head, in the transaction that holds it. */
+  async moveHead(em: EntityManager, chain: string, seq: number, hash: string): Promise<void> {
+    await em.query(`UPDATE audit_chains SET seq = $2, hash = $3 WHERE chain = $1`, [chain, seq, hash]);
   }
 
   async saveCheckpoint(em: EntityManager, chain: string, checkpoint: Checkpoint, publicKey: string): Promise<void> {

@@ -1,9 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Rounds } from '@app/common';
+import { AuditEventsRepository, type NewAuditEvent } from '../audit-events.repository';
+import { SERVICE_CHAIN } from '../ocsf/ocsf-common';
 import { ocsfEventOf } from '../ocsf/ocsf-events';
-import { AuditChainRepository } from './audit-chain.repository';
-import { chainHash, GENESIS_HASH } from './chain-hash';
+import { AuditChainRepository, type ChainHead } from './audit-chain.repository';
+import { chainHash, type ChainLink, GENESIS_HASH } from './chain-hash';
 import { CheckpointSigner } from './checkpoint-signer';
 import { SealingNudge } from './sealing-nudge';
 
@@ -34,6 +36,7 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     private readonly dataSource: DataSource,
     private readonly chains: AuditChainRepository,
+    private readonly events: AuditEventsRepository,
     private readonly signer: CheckpointSigner,
     private readonly nudge: SealingNudge,
   ) {
@@ -67,24 +70,90 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
     return this.dataSource.transaction(async (em) => {
       const head = await this.chains.holdHead(em, chain);
       if (!head) return 0;
-      const records = await this.chains.unsealed(em, chain, SEAL_BATCH, (id) => this.nudge.take(id));
-      let seq = head.seq;
-      let hash = head.hash ?? GENESIS_HASH;
-      const links = records.map((record) => {
-        // A row older than events gets its event built now, stored with its seal.
-        const event = record.event === null ? ocsfEventOf(record.source) : record.event;
-        const prevHash = hash;
-        seq += 1;
-        hash = chainHash(event, seq, prevHash);
-        return { id: record.id, seq, prevHash, hash, event: record.event === null ? event : null };
-      });
-      if (links.length > 0) await this.chains.seal(em, chain, links);
-      const now = Date.now();
-      const due = seq - head.checkpointSeq >= CHECKPOINT_EVERY_RECORDS || now - head.checkpointAt.getTime() >= CHECKPOINT_EVERY_MS || checkpointNow;
-      if (seq > head.checkpointSeq && due) {
-        await this.chains.saveCheckpoint(em, chain, this.signer.sign(chain, { seq, hash, time: now }), this.signer.publicKey);
-      }
+      const links = await this.sealOlder(em, chain, head);
+      await this.closeRound(em, chain, head, links.at(-1), checkpointNow);
       return links.length;
     });
   }
+
+  /**
+   * Writes buffered records (reads, and the others `BufferedRecords` takes) already sealed, so no
+   * seal rewrites their rows (docs/audit.md, "The chain"): per chain, one short transaction that
+   * takes the chain as a round does, seals its older unsealed records first, then inserts these
+   * with the next places. A chain another instance holds right now, or with a full batch of older
+   * records still to seal, gets them unsealed, for the rounds (and this instance's sealer is
+   * handed their events, `SealingNudge.written`).
+   */
+  async writeSealed(records: NewAuditEvent[]): Promise<void> {
+    const chains = new Map<string, NewAuditEvent[]>();
+    for (const record of records) {
+      const ofChain = chains.get(record.chain);
+      if (ofChain) ofChain.push(record);
+      else chains.set(record.chain, [record]);
+    }
+    const failed: string[] = [];
+    for (const [chain, ofChain] of chains) {
+      // One chain's failure does not keep another's records from being written.
+      await this.writeChain(chain, ofChain).catch((error: unknown) => failed.push(`${ofChain.length} of ${chain === SERVICE_CHAIN ? 'the service chain' : `chain ${chain}`}: ${(error as Error).message}`));
+    }
+    if (failed.length > 0) throw new Error(failed.join('; '));
+  }
+
+  private async writeChain(chain: string, records: NewAuditEvent[]): Promise<void> {
+    await this.chains.ensureChain(chain);
+    const sealed = await this.dataSource.transaction(async (em) => {
+      const head = await this.chains.holdHead(em, chain);
+      const older = head ? await this.sealOlder(em, chain, head) : [];
+      if (!head || older.length === SEAL_BATCH) {
+        await this.events.insertMany(records, em);
+        if (head) await this.closeRound(em, chain, head, older.at(-1), false);
+        return false;
+      }
+      const next = linker(older.at(-1) ?? head);
+      const links = records.map((record) => next(record.event));
+      await this.events.insertMany(records, em, links);
+      await this.closeRound(em, chain, head, links.at(-1), false);
+      return true;
+    });
+    if (!sealed) this.nudge.written(records);
+  }
+
+  /** Seals up to a batch of the chain's unsealed records, in `created_at` order, after the held head. */
+  private async sealOlder(em: EntityManager, chain: string, head: ChainHead): Promise<Link[]> {
+    const records = await this.chains.unsealed(em, chain, SEAL_BATCH, (id) => this.nudge.take(id));
+    const next = linker(head);
+    const links = records.map((record) => {
+      // A row older than events gets its event built now, stored with its seal.
+      const event = record.event === null ? ocsfEventOf(record.source) : record.event;
+      return { id: record.id, ...next(event), event: record.event === null ? event : null };
+    });
+    if (links.length > 0) await this.chains.seal(em, links);
+    return links;
+  }
+
+  /** Moves the held head to the last record sealed (if any), and signs a checkpoint when one is due. */
+  private async closeRound(em: EntityManager, chain: string, head: ChainHead, last: Link | undefined, checkpointNow: boolean): Promise<void> {
+    if (last) await this.chains.moveHead(em, chain, last.seq, last.hash);
+    const seq = last?.seq ?? head.seq;
+    const hash = last?.hash ?? head.hash ?? GENESIS_HASH;
+    const now = Date.now();
+    const due = seq - head.checkpointSeq >= CHECKPOINT_EVERY_RECORDS || now - head.checkpointAt.getTime() >= CHECKPOINT_EVERY_MS || checkpointNow;
+    if (seq > head.checkpointSeq && due) {
+      await this.chains.saveCheckpoint(em, chain, this.signer.sign(chain, { seq, hash, time: now }), this.signer.publicKey);
+    }
+  }
+}
+
+type Link = ChainLink & { id?: string };
+
+/** The places after `after` (a held head, or the last record sealed), one per call: `seq`, `prevHash`, `hash`. */
+function linker(after: { seq: number; hash: string | null }): (event: Record<string, unknown>) => ChainLink {
+  let seq = after.seq;
+  let hash = after.hash ?? GENESIS_HASH;
+  return (event) => {
+    const prevHash = hash;
+    seq += 1;
+    hash = chainHash(event, seq, prevHash);
+    return { seq, prevHash, hash };
+  };
 }

@@ -8,15 +8,16 @@ export const WRITTEN_EVENTS_KEPT = 2000;
  * write commits instead of at its next round. Records written by other instances are found by
  * the rounds.
  *
- * It also hands the sealer the events of the reads this instance has just written (`written`),
- * so that sealing them does not read back what the instance already holds. That is the same
- * hash as reading them back: a read's event is plain JSON data (strings, finite numbers,
- * booleans, null; `recordRead` builds it from typed fields only), written as `JSON.stringify`'s
- * text into a `jsonb` column, which keeps every string and the exact decimal of every number
- * (so `JSON.parse` of what it gives back is the same value), and RFC 8785 orders the keys
- * itself; nothing changes such a row's event before it is sealed (only refusal aggregates are
- * updated unsealed, and they never come through here). An event not found here — written by
- * another instance, before a restart, or pushed out — is read back as before.
+ * It also hands the sealer the events of buffered records this instance has just written
+ * unsealed (`written`: their chain was held by another instance at the time, see
+ * `AuditSealer.writeSealed`), so that sealing them does not read back what the instance already
+ * holds. That is the same hash as reading them back: a buffered record's event is plain JSON data
+ * (strings, finite numbers, booleans, null; built from typed fields only), written as
+ * `JSON.stringify`'s text into a `jsonb` column, which keeps every string and the exact decimal
+ * of every number (so `JSON.parse` of what it gives back is the same value), and RFC 8785 orders
+ * the keys itself; nothing changes such a row's event before it is sealed (only refusal
+ * aggregates are updated unsealed, and they never come through here). An event not found here —
+ * written by another instance, before a restart, or pushed out — is read back as before.
  */
 @Injectable()
 export class SealingNudge {
@@ -31,7 +32,7 @@ export class SealingNudge {
     this.listener?.();
   }
 
-  /** Committed reads' events, by record id, then a nudge. */
+  /** Committed buffered records' events, by record id, then a nudge. */
   written(records: { id: string; event: Record<string, unknown> }[]): void {
     for (const record of records) this.events.set(record.id, record.event);
     for (const id of this.events.keys()) {

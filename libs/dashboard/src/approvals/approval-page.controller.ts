@@ -1,6 +1,6 @@
 import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { DomainError, NotFoundError } from '@app/common';
+import { clipText, DomainError, NotFoundError } from '@app/common';
 import { OrganizationRoute, PageAuth } from '@app/credentials';
 import { ApprovalDecisions, PolicyGate, type ApprovalViewer, type ApprovalView } from '@app/policy';
 import { ProjectDirectory, UserDirectory } from '@app/tenancy';
@@ -46,7 +46,7 @@ export class ApprovalPageController {
   async decide(@Dashboard() ctx: DashboardContext, @Param('id') id: string, @Body() body: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const { organization, viewer } = await this.open(ctx, id);
     const decision = singleParam(body, 'decision').value;
-    const reason = singleParam(body, 'reason').value?.trim().slice(0, 500) || null;
+    const reason = clipText(singleParam(body, 'reason').value?.trim() ?? '', 500) || null;
     const password = singleParam(body, 'password').value;
     const again = async (status: number, error: string, askPassword = false) =>
       this.render(ctx, res, status, organization, await this.decisions.view(organization.id, id, viewer), { error, askPassword });
