@@ -69,7 +69,7 @@ async function sealedChain(t: TestApp, chain: string): Promise<{ seq: number; ac
     }
   });
 
-  it('reads batched by two instances at once: each instance seals with the events it wrote or reads them back, and the chain verifies on both', async () => {
+  it('reads batched by two instances at once: each instance writes its batches sealed, one instance at a time, and the chain verifies on both', async () => {
     const a = await startTestApp(env);
     const b = await startTestApp(env);
     try {

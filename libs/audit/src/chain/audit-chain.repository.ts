@@ -56,12 +56,12 @@ export class AuditChainRepository {
   }
 
   /**
-   * The chain's head, held for this transaction; null when another instance holds it (it is
-   * sealing the chain right now).
+   * The chain's head, held for this transaction; null when another transaction holds it (it is
+   * sealing the chain right now), or, with `wait`, once that transaction has ended.
    */
-  async holdHead(em: EntityManager, chain: string): Promise<ChainHead | null> {
+  async holdHead(em: EntityManager, chain: string, wait = false): Promise<ChainHead | null> {
     const rows: { seq: string; hash: string | null; checkpoint_seq: string; checkpoint_at: Date }[] = await em.query(
-      `SELECT seq, hash, checkpoint_seq, checkpoint_at FROM audit_chains WHERE chain = $1 FOR UPDATE SKIP LOCKED`,
+      `SELECT seq, hash, checkpoint_seq, checkpoint_at FROM audit_chains WHERE chain = $1 FOR UPDATE${wait ? '' : ' SKIP LOCKED'}`,
       [chain],
     );
     if (rows.length === 0) return null;

@@ -79,10 +79,11 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
   /**
    * Writes buffered records (reads, and the others `BufferedRecords` takes) already sealed, so no
    * seal rewrites their rows (docs/audit.md, "The chain"): per chain, one short transaction that
-   * takes the chain as a round does, seals its older unsealed records first, then inserts these
-   * with the next places. A chain another instance holds right now, or with a full batch of older
-   * records still to seal, gets them unsealed, for the rounds (and this instance's sealer is
-   * handed their events, `SealingNudge.written`).
+   * takes the chain's head (waiting for a round that holds it: these are written after the
+   * answer, so nobody waits on them), seals its older unsealed records first, then inserts these
+   * with the next places. Behind a full batch of older records still to seal, they are written
+   * unsealed, for the rounds (and this instance's sealer is handed their events,
+   * `SealingNudge.written`).
    */
   async writeSealed(records: NewAuditEvent[]): Promise<void> {
     const chains = new Map<string, NewAuditEvent[]>();
@@ -102,11 +103,12 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
   private async writeChain(chain: string, records: NewAuditEvent[]): Promise<void> {
     await this.chains.ensureChain(chain);
     const sealed = await this.dataSource.transaction(async (em) => {
-      const head = await this.chains.holdHead(em, chain);
-      const older = head ? await this.sealOlder(em, chain, head) : [];
-      if (!head || older.length === SEAL_BATCH) {
+      const head = await this.chains.holdHead(em, chain, true);
+      if (!head) throw new Error(`audit chain ${chain} has no head`);
+      const older = await this.sealOlder(em, chain, head);
+      if (older.length === SEAL_BATCH) {
         await this.events.insertMany(records, em);
-        if (head) await this.closeRound(em, chain, head, older.at(-1), false);
+        await this.closeRound(em, chain, head, older.at(-1), false);
         return false;
       }
       const next = linker(older.at(-1) ?? head);
