@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { AuditService, BufferedRecords } from '@app/audit';
+import { AuditSealer, AuditService, BufferedRecords } from '@app/audit';
 import { createAgentToken, createProject } from './factories';
 import { createApiKey, createTeam } from './factories/rest';
 import { startGatewayProcess } from './helpers/gateway-process';
@@ -91,6 +91,36 @@ async function sealedChain(t: TestApp, chain: string): Promise<{ seq: number; ac
       }
     } finally {
       await b.close();
+      await a.close();
+    }
+  });
+
+  it('a batch that finds its chain held longer than it waits is written unsealed, and sealed once the holder lets go', async () => {
+    const a = await startTestApp(env);
+    const holder = a.dataSource.createQueryRunner();
+    try {
+      const team = await createTeam(a);
+      const chain = team.organization.id;
+      const key = await createApiKey(a.dataSource, chain, ['audit:read']);
+      await a.app.get(AuditSealer).sealNow();
+      // Another transaction holds the head (as a long expiry would) for longer than a batch waits.
+      await holder.connect();
+      await holder.startTransaction();
+      await holder.query(`SELECT 1 FROM audit_chains WHERE chain = $1 FOR UPDATE`, [chain]);
+      const credential = { tokenId: randomUUID(), serviceKeyId: randomUUID(), grantId: null, clientId: null, serviceKeyName: 'Held key' };
+      a.app.get(BufferedRecords).recordRead({ organizationId: chain, projectId: randomUUID(), credential, tool: 'get_task', outcome: 'succeeded', args: {} });
+      await a.app.get(BufferedRecords).flush();
+      const written = await a.dataSource.query(`SELECT seq FROM audit_events WHERE chain = $1 AND action = 'tool.called'`, [chain]);
+      expect(written).toEqual([{ seq: null }]);
+      await holder.commitTransaction();
+      await a.app.get(AuditSealer).sealNow();
+      const sealed = await sealedChain(a, chain);
+      expect(sealed.at(-1)?.action).toBe('tool.called');
+      const verdict = (await request(a.baseUrl).get(`/api/organizations/${chain}/audit-events/verify`).auth(key.key, { type: 'bearer' }).expect(200)).body;
+      expect(verdict).toEqual(expect.objectContaining({ intact: true, through: sealed.length }));
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
       await a.close();
     }
   });

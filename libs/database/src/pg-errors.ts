@@ -3,6 +3,8 @@ export const PG_UNIQUE_VIOLATION = '23505';
 export const PG_FOREIGN_KEY_VIOLATION = '23503';
 export const PG_INVALID_TEXT_REPRESENTATION = '22P02';
 export const PG_NOT_NULL_VIOLATION = '23502';
+/** A lock not taken within `lock_timeout` (or `NOWAIT`). */
+export const PG_LOCK_NOT_AVAILABLE = '55P03';
 
 /** True when `error` is a driver error with the given SQLSTATE (optionally on one constraint). */
 export function isPgError(error: unknown, code: string, constraint?: string): boolean {

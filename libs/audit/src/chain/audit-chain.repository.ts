@@ -57,11 +57,14 @@ export class AuditChainRepository {
 
   /**
    * The chain's head, held for this transaction; null when another transaction holds it (it is
-   * sealing the chain right now), or, with `wait`, once that transaction has ended.
+   * sealing the chain right now). With `waitMs`, it waits up to that long for that transaction to
+   * end, and then fails the transaction with PostgreSQL's `lock_not_available`
+   * (`PG_LOCK_NOT_AVAILABLE`).
    */
-  async holdHead(em: EntityManager, chain: string, wait = false): Promise<ChainHead | null> {
+  async holdHead(em: EntityManager, chain: string, waitMs?: number): Promise<ChainHead | null> {
+    if (waitMs !== undefined) await em.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(waitMs))}`);
     const rows: { seq: string; hash: string | null; checkpoint_seq: string; checkpoint_at: Date }[] = await em.query(
-      `SELECT seq, hash, checkpoint_seq, checkpoint_at FROM audit_chains WHERE chain = $1 FOR UPDATE${wait ? '' : ' SKIP LOCKED'}`,
+      `SELECT seq, hash, checkpoint_seq, checkpoint_at FROM audit_chains WHERE chain = $1 FOR UPDATE${waitMs === undefined ? ' SKIP LOCKED' : ''}`,
       [chain],
     );
     if (rows.length === 0) return null;

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Rounds } from '@app/common';
+import { isPgError, PG_LOCK_NOT_AVAILABLE } from '@app/database';
 import { AuditEventsRepository, type NewAuditEvent } from '../audit-events.repository';
 import { SERVICE_CHAIN } from '../ocsf/ocsf-common';
 import { ocsfEventOf } from '../ocsf/ocsf-events';
@@ -14,6 +15,11 @@ export const SEAL_BATCH = 500;
 /** A checkpoint every this many records, or every `CHECKPOINT_EVERY_MS` when the head moved. */
 export const CHECKPOINT_EVERY_RECORDS = 1000;
 export const CHECKPOINT_EVERY_MS = 60_000;
+/**
+ * How long a batch of buffered records waits for a round that holds its chain's head (a round
+ * takes tens of milliseconds) before it is written unsealed: it stays in memory meanwhile.
+ */
+const HEAD_WAIT_MS = 100;
 /** Rounds without a nudge: they find what another instance wrote and could not seal. */
 const ROUND_MS = 500;
 /** After a nudge: soon after the write's transaction has committed. */
@@ -79,11 +85,11 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
   /**
    * Writes buffered records (reads, and the others `BufferedRecords` takes) already sealed, so no
    * seal rewrites their rows (docs/audit.md, "The chain"): per chain, one short transaction that
-   * takes the chain's head (waiting for a round that holds it: these are written after the
-   * answer, so nobody waits on them), seals its older unsealed records first, then inserts these
-   * with the next places. Behind a full batch of older records still to seal, they are written
-   * unsealed, for the rounds (and this instance's sealer is handed their events,
-   * `SealingNudge.written`).
+   * takes the chain's head, seals its older unsealed records first, then inserts these with the
+   * next places. It waits up to `HEAD_WAIT_MS` for a round that holds the head (nobody waits on
+   * these records: they are written after the answers). Behind a longer hold (a segment's
+   * expiry) or a full batch of older records still to seal, they are written unsealed, for the
+   * rounds (and this instance's sealer is handed their events, `SealingNudge.written`).
    */
   async writeSealed(records: NewAuditEvent[]): Promise<void> {
     const chains = new Map<string, NewAuditEvent[]>();
@@ -102,22 +108,28 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async writeChain(chain: string, records: NewAuditEvent[]): Promise<void> {
     await this.chains.ensureChain(chain);
-    const sealed = await this.dataSource.transaction(async (em) => {
-      const head = await this.chains.holdHead(em, chain, true);
-      if (!head) throw new Error(`audit chain ${chain} has no head`);
-      const older = await this.sealOlder(em, chain, head);
-      if (older.length === SEAL_BATCH) {
-        await this.events.insertMany(records, em);
-        await this.closeRound(em, chain, head, older.at(-1), false);
-        return false;
-      }
-      const next = linker(older.at(-1) ?? head);
-      const links = records.map((record) => next(record.event));
-      await this.events.insertMany(records, em, links);
-      await this.closeRound(em, chain, head, links.at(-1), false);
-      return true;
-    });
-    if (!sealed) this.nudge.written(records);
+    const written = await this.dataSource
+      .transaction(async (em) => {
+        const head = await this.chains.holdHead(em, chain, HEAD_WAIT_MS);
+        if (!head) throw new Error(`audit chain ${chain} has no head`);
+        const older = await this.sealOlder(em, chain, head);
+        if (older.length === SEAL_BATCH) {
+          await this.events.insertMany(records, em);
+          await this.closeRound(em, chain, head, older.at(-1), false);
+          return 'unsealed';
+        }
+        const next = linker(older.at(-1) ?? head);
+        const links = records.map((record) => next(record.event));
+        await this.events.insertMany(records, em, links);
+        await this.closeRound(em, chain, head, links.at(-1), false);
+        return 'sealed';
+      })
+      .catch((error: unknown) => {
+        if (isPgError(error, PG_LOCK_NOT_AVAILABLE)) return 'held';
+        throw error;
+      });
+    if (written === 'held') await this.events.insertMany(records);
+    if (written !== 'sealed') this.nudge.written(records);
   }
 
   /** Seals up to a batch of the chain's unsealed records, in `created_at` order, after the held head. */
