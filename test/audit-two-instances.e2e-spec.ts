@@ -104,9 +104,10 @@ async function sealedChain(t: TestApp, chain: string): Promise<{ seq: number; ac
       const key = await createApiKey(a.dataSource, chain, ['audit:read']);
       await a.app.get(AuditSealer).sealNow();
       // Another transaction holds the head (as a long expiry would) for longer than a batch waits.
+      await a.dataSource.query(`INSERT INTO audit_chains (chain) VALUES ($1) ON CONFLICT DO NOTHING`, [chain]);
       await holder.connect();
       await holder.startTransaction();
-      await holder.query(`SELECT 1 FROM audit_chains WHERE chain = $1 FOR UPDATE`, [chain]);
+      expect(await holder.query(`SELECT 1 AS held FROM audit_chains WHERE chain = $1 FOR UPDATE`, [chain])).toEqual([{ held: 1 }]);
       const credential = { tokenId: randomUUID(), serviceKeyId: randomUUID(), grantId: null, clientId: null, serviceKeyName: 'Held key' };
       a.app.get(BufferedRecords).recordRead({ organizationId: chain, projectId: randomUUID(), credential, tool: 'get_task', outcome: 'succeeded', args: {} });
       await a.app.get(BufferedRecords).flush();
