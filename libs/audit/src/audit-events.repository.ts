@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { type BoundStatement, statement, statementIn } from '@app/database';
+import type { ChainLink } from './chain/chain-hash';
 import { AuditEvent } from './entities/audit-event.entity';
 import { timeRangeSql } from './time-range';
 
@@ -60,13 +61,6 @@ const INSERT_MANY = `INSERT INTO audit_events
           target_id text, metadata jsonb, ip text, user_agent text, id uuid, chain text, event jsonb, at_ms double precision,
           seq bigint, prev_hash text, hash text)`;
 
-/** A record's place in its chain, given to it as it is written (`insertMany`). */
-export interface WrittenSeal {
-  seq: number;
-  prevHash: string;
-  hash: string;
-}
-
 /** The `audit_events` table. The only code that reads or writes it. */
 @Injectable()
 export class AuditEventsRepository {
@@ -88,7 +82,7 @@ export class AuditEventsRepository {
    * serialised a second time). `seals[i]`, when given, is the `i`th record's place in its chain
    * (the sealer's transaction, `AuditSealer.writeSealed`); without it a record is written unsealed.
    */
-  async insertMany(events: NewAuditEvent[], em: EntityManager = this.dataSource.manager, seals: readonly WrittenSeal[] = []): Promise<void> {
+  async insertMany(events: NewAuditEvent[], em: EntityManager = this.dataSource.manager, seals: readonly ChainLink[] = []): Promise<void> {
     const rows = events.map((e, i) => ({
       id: e.id,
       chain: e.chain,
