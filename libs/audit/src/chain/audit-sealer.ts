@@ -133,7 +133,7 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Seals up to a batch of the chain's unsealed records, in `created_at` order, after the held head. */
-  private async sealOlder(em: EntityManager, chain: string, head: ChainHead): Promise<Link[]> {
+  private async sealOlder(em: EntityManager, chain: string, head: ChainHead): Promise<ChainLink[]> {
     const records = await this.chains.unsealed(em, chain, SEAL_BATCH, (id) => this.nudge.take(id));
     const next = linker(head);
     const links = records.map((record) => {
@@ -146,7 +146,7 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Moves the held head to the last record sealed (if any), and signs a checkpoint when one is due. */
-  private async closeRound(em: EntityManager, chain: string, head: ChainHead, last: Link | undefined, checkpointNow: boolean): Promise<void> {
+  private async closeRound(em: EntityManager, chain: string, head: ChainHead, last: ChainLink | undefined, checkpointNow: boolean): Promise<void> {
     if (last) await this.chains.moveHead(em, chain, last.seq, last.hash);
     const seq = last?.seq ?? head.seq;
     const hash = last?.hash ?? head.hash ?? GENESIS_HASH;
@@ -157,8 +157,6 @@ export class AuditSealer implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 }
-
-type Link = ChainLink & { id?: string };
 
 /** The places after `after` (a held head, or the last record sealed), one per call: `seq`, `prevHash`, `hash`. */
 function linker(after: { seq: number; hash: string | null }): (event: Record<string, unknown>) => ChainLink {

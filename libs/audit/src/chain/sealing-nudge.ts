@@ -9,8 +9,9 @@ export const WRITTEN_EVENTS_KEPT = 2000;
  * the rounds.
  *
  * It also hands the sealer the events of buffered records this instance has just written
- * unsealed (`written`: behind a full batch of older records, see `AuditSealer.writeSealed`), so that sealing them does not read back what the instance already
- * holds. That is the same hash as reading them back: a buffered record's event is plain JSON data
+ * unsealed (`written`: their chain's head was held too long, or a full batch of older records
+ * was still to seal; see `AuditSealer.writeSealed`), so that sealing them does not read back
+ * what the instance already holds. That is the same hash as reading them back: a buffered record's event is plain JSON data
  * (strings, finite numbers, booleans, null; built from typed fields only), written as
  * `JSON.stringify`'s text into a `jsonb` column, which keeps every string and the exact decimal
  * of every number (so `JSON.parse` of what it gives back is the same value), and RFC 8785 orders
